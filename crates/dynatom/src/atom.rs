@@ -1,0 +1,302 @@
+//! [`Atom`]: an interned string, eight bytes, compared by one word.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+
+use crate::repr::atom_word::AtomWord;
+use crate::str::Str;
+use crate::table::AtomTable;
+
+/// An interned string: one word that is equal exactly when the text is (within a table).
+///
+/// * 8 bytes, and `Option<Atom>` too.
+/// * `==` compares one word; [`Hash`] feeds the cached hash, reading no bytes.
+/// * Texts of up to 7 bytes are stored inside the atom and never touch a table.
+/// * [`Atom::to_str`] hands the text out as a [`Str`] in O(1), without copying.
+/// * Ordered by text ([`Ord`]); atoms of different tables with equal text (see
+///   [`AtomTable`]) are distinct atoms, ordered by address among themselves.
+///
+/// `Atom` deliberately does not implement `Borrow<str>`: its `Hash` is the table's hash,
+/// not `str`'s, so a `HashMap<Atom, _>` cannot be searched by `&str` (use
+/// [`Atom::lookup`] first, or key the map by [`Str`]).
+///
+/// ```
+/// use dynatom::{Atom, Str};
+///
+/// let a = Atom::from("content-type-header");
+/// let b = Str::from(String::from("content-type-header")).intern();
+/// assert_eq!(a, b); // one pointer compare
+/// assert_eq!(std::mem::size_of::<Atom>(), 8);
+/// let s: Str = a.to_str(); // no copy
+/// assert_eq!(s.as_ptr(), a.as_ptr());
+/// ```
+#[derive(Clone)]
+pub struct Atom {
+    word: AtomWord,
+}
+
+const _: () = {
+    assert!(std::mem::size_of::<Atom>() == 8);
+    assert!(std::mem::size_of::<Option<Atom>>() == 8);
+};
+
+impl Atom {
+    pub(crate) fn from_word(word: AtomWord) -> Atom {
+        Atom { word }
+    }
+
+    pub(crate) fn word(&self) -> &AtomWord {
+        &self.word
+    }
+
+    /// The global table's atom for `text` (same as `Atom::from(text)`).
+    ///
+    /// ```
+    /// assert_eq!(dynatom::Atom::new("abc").as_str(), "abc");
+    /// ```
+    pub fn new(text: &str) -> Atom {
+        AtomTable::global().intern(text)
+    }
+
+    /// The global atom for a `'static` text. If the text is new, its bytes stay in the
+    /// binary (no copy) and the atom is never freed; either way it is the same atom as
+    /// `Atom::from` of equal text.
+    ///
+    /// ```
+    /// use dynatom::Atom;
+    ///
+    /// let keyword = Atom::from_static("function_keyword");
+    /// assert_eq!(keyword, Atom::from(String::from("function_keyword")));
+    /// ```
+    pub fn from_static(text: &'static str) -> Atom {
+        AtomTable::global().intern_static(text)
+    }
+
+    /// The global atom for `text` if one is alive; never inserts.
+    ///
+    /// ```
+    /// use dynatom::Atom;
+    ///
+    /// assert!(Atom::lookup("a text nobody has interned yet").is_none());
+    /// let atom = Atom::from("a text somebody has interned");
+    /// assert_eq!(Atom::lookup("a text somebody has interned"), Some(atom));
+    /// ```
+    pub fn lookup(text: &str) -> Option<Atom> {
+        AtomTable::global().lookup(text)
+    }
+
+    /// The text.
+    ///
+    /// ```
+    /// assert_eq!(dynatom::Atom::from("text").as_str(), "text");
+    /// ```
+    pub fn as_str(&self) -> &str {
+        self.word.as_str()
+    }
+
+    /// Pointer to the first byte of the text (inside the atom itself for inline atoms).
+    ///
+    /// ```
+    /// let atom = dynatom::Atom::from("pointer to the bytes");
+    /// assert_eq!(atom.as_ptr(), atom.as_str().as_ptr());
+    /// ```
+    pub fn as_ptr(&self) -> *const u8 {
+        self.as_str().as_ptr()
+    }
+
+    /// The text's length in bytes.
+    ///
+    /// ```
+    /// assert_eq!(dynatom::Atom::from("four").len(), 4);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.as_str().len()
+    }
+
+    /// Whether the text is empty.
+    ///
+    /// ```
+    /// assert!(dynatom::Atom::from("").is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the text (up to 7 bytes) is stored inside the atom itself.
+    ///
+    /// ```
+    /// use dynatom::Atom;
+    ///
+    /// assert!(Atom::from("seven!!").is_inline());
+    /// assert!(!Atom::from("eight!!!").is_inline());
+    /// ```
+    pub fn is_inline(&self) -> bool {
+        self.word.is_inline()
+    }
+
+    /// The text as a [`Str`], in O(1) for every length: the `Str` shares the atom's bytes.
+    ///
+    /// ```
+    /// let atom = dynatom::Atom::from("handed out without a copy");
+    /// let s = atom.to_str();
+    /// assert_eq!(s, "handed out without a copy");
+    /// assert_eq!(s.as_ptr(), atom.as_ptr());
+    /// assert!(s.is_interned());
+    /// ```
+    pub fn to_str(&self) -> Str {
+        Str::from_word(self.word.to_str_word())
+    }
+
+    /// The atom's cached hash: the hash its table filed it under (for inline atoms, a
+    /// mix of the word under the global seed). Reads no bytes.
+    ///
+    /// ```
+    /// let atom = dynatom::Atom::from("hashed once");
+    /// assert_eq!(atom.hash64(), atom.clone().hash64());
+    /// ```
+    pub fn hash64(&self) -> u64 {
+        match self.word.table_hash() {
+            Some(hash) => hash,
+            None => crate::hash::hash_word(self.word.bits() as u64, AtomTable::global().shared().seed()),
+        }
+    }
+}
+
+impl PartialEq for Atom {
+    fn eq(&self, other: &Atom) -> bool {
+        self.word.bits() == other.word.bits()
+    }
+}
+
+impl Eq for Atom {}
+
+impl Hash for Atom {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash64());
+    }
+}
+
+impl Ord for Atom {
+    fn cmp(&self, other: &Atom) -> Ordering {
+        if self == other {
+            return Ordering::Equal;
+        }
+        self.as_str().cmp(other.as_str()).then_with(|| self.word.bits().cmp(&other.word.bits()))
+    }
+}
+
+impl PartialOrd for Atom {
+    fn partial_cmp(&self, other: &Atom) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Deref for Atom {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Atom {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<[u8]> for Atom {
+    fn as_ref(&self) -> &[u8] {
+        self.as_str().as_bytes()
+    }
+}
+
+impl fmt::Display for Atom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Debug for Atom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl PartialEq<str> for Atom {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Atom {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl From<&str> for Atom {
+    fn from(text: &str) -> Atom {
+        Atom::new(text)
+    }
+}
+
+impl From<String> for Atom {
+    /// Moves the text into a `Str` (one copy into the single-allocation layout) and lets
+    /// the global table adopt that buffer.
+    fn from(text: String) -> Atom {
+        Str::from(text).intern()
+    }
+}
+
+impl From<&String> for Atom {
+    fn from(text: &String) -> Atom {
+        Atom::new(text)
+    }
+}
+
+impl From<Str> for Atom {
+    fn from(s: Str) -> Atom {
+        s.intern()
+    }
+}
+
+impl From<&Str> for Atom {
+    fn from(s: &Str) -> Atom {
+        s.intern()
+    }
+}
+
+impl std::str::FromStr for Atom {
+    type Err = std::convert::Infallible;
+    fn from_str(text: &str) -> Result<Atom, Self::Err> {
+        Ok(Atom::new(text))
+    }
+}
+
+impl Default for Atom {
+    fn default() -> Atom {
+        Atom::new("")
+    }
+}
+
+/// A global [`Atom`] for a string literal, filed once per call site (later calls clone
+/// it) with its bytes left in the binary.
+///
+/// ```
+/// use dynatom::{atom, Atom};
+///
+/// fn keyword() -> Atom {
+///     atom!("a_keyword_of_some_length")
+/// }
+/// assert_eq!(keyword(), Atom::from("a_keyword_of_some_length"));
+/// assert_eq!(keyword(), keyword());
+/// ```
+#[macro_export]
+macro_rules! atom {
+    ($text:literal) => {{
+        static CELL: ::std::sync::OnceLock<$crate::Atom> = ::std::sync::OnceLock::new();
+        CELL.get_or_init(|| $crate::Atom::from_static($text)).clone()
+    }};
+}

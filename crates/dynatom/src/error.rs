@@ -1,0 +1,56 @@
+//! The error type of fallible constructors.
+
+use std::fmt;
+
+/// Why a string could not be made. Nothing is lost: the caller still has its input.
+///
+/// ```
+/// use dynatom::{Str, StrError};
+///
+/// let err = Str::from_utf8_slice(b"\xff").unwrap_err();
+/// assert!(matches!(err, StrError::InvalidUtf8(_)));
+/// assert_eq!(err.to_string(), "invalid UTF-8: invalid utf-8 sequence of 1 bytes from index 0");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StrError {
+    /// The text is longer than [`Str::MAX_LEN`](crate::Str::MAX_LEN) bytes.
+    TooLong {
+        /// The length asked for.
+        len: usize,
+    },
+    /// The allocator could not provide the memory.
+    AllocFailed {
+        /// Bytes requested.
+        size: usize,
+    },
+    /// The bytes are not UTF-8.
+    InvalidUtf8(std::str::Utf8Error),
+}
+
+impl fmt::Display for StrError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StrError::TooLong { len } => {
+                write!(f, "string of {len} bytes exceeds the maximum of {} bytes", crate::Str::MAX_LEN)
+            }
+            StrError::AllocFailed { size } => write!(f, "allocation of {size} bytes failed"),
+            StrError::InvalidUtf8(err) => write!(f, "invalid UTF-8: {err}"),
+        }
+    }
+}
+
+impl std::error::Error for StrError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StrError::InvalidUtf8(err) => Some(err),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::str::Utf8Error> for StrError {
+    fn from(err: std::str::Utf8Error) -> StrError {
+        StrError::InvalidUtf8(err)
+    }
+}

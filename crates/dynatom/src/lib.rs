@@ -1,0 +1,72 @@
+//! # dynatom: a string costs nothing until it has to be an atom
+//!
+//! Language runtimes, caches and compilers juggle millions of strings, but only some of
+//! them are ever used as keys or compared. dynatom lets a string stay a plain string
+//! (one allocation and a copy, no hashing, no global table) until it has to be an
+//! interned atom, and then the atom adopts the string's own buffer.
+//!
+//! * [`Str`]: a 16-byte immutable string handle. Up to 15 bytes inline; longer strings
+//!   are one allocation (header + bytes). O(1) clone and O(1) slices of any range.
+//! * [`Atom`]: an 8-byte interned string. Equality is one word compare, hashing reads
+//!   a cached hash, and [`Atom::to_str`] turns it back into a [`Str`] without a copy.
+//! * [`AtomTable`]: the sharded table behind atoms, with the global one used by
+//!   [`Str::intern`] and [`Atom::from`], and independent ones from [`AtomTable::new`].
+//!   Atoms are freed when their last handle goes.
+//!
+//! ```
+//! use dynatom::{Atom, Str};
+//!
+//! // Creating strings: one allocation each, no hashing, no table.
+//! let key = Str::from(format!("session:{}:user", 42));
+//! let same_text = Str::from("session:42:user");
+//!
+//! // Used as a key: now it becomes an atom, adopting its own buffer.
+//! let atom = key.intern();
+//! assert_eq!(atom.as_ptr(), key.as_ptr());
+//! assert_eq!(same_text.intern(), atom); // one word compare
+//!
+//! // And back to a string in O(1).
+//! let back: Str = atom.to_str();
+//! assert_eq!(back.as_ptr(), key.as_ptr());
+//! ```
+//!
+//! ## Safety
+//!
+//! All `unsafe` code lives in the private `repr` modules, one per raw layout, plus the
+//! table's shard code that reads entries under their lock; every block has a `// SAFETY:`
+//! comment. The atomics go through one module so the table can be model-checked with
+//! loom (`RUSTFLAGS="--cfg loom"`).
+//!
+//! ## Features
+//!
+//! * `serde`: `Serialize`/`Deserialize` for [`Str`] and [`Atom`] as plain strings.
+//! * `glibc-slop` (default): memory reports ask glibc's `malloc_usable_size` for slop.
+//!   Turn it off if your program installs another global allocator.
+//! * `stats`: extra counters in the small-map code (off: zero cost).
+//!
+//! Platform: 64-bit little-endian targets.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+mod atom;
+mod error;
+mod hash;
+mod repr;
+mod str;
+mod str_traits;
+mod sync;
+mod table;
+
+#[cfg(feature = "serde")]
+mod serde_impls;
+
+pub use crate::atom::Atom;
+pub use crate::error::StrError;
+pub use crate::str::Str;
+pub use crate::table::{AtomTable, MemoryReport};
+
+/// The README's examples, compiled and run as doctests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

@@ -1,0 +1,264 @@
+//! The 8-byte tagged representation behind [`Atom`](crate::Atom), and the raw form a
+//! table stores.
+//!
+//! # Memory layout
+//!
+//! ```text
+//!          byte 0             bytes 1..8
+//! inline  +-----------------+---------------------------+
+//!         | len<<1 | 0b1    | text[0..7], zero padded   |   texts of 0..=7 bytes
+//!         +-----------------+---------------------------+
+//! heap    | pointer to a heap block, low bits 0b000     |   one count of the block
+//!         +---------------------------------------------+
+//! static  | pointer to a StaticEntry | 0b010            |   immortal, text in the binary
+//!         +---------------------------------------------+
+//! ```
+//!
+//! Equal inline texts have equal words (the padding is always zero), and a table files
+//! exactly one heap or static entry per text, so comparing two atoms of one table is
+//! comparing two words.
+
+use std::num::NonZeroUsize;
+use std::ptr::NonNull;
+
+use super::heap::{self, Block, Header, StaticEntry};
+use super::str_word::StrWord;
+use crate::table::TableShared;
+
+const TAG_INLINE: usize = 0b001;
+const TAG_STATIC: usize = 0b010;
+const TAG_MASK: usize = 0b011;
+
+/// Texts up to this many bytes are atoms by value and never reach a table.
+pub(crate) const INLINE_ATOM_CAPACITY: usize = 7;
+
+#[cfg(not(loom))]
+const _: () = assert!(std::mem::align_of::<StaticEntry>() >= 4, "static entries use a 2-bit tag");
+
+#[repr(transparent)]
+pub(crate) struct AtomWord(NonNull<u8>);
+
+const _: () = {
+    assert!(std::mem::size_of::<AtomWord>() == 8);
+    assert!(std::mem::size_of::<Option<AtomWord>>() == 8);
+};
+
+// SAFETY: inline words are plain data; heap words own a `Block` (Send + Sync); static
+// words point at immortal entries whose only mutable state is atomic.
+unsafe impl Send for AtomWord {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for AtomWord {}
+
+impl AtomWord {
+    /// Packs a short text into the word itself.
+    pub(crate) fn inline(text: &str) -> Option<AtomWord> {
+        let bytes = text.as_bytes();
+        if bytes.len() > INLINE_ATOM_CAPACITY {
+            return None;
+        }
+        let mut raw = [0u8; 8];
+        raw[0] = ((bytes.len() << 1) | TAG_INLINE) as u8;
+        raw[1..=bytes.len()].copy_from_slice(bytes);
+        let word = NonZeroUsize::new(usize::from_le_bytes(raw)).expect("inline tag is non-zero");
+        Some(AtomWord(NonNull::without_provenance(word)))
+    }
+
+    /// An atom owning one count of an interned block.
+    pub(crate) fn from_block(block: Block) -> AtomWord {
+        AtomWord(block.into_raw().cast())
+    }
+
+    pub(crate) fn from_static(entry: NonNull<StaticEntry>) -> AtomWord {
+        AtomWord(entry.cast::<u8>().map_addr(|addr| addr | TAG_STATIC))
+    }
+
+    pub(crate) fn bits(&self) -> usize {
+        self.0.as_ptr().addr()
+    }
+
+    pub(crate) fn is_inline(&self) -> bool {
+        self.bits() & TAG_INLINE != 0
+    }
+
+    /// The word as a table entry (inline words are never filed in a table).
+    pub(crate) fn raw(&self) -> RawAtom {
+        debug_assert!(!self.is_inline());
+        RawAtom(self.0)
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        // SAFETY: inline words are built from `&str`; heap blocks and static entries hold
+        // whole UTF-8 texts.
+        unsafe { std::str::from_utf8_unchecked(self.as_bytes()) }
+    }
+
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        if self.is_inline() {
+            // SAFETY: the inline form is 8 bytes of plain data borrowed from `self`.
+            let raw = unsafe { &*(self as *const AtomWord).cast::<[u8; 8]>() };
+            let len = (raw[0] >> 1) as usize;
+            return &raw[1..=len];
+        }
+        // SAFETY: a non-inline atom owns a count of its block or points at an immortal
+        // static entry, so the entry is alive for the borrow of `self`.
+        unsafe { self.raw().bytes() }
+    }
+
+    /// The hash the owning table filed this atom under; `None` for inline atoms.
+    pub(crate) fn table_hash(&self) -> Option<u64> {
+        if self.is_inline() {
+            return None;
+        }
+        // SAFETY: as in `as_bytes`.
+        Some(unsafe { self.raw().hash() })
+    }
+
+    /// The table the atom belongs to; null for inline atoms.
+    pub(crate) fn owner(&self) -> *const TableShared {
+        if self.is_inline() {
+            return std::ptr::null();
+        }
+        // SAFETY: as in `as_bytes`.
+        unsafe { self.raw().owner() }
+    }
+
+    /// The atom's text as a string handle, without copying.
+    pub(crate) fn to_str_word(&self) -> StrWord {
+        match self.bits() & TAG_MASK {
+            TAG_STATIC => {
+                // SAFETY: the word points at an immortal static entry.
+                let text = unsafe { StaticEntry::text(self.static_entry()) };
+                StrWord::from_static(text)
+            }
+            TAG_INLINE | 0b011 => StrWord::inline(self.as_str()).expect("7 bytes fit in 15"),
+            _ => {
+                let block = self.block().clone();
+                let len = block.len();
+                StrWord::heap(block, 0, len)
+            }
+        }
+    }
+
+    fn static_entry(&self) -> NonNull<StaticEntry> {
+        self.0.map_addr(|addr| NonZeroUsize::new(addr.get() & !TAG_MASK).expect("entry pointer")).cast()
+    }
+
+    fn block(&self) -> &Block {
+        debug_assert_eq!(self.bits() & 0b111, 0);
+        // SAFETY: `Block` is a transparent block pointer and a heap atom's word is one,
+        // owning a count.
+        unsafe { &*(self as *const AtomWord).cast::<Block>() }
+    }
+
+    /// The block of a heap atom, if this is one.
+    pub(crate) fn heap_block(&self) -> Option<&Block> {
+        (self.bits() & 0b111 == 0).then(|| self.block())
+    }
+}
+
+impl Clone for AtomWord {
+    fn clone(&self) -> AtomWord {
+        match self.heap_block() {
+            Some(block) => AtomWord::from_block(block.clone()),
+            None => AtomWord(self.0),
+        }
+    }
+}
+
+impl Drop for AtomWord {
+    fn drop(&mut self) {
+        if self.bits() & 0b111 == 0 {
+            // SAFETY: a heap atom owns one count of its block, given up here once.
+            drop(unsafe { Block::from_raw(self.0.cast()) });
+        }
+    }
+}
+
+/// A table's record of an atom: a heap-block or static-entry word holding no count.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) struct RawAtom(NonNull<u8>);
+
+// SAFETY: a raw atom is an address; every access to what it points at is unsafe and
+// carries its own contract.
+unsafe impl Send for RawAtom {}
+
+impl RawAtom {
+    pub(crate) fn is_static(self) -> bool {
+        self.0.as_ptr().addr() & TAG_STATIC != 0
+    }
+
+    fn static_entry(self) -> NonNull<StaticEntry> {
+        self.0.map_addr(|addr| NonZeroUsize::new(addr.get() & !TAG_MASK).expect("entry pointer")).cast()
+    }
+
+    pub(crate) fn block_ptr(self) -> Option<NonNull<Header>> {
+        (!self.is_static()).then(|| self.0.cast())
+    }
+
+    /// # Safety
+    /// The entry is alive for `'a`: the caller holds a count of it, it is static, or the
+    /// caller holds the lock of the shard that lists it for as long as the slice is used.
+    pub(crate) unsafe fn bytes<'a>(self) -> &'a [u8] {
+        match self.block_ptr() {
+            // SAFETY: forwarded from this function's contract.
+            Some(block) => unsafe { heap::entry_bytes(block) },
+            // SAFETY: static entries are never freed.
+            None => unsafe { StaticEntry::text(self.static_entry()) }.as_bytes(),
+        }
+    }
+
+    /// # Safety
+    /// As for [`RawAtom::bytes`].
+    pub(crate) unsafe fn hash(self) -> u64 {
+        match self.block_ptr() {
+            // SAFETY: forwarded from this function's contract.
+            Some(block) => unsafe { heap::entry_hash(block) },
+            // SAFETY: static entries are never freed.
+            None => unsafe { StaticEntry::hash(self.static_entry()) },
+        }
+    }
+
+    /// # Safety
+    /// As for [`RawAtom::bytes`].
+    pub(crate) unsafe fn owner(self) -> *const TableShared {
+        match self.block_ptr() {
+            // SAFETY: forwarded from this function's contract.
+            Some(block) => unsafe { heap::entry_owner(block) },
+            // SAFETY: static entries are never freed.
+            None => unsafe { StaticEntry::owner(self.static_entry()) },
+        }
+    }
+
+    /// A new handle to this entry, unless it is a heap block already dying.
+    ///
+    /// # Safety
+    /// The caller holds the lock of the shard that lists this entry.
+    pub(crate) unsafe fn acquire(self) -> Option<AtomWord> {
+        match self.block_ptr() {
+            // SAFETY: forwarded from this function's contract.
+            Some(block) => unsafe { Block::acquire_if_live(block) }.map(AtomWord::from_block),
+            None => Some(AtomWord(self.0)),
+        }
+    }
+
+    /// Heap bytes this entry occupies (header and characters), and its block pointer.
+    ///
+    /// # Safety
+    /// As for [`RawAtom::bytes`].
+    pub(crate) unsafe fn footprint(self) -> EntryFootprint {
+        // SAFETY: forwarded from this function's contract.
+        let len = unsafe { self.bytes() }.len();
+        match self.block_ptr() {
+            Some(block) => EntryFootprint { header: heap::HEADER_SIZE, chars: len, block: Some(block.cast()) },
+            None => EntryFootprint { header: std::mem::size_of::<StaticEntry>(), chars: 0, block: None },
+        }
+    }
+}
+
+/// What one table entry costs in memory.
+pub(crate) struct EntryFootprint {
+    pub(crate) header: usize,
+    pub(crate) chars: usize,
+    /// The allocation, for asking the allocator about slop.
+    pub(crate) block: Option<NonNull<u8>>,
+}

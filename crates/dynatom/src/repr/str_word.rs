@@ -1,0 +1,184 @@
+//! The 16-byte tagged representation behind [`Str`](crate::Str).
+//!
+//! # Memory layout
+//!
+//! Two words; the two low bits of the first word say which of three forms it is.
+//!
+//! ```text
+//!            byte 0            bytes 1..8              bytes 8..16
+//! inline   +----------------+----------------------+------------------------+
+//!          | len<<2 | 0b01  | text[0..7]           | text[7..15]            |
+//!          +----------------+----------------------+------------------------+
+//!
+//!            word 0 (8 bytes)                        word 1 (8 bytes)
+//! heap     +---------------------------------------+------------------------+
+//!          | block pointer (align 8: low bits 00)  | offset:u32 << 32 | len |
+//!          +---------------------------------------+------------------------+
+//! static   +---------------------------------------+------------------------+
+//!          | len << 2 | 0b10                       | pointer to the text    |
+//!          +---------------------------------------+------------------------+
+//! ```
+//!
+//! Word 0 is never zero (the inline and static tags are non-zero, a block pointer is
+//! non-null), which gives `Option<Str>` its niche. The layout assumes a 64-bit
+//! little-endian target: the inline length must be the first byte in memory.
+
+use std::num::NonZeroUsize;
+use std::ptr::NonNull;
+
+use super::heap::Block;
+
+#[cfg(not(all(target_pointer_width = "64", target_endian = "little")))]
+compile_error!("dynatom's handle layouts assume a 64-bit little-endian target");
+
+const TAG_MASK: usize = 0b11;
+const TAG_HEAP: usize = 0b00;
+const TAG_INLINE: usize = 0b01;
+const TAG_STATIC: usize = 0b10;
+const LEN_SHIFT: u32 = 2;
+
+/// Strings up to this many bytes are stored inside the handle.
+pub(crate) const INLINE_CAPACITY: usize = 15;
+
+#[repr(C)]
+pub(crate) struct StrWord {
+    word0: NonNull<u8>,
+    word1: *const u8,
+}
+
+const _: () = {
+    assert!(std::mem::size_of::<StrWord>() == 16);
+    assert!(std::mem::size_of::<Option<StrWord>>() == 16);
+};
+
+// SAFETY: the inline and static forms are plain data (static text is `&'static str`,
+// which is Send + Sync); the heap form holds a `Block`, which is Send + Sync.
+unsafe impl Send for StrWord {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for StrWord {}
+
+/// The three forms, borrowed.
+pub(crate) enum StrForm<'a> {
+    Inline(&'a [u8]),
+    Static(&'static [u8]),
+    Heap { block: &'a Block, offset: usize, len: usize },
+}
+
+impl StrWord {
+    /// The empty string (static form: it needs no bytes at all).
+    pub(crate) const fn empty() -> StrWord {
+        StrWord::from_static("")
+    }
+
+    pub(crate) const fn from_static(text: &'static str) -> StrWord {
+        let tagged = (text.len() << LEN_SHIFT) | TAG_STATIC;
+        let Some(nonzero) = NonZeroUsize::new(tagged) else {
+            panic!("a static tag is never zero");
+        };
+        StrWord { word0: NonNull::without_provenance(nonzero), word1: text.as_ptr() }
+    }
+
+    /// Copies `text` into the handle if it fits.
+    pub(crate) fn inline(text: &str) -> Option<StrWord> {
+        let bytes = text.as_bytes();
+        if bytes.len() > INLINE_CAPACITY {
+            return None;
+        }
+        let mut raw = [0u8; 16];
+        raw[0] = ((bytes.len() << LEN_SHIFT) | TAG_INLINE) as u8;
+        raw[1..=bytes.len()].copy_from_slice(bytes);
+        // SAFETY: `StrWord` is 16 bytes of `repr(C)` pointers; the first byte is non-zero
+        // (it carries TAG_INLINE), so `word0` is a valid `NonNull`, and pointers may hold
+        // any bit pattern that is never dereferenced (inline words never are).
+        Some(unsafe { std::mem::transmute::<[u8; 16], StrWord>(raw) })
+    }
+
+    /// A view of `len` bytes at `offset` in `block`, taking over the block's count.
+    ///
+    /// # Panics
+    /// If the range lies outside the block or does not fall on char boundaries.
+    pub(crate) fn heap(block: Block, offset: usize, len: usize) -> StrWord {
+        let end = offset.checked_add(len).expect("range overflow");
+        let text = block.as_str();
+        assert!(text.is_char_boundary(offset) && text.is_char_boundary(end), "range outside the block or off a char boundary");
+        let packed = (offset << 32) | len;
+        StrWord { word0: block.into_raw().cast(), word1: std::ptr::without_provenance(packed) }
+    }
+
+    fn tag(&self) -> usize {
+        self.word0.as_ptr().addr() & TAG_MASK
+    }
+
+    pub(crate) fn form(&self) -> StrForm<'_> {
+        match self.tag() {
+            TAG_INLINE => {
+                // SAFETY: in the inline form the struct's 16 bytes are plain data; reading
+                // them as bytes is valid and the borrow is tied to `self`.
+                let raw = unsafe { &*(self as *const StrWord).cast::<[u8; 16]>() };
+                let len = (raw[0] >> LEN_SHIFT) as usize;
+                StrForm::Inline(&raw[1..=len])
+            }
+            TAG_STATIC => {
+                let len = self.word0.as_ptr().addr() >> LEN_SHIFT;
+                // SAFETY: the static form was built from a `&'static str` of this length.
+                StrForm::Static(unsafe { std::slice::from_raw_parts(self.word1, len) })
+            }
+            _ => {
+                debug_assert_eq!(self.tag(), TAG_HEAP);
+                // SAFETY: `Block` is a transparent wrapper of a block pointer, and the heap
+                // form's word 0 is exactly such a pointer owning one count.
+                let block = unsafe { &*(&self.word0 as *const NonNull<u8>).cast::<Block>() };
+                let packed = self.word1.addr();
+                StrForm::Heap { block, offset: packed >> 32, len: packed & 0xFFFF_FFFF }
+            }
+        }
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        // SAFETY: every form holds UTF-8: inline and static forms are built from `&str`,
+        // heap forms from UTF-8 blocks cut at char boundaries (checked in `heap`).
+        unsafe { std::str::from_utf8_unchecked(self.as_bytes()) }
+    }
+
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        match self.form() {
+            StrForm::Inline(bytes) => bytes,
+            StrForm::Static(bytes) => bytes,
+            StrForm::Heap { block, offset, len } => &block.bytes()[offset..offset + len],
+        }
+    }
+
+    /// The text of a static-form word, with its `'static` lifetime.
+    pub(crate) fn static_text(&self) -> Option<&'static str> {
+        match self.form() {
+            // SAFETY: the static form is built only from a `&'static str`.
+            StrForm::Static(bytes) => Some(unsafe { std::str::from_utf8_unchecked(bytes) }),
+            _ => None,
+        }
+    }
+
+    /// Both words, for "same buffer and same range" tests.
+    pub(crate) fn bits(&self) -> (usize, usize) {
+        (self.word0.as_ptr().addr(), self.word1.addr())
+    }
+}
+
+impl Clone for StrWord {
+    fn clone(&self) -> StrWord {
+        match self.form() {
+            StrForm::Heap { block, offset, len } => StrWord::heap(block.clone(), offset, len),
+            // SAFETY: inline and static forms hold no ownership: a bitwise copy is a copy.
+            _ => unsafe { std::ptr::read(self) },
+        }
+    }
+}
+
+impl Drop for StrWord {
+    fn drop(&mut self) {
+        if self.tag() == TAG_HEAP {
+            // SAFETY: the heap form owns one count of the block in word 0, given up here
+            // exactly once.
+            drop(unsafe { Block::from_raw(self.word0.cast()) });
+        }
+    }
+}

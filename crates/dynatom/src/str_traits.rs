@@ -1,0 +1,206 @@
+//! The standard traits of [`Str`]: they all agree with `str`'s.
+
+use std::borrow::{Borrow, Cow};
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::ops::Deref;
+
+use crate::atom::Atom;
+use crate::error::StrError;
+use crate::repr::heap::Fallibility;
+use crate::str::Str;
+
+impl Deref for Str {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Str {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<[u8]> for Str {
+    fn as_ref(&self) -> &[u8] {
+        self.as_bytes()
+    }
+}
+
+impl Borrow<str> for Str {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Hash for Str {
+    /// Hashes exactly as `str` does, so `Borrow<str>` lookups work.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl Ord for Str {
+    fn cmp(&self, other: &Str) -> Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl PartialOrd for Str {
+    fn partial_cmp(&self, other: &Str) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Display for Str {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Debug for Str {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl Default for Str {
+    fn default() -> Str {
+        Str::new()
+    }
+}
+
+impl std::str::FromStr for Str {
+    type Err = StrError;
+    fn from_str(text: &str) -> Result<Str, StrError> {
+        Str::try_from_str(text)
+    }
+}
+
+fn from_str_or_panic(text: &str) -> Str {
+    match Str::from_str_fallibility(text, Fallibility::Infallible) {
+        Ok(s) => s,
+        Err(err) => panic!("{err}"),
+    }
+}
+
+impl From<&str> for Str {
+    /// Copies `text`: inline up to 15 bytes, else one allocation. Panics if longer
+    /// than [`Str::MAX_LEN`]; use [`Str::try_from_str`] to get an error instead.
+    fn from(text: &str) -> Str {
+        from_str_or_panic(text)
+    }
+}
+
+impl From<&mut str> for Str {
+    fn from(text: &mut str) -> Str {
+        from_str_or_panic(text)
+    }
+}
+
+impl From<String> for Str {
+    /// Copies the text into the single-allocation layout (header and bytes together);
+    /// a `String`'s buffer has no room for the header in front, so it cannot be adopted.
+    fn from(text: String) -> Str {
+        from_str_or_panic(&text)
+    }
+}
+
+impl From<&String> for Str {
+    fn from(text: &String) -> Str {
+        from_str_or_panic(text)
+    }
+}
+
+impl From<Box<str>> for Str {
+    fn from(text: Box<str>) -> Str {
+        from_str_or_panic(&text)
+    }
+}
+
+impl From<Cow<'_, str>> for Str {
+    fn from(text: Cow<'_, str>) -> Str {
+        from_str_or_panic(&text)
+    }
+}
+
+impl From<char> for Str {
+    fn from(c: char) -> Str {
+        from_str_or_panic(c.encode_utf8(&mut [0; 4]))
+    }
+}
+
+impl From<Atom> for Str {
+    /// O(1): the `Str` shares the atom's bytes.
+    fn from(atom: Atom) -> Str {
+        atom.to_str()
+    }
+}
+
+impl From<&Atom> for Str {
+    fn from(atom: &Atom) -> Str {
+        atom.to_str()
+    }
+}
+
+impl From<Str> for String {
+    fn from(s: Str) -> String {
+        s.as_str().to_owned()
+    }
+}
+
+impl From<&Str> for String {
+    fn from(s: &Str) -> String {
+        s.as_str().to_owned()
+    }
+}
+
+impl From<Str> for Box<str> {
+    fn from(s: Str) -> Box<str> {
+        s.as_str().into()
+    }
+}
+
+impl FromIterator<char> for Str {
+    fn from_iter<I: IntoIterator<Item = char>>(iter: I) -> Str {
+        Str::from(iter.into_iter().collect::<String>())
+    }
+}
+
+impl<'a> FromIterator<&'a str> for Str {
+    fn from_iter<I: IntoIterator<Item = &'a str>>(iter: I) -> Str {
+        Str::from(iter.into_iter().collect::<String>())
+    }
+}
+
+macro_rules! eq_with_str_likes {
+    ($($other:ty),*) => {$(
+        impl PartialEq<$other> for Str {
+            fn eq(&self, other: &$other) -> bool {
+                self.as_str() == AsRef::<str>::as_ref(other)
+            }
+        }
+        impl PartialEq<Str> for $other {
+            fn eq(&self, other: &Str) -> bool {
+                AsRef::<str>::as_ref(self) == other.as_str()
+            }
+        }
+    )*};
+}
+
+eq_with_str_likes!(str, &str, String, Box<str>, Cow<'_, str>);
+
+impl PartialEq<Atom> for Str {
+    fn eq(&self, other: &Atom) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<Str> for Atom {
+    fn eq(&self, other: &Str) -> bool {
+        self.as_str() == other.as_str()
+    }
+}

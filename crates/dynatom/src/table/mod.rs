@@ -1,0 +1,269 @@
+//! [`AtomTable`]: where atoms are interned.
+
+mod counters;
+mod report;
+mod shared;
+
+pub use report::MemoryReport;
+pub(crate) use shared::TableShared;
+
+use crate::atom::Atom;
+use crate::error::StrError;
+use crate::repr::atom_word::AtomWord;
+use crate::repr::heap::Fallibility;
+use crate::repr::str_word::StrForm;
+use crate::str::Str;
+use crate::sync::Arc;
+
+/// A set of interned strings: each distinct text has exactly one [`Atom`] here, so atoms
+/// of one table compare by a single word.
+///
+/// Most programs use [`AtomTable::global()`] through [`Str::intern`], [`Atom::from`] and
+/// [`Atom::lookup`]. An independent table (`AtomTable::new()`) has its own random hash
+/// seed; its atoms are distinct from the global table's (an atom's identity is its table
+/// entry), except texts of up to 7 bytes, which are atoms by value in every table.
+///
+/// * Sharded: 64 shards, each a mutex around a hashbrown table of 8-byte entries, chosen by
+///   the text's hash; threads interning different texts rarely meet.
+/// * Reclaiming: when the last [`Str`] and [`Atom`] of an interned text are dropped, the
+///   entry leaves the table and the memory is freed at once, by the dropping thread.
+/// * Hashing: rapidhash over every byte, seeded per table, computed at most once per
+///   heap string and cached in its header.
+///
+/// ```
+/// use dynatom::AtomTable;
+///
+/// let table = AtomTable::new();
+/// let a = table.intern("a longer identifier");
+/// let b = table.intern("a longer identifier");
+/// assert_eq!(a, b);
+/// assert_eq!(table.len(), 1);
+/// assert_eq!(table.lookup("a longer identifier"), Some(a.clone()));
+/// drop((a, b));
+/// assert_eq!(table.len(), 0);
+/// assert_eq!(table.lookup("a longer identifier"), None);
+/// ```
+#[derive(Clone)]
+pub struct AtomTable {
+    shared: Arc<TableShared>,
+}
+
+#[cfg(not(loom))]
+static GLOBAL: std::sync::LazyLock<AtomTable> =
+    std::sync::LazyLock::new(|| AtomTable::from_shared(TableShared::new(crate::hash::random_seed(), true)));
+
+#[cfg(loom)]
+loom::lazy_static! {
+    static ref GLOBAL: AtomTable = AtomTable::from_shared(TableShared::new(1, true));
+}
+
+impl AtomTable {
+    fn from_shared(shared: TableShared) -> AtomTable {
+        AtomTable { shared: Arc::new(shared) }
+    }
+
+    /// A new, empty table with a random hash seed.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// assert!(table.is_empty());
+    /// ```
+    pub fn new() -> AtomTable {
+        AtomTable::with_seed(crate::hash::random_seed())
+    }
+
+    /// A new, empty table with a fixed hash seed, for reproducible runs.
+    ///
+    /// ```
+    /// let a = dynatom::AtomTable::with_seed(7);
+    /// let b = dynatom::AtomTable::with_seed(7);
+    /// assert_eq!(a.intern("same seed, same hash").hash64(), b.intern("same seed, same hash").hash64());
+    /// ```
+    pub fn with_seed(seed: u64) -> AtomTable {
+        AtomTable::from_shared(TableShared::new(seed, false))
+    }
+
+    /// The process-wide table behind [`Str::intern`], [`Atom::from`] and [`Atom::lookup`].
+    ///
+    /// ```
+    /// use dynatom::{Atom, AtomTable};
+    ///
+    /// assert_eq!(AtomTable::global().intern("shared by everyone"), Atom::from("shared by everyone"));
+    /// ```
+    pub fn global() -> &'static AtomTable {
+        &GLOBAL
+    }
+
+    pub(crate) fn shared(&self) -> &TableShared {
+        &self.shared
+    }
+
+    /// The atom for `text`, filing a copy of it if it is new.
+    ///
+    /// # Panics
+    /// If `text` is longer than [`Str::MAX_LEN`]; aborts if memory runs out
+    /// ([`AtomTable::try_intern`] reports both instead).
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// assert_eq!(table.intern("hello, atoms").as_str(), "hello, atoms");
+    /// ```
+    pub fn intern(&self, text: &str) -> Atom {
+        match self.try_intern_with(text, Fallibility::Infallible) {
+            Ok(atom) => atom,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Like [`AtomTable::intern`], but reports over-long input and allocation failure.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// assert!(table.try_intern("fits").is_ok());
+    /// ```
+    pub fn try_intern(&self, text: &str) -> Result<Atom, StrError> {
+        self.try_intern_with(text, Fallibility::Fallible)
+    }
+
+    fn try_intern_with(&self, text: &str, fallibility: Fallibility) -> Result<Atom, StrError> {
+        if let Some(word) = AtomWord::inline(text) {
+            return Ok(Atom::from_word(word));
+        }
+        self.shared.intern_copy(text, fallibility).map(Atom::from_word)
+    }
+
+    /// The atom for the text of `s`. A heap `Str` that spans its whole buffer is adopted by
+    /// the global table when its text is new (the atom's bytes are `s`'s bytes); a `Str`
+    /// already interned here costs O(1); anything else is copied.
+    ///
+    /// ```
+    /// use dynatom::{AtomTable, Str};
+    ///
+    /// let s = Str::from("adopted rather than copied");
+    /// let atom = AtomTable::global().intern_str(&s);
+    /// assert_eq!(atom.as_ptr(), s.as_ptr());
+    /// ```
+    pub fn intern_str(&self, s: &Str) -> Atom {
+        match self.try_intern_str_with(s, Fallibility::Infallible) {
+            Ok(atom) => atom,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Like [`AtomTable::intern_str`], but reports allocation failure.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// let s = dynatom::Str::from("copied into a local table");
+    /// assert_eq!(table.try_intern_str(&s).unwrap(), table.intern("copied into a local table"));
+    /// ```
+    pub fn try_intern_str(&self, s: &Str) -> Result<Atom, StrError> {
+        self.try_intern_str_with(s, Fallibility::Fallible)
+    }
+
+    fn try_intern_str_with(&self, s: &Str, fallibility: Fallibility) -> Result<Atom, StrError> {
+        let text = s.as_str();
+        if let Some(word) = AtomWord::inline(text) {
+            return Ok(Atom::from_word(word));
+        }
+        let word = match s.word().form() {
+            StrForm::Heap { block, offset: 0, len } if len == block.len() => {
+                self.shared.intern_block(block, fallibility)?
+            }
+            StrForm::Static(_) => self.shared.intern_static(s.static_text().expect("static form")),
+            _ => self.shared.intern_copy(text, fallibility)?,
+        };
+        Ok(Atom::from_word(word))
+    }
+
+    /// The atom for `text`, keeping the bytes in the binary if the text is new.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// let atom = table.intern_static("a static keyword");
+    /// assert_eq!(atom, table.intern("a static keyword"));
+    /// ```
+    pub fn intern_static(&self, text: &'static str) -> Atom {
+        if let Some(word) = AtomWord::inline(text) {
+            return Atom::from_word(word);
+        }
+        Atom::from_word(self.shared.intern_static(text))
+    }
+
+    /// The atom for `text` if one is alive; never files anything. Texts of up to 7 bytes
+    /// are atoms by value, so for them this is always `Some`.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// assert!(table.lookup("nobody interned this").is_none());
+    /// let atom = table.intern("somebody interned this");
+    /// assert_eq!(table.lookup("somebody interned this"), Some(atom));
+    /// ```
+    pub fn lookup(&self, text: &str) -> Option<Atom> {
+        if let Some(word) = AtomWord::inline(text) {
+            return Some(Atom::from_word(word));
+        }
+        self.shared.lookup(text.as_bytes()).map(Atom::from_word)
+    }
+
+    /// Whether `atom` is filed in this table (inline atoms belong to every table).
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// let atom = table.intern("filed here, not globally");
+    /// assert!(table.contains(&atom));
+    /// assert!(!dynatom::AtomTable::global().contains(&atom));
+    /// ```
+    pub fn contains(&self, atom: &Atom) -> bool {
+        atom.word().is_inline() || std::ptr::eq(atom.word().owner(), self.shared())
+    }
+
+    /// The number of live atoms filed here (inline atoms of up to 7 bytes are values,
+    /// never filed, and not counted).
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// let _kept = table.intern("one long enough to be filed");
+    /// let _inline = table.intern("short");
+    /// assert_eq!(table.len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        let mut len = 0;
+        self.shared.for_each_shard(|shard| len += shard.entries.len());
+        len
+    }
+
+    /// Whether no atom is filed here.
+    ///
+    /// ```
+    /// assert!(dynatom::AtomTable::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Where this table's memory goes, and how its lookups went: see [`MemoryReport`].
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// let _a = table.intern("counted in the report");
+    /// let report = table.memory_report();
+    /// assert_eq!(report.atoms, 1);
+    /// assert_eq!(report.char_bytes, "counted in the report".len());
+    /// ```
+    pub fn memory_report(&self) -> MemoryReport {
+        MemoryReport::collect(&self.shared)
+    }
+}
+
+impl Default for AtomTable {
+    fn default() -> AtomTable {
+        AtomTable::new()
+    }
+}
+
+impl std::fmt::Debug for AtomTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AtomTable").field("global", &self.shared.is_global()).field("len", &self.len()).finish()
+    }
+}

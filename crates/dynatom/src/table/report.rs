@@ -1,0 +1,141 @@
+//! [`MemoryReport`]: an about:memory-style account of one atom table.
+
+use std::fmt;
+
+use super::counters::Counters;
+use super::TableShared;
+use crate::repr::atom_word::RawAtom;
+
+/// Where an [`AtomTable`](crate::AtomTable)'s memory goes, and how its lookups went.
+///
+/// Byte figures are what was requested from the allocator; `slop_bytes` is what the
+/// allocator handed out beyond that (glibc's `malloc_usable_size`), `None` where it
+/// cannot be asked. `Display` prints an indented tree:
+///
+/// ```
+/// let table = dynatom::AtomTable::with_seed(1);
+/// let _atoms: Vec<_> = (0..100).map(|i| table.intern(&format!("identifier_{i}"))).collect();
+/// let report = table.memory_report();
+/// assert_eq!(report.atoms, 100);
+/// assert_eq!(report.header_bytes, 100 * dynatom::MemoryReport::HEADER_BYTES);
+/// println!("{report}");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct MemoryReport {
+    /// Live atoms filed in the table.
+    pub atoms: usize,
+    /// The table's own structures: shards, locks and hash-table storage.
+    pub table_bytes: usize,
+    /// Headers in front of the atoms' characters (and static atoms' entries).
+    pub header_bytes: usize,
+    /// Characters held on the heap (static atoms' characters stay in the binary).
+    pub char_bytes: usize,
+    /// Bytes the allocator gave beyond those requested for the atoms, if known.
+    pub slop_bytes: Option<usize>,
+    /// Lookups made (interning and `lookup`).
+    pub lookups: u64,
+    /// Lookups that found a live atom.
+    pub hits: u64,
+    /// Lookups that found none.
+    pub misses: u64,
+    /// Atoms filed.
+    pub inserts: u64,
+    /// Atoms removed after their last handle was dropped.
+    pub removals: u64,
+    /// Mean number of entries whose text was compared per lookup.
+    pub mean_probe: f64,
+    /// The most entries compared by one lookup.
+    pub max_probe: u64,
+}
+
+impl MemoryReport {
+    /// Bytes of the header in front of every heap string's characters.
+    pub const HEADER_BYTES: usize = crate::repr::heap::HEADER_SIZE;
+
+    pub(crate) fn collect(table: &TableShared) -> MemoryReport {
+        let mut report = MemoryReport { table_bytes: table.shards_size(), slop_bytes: Some(0), ..Default::default() };
+        let mut counters = Counters::default();
+        table.for_each_shard(|shard| {
+            counters.add(&shard.counters);
+            report.atoms += shard.entries.len();
+            report.table_bytes += shard.entries.allocation_size();
+            for raw in shard.entries.iter() {
+                report.add_entry(*raw);
+            }
+        });
+        if !slop_is_known() {
+            report.slop_bytes = None;
+        }
+        report.lookups = counters.lookups;
+        report.hits = counters.hits;
+        report.misses = counters.misses;
+        report.inserts = counters.inserts;
+        report.removals = counters.removals;
+        report.max_probe = counters.max_probe;
+        report.mean_probe = if counters.lookups == 0 { 0.0 } else { counters.probes as f64 / counters.lookups as f64 };
+        report
+    }
+
+    fn add_entry(&mut self, raw: RawAtom) {
+        // SAFETY: `collect` visits entries with their shard locked.
+        let footprint = unsafe { raw.footprint() };
+        self.header_bytes += footprint.header;
+        self.char_bytes += footprint.chars;
+        if let (Some(block), Some(slop)) = (footprint.block, self.slop_bytes.as_mut()) {
+            *slop += usable_size(block.as_ptr()).saturating_sub(footprint.header + footprint.chars);
+        }
+    }
+
+    /// Every byte accounted for: table, headers, characters and slop.
+    ///
+    /// ```
+    /// let report = dynatom::AtomTable::new().memory_report();
+    /// assert!(report.total_bytes() >= report.table_bytes);
+    /// ```
+    pub fn total_bytes(&self) -> usize {
+        self.table_bytes + self.header_bytes + self.char_bytes + self.slop_bytes.unwrap_or(0)
+    }
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))]
+fn usable_size(ptr: *mut u8) -> usize {
+    extern "C" {
+        fn malloc_usable_size(ptr: *mut std::ffi::c_void) -> usize;
+    }
+    // SAFETY: `ptr` is a live allocation from the global allocator, which is glibc's
+    // malloc: the `glibc-slop` feature (on by default) is the user's word that no other
+    // global allocator is installed.
+    unsafe { malloc_usable_size(ptr.cast()) }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom))))]
+fn usable_size(_ptr: *mut u8) -> usize {
+    0
+}
+
+fn slop_is_known() -> bool {
+    cfg!(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))
+}
+
+impl fmt::Display for MemoryReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let total = self.total_bytes().max(1);
+        let line = |f: &mut fmt::Formatter<'_>, indent: &str, bytes: usize, name: &str| {
+            writeln!(f, "{indent}{bytes:>12} B ({:>5.1}%) -- {name}", bytes as f64 * 100.0 / total as f64)
+        };
+        writeln!(f, "{:>12} B (100.0%) -- atom-table ({} atoms)", self.total_bytes(), self.atoms)?;
+        line(f, "├──", self.table_bytes, "table (shards, locks, hash slots)")?;
+        line(f, "├──", self.header_bytes, "atom headers")?;
+        line(f, "├──", self.char_bytes, "characters")?;
+        match self.slop_bytes {
+            Some(slop) => line(f, "└──", slop, "allocator slop")?,
+            None => writeln!(f, "└──      unknown -- allocator slop")?,
+        }
+        writeln!(
+            f,
+            "lookups {} (hits {}, misses {}), inserts {}, removals {}, probe mean {:.2} max {}",
+            self.lookups, self.hits, self.misses, self.inserts, self.removals, self.mean_probe, self.max_probe
+        )
+    }
+}
