@@ -26,3 +26,23 @@ pub(crate) fn hash_word(word: u64, seed: u64) -> u64 {
 pub(crate) fn random_seed() -> u64 {
     RandomState::new().hash_one(0x5EED_u64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_are_never_zero_and_depend_on_the_seed() {
+        assert_ne!(hash_bytes(b"text", 1), hash_bytes(b"text", 2));
+        assert_ne!(hash_word(0, 0), 0);
+        assert_ne!(random_seed(), random_seed());
+    }
+
+    #[test]
+    fn one_byte_changes_the_hash() {
+        let mut text = vec![b'x'; 4096];
+        let base = hash_bytes(&text, 3);
+        text[2048] = b'y';
+        assert_ne!(hash_bytes(&text, 3), base);
+    }
+}

@@ -17,8 +17,8 @@
 //! use dynatom::{Atom, Str};
 //!
 //! // Creating strings: one allocation each, no hashing, no table.
-//! let key = Str::from(format!("session:{}:user", 42));
-//! let same_text = Str::from("session:42:user");
+//! let key = Str::from(format!("session:{}:user-profile", 42));
+//! let same_text = Str::from("session:42:user-profile");
 //!
 //! // Used as a key: now it becomes an atom, adopting its own buffer.
 //! let atom = key.intern();

@@ -105,8 +105,7 @@ impl Str {
             return Ok(Str { word });
         }
         let block = Block::copy_from(text, fallibility)?;
-        let len = block.len();
-        Ok(Str { word: StrWord::heap(block, 0, len) })
+        Ok(Str { word: StrWord::heap_whole(block) })
     }
 
     /// Takes a byte vector that should hold UTF-8. On error the vector comes back inside

@@ -131,11 +131,7 @@ impl AtomWord {
                 StrWord::from_static(text)
             }
             TAG_INLINE | 0b011 => StrWord::inline(self.as_str()).expect("7 bytes fit in 15"),
-            _ => {
-                let block = self.block().clone();
-                let len = block.len();
-                StrWord::heap(block, 0, len)
-            }
+            _ => StrWord::heap_whole(self.block().clone()),
         }
     }
 
@@ -261,4 +257,34 @@ pub(crate) struct EntryFootprint {
     pub(crate) chars: usize,
     /// The allocation, for asking the allocator about slop.
     pub(crate) block: Option<NonNull<u8>>,
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_inline_texts_have_equal_words() {
+        for text in ["", "a", "abc", "seven!!"] {
+            let (a, b) = (AtomWord::inline(text).unwrap(), AtomWord::inline(text).unwrap());
+            assert_eq!(a.bits(), b.bits());
+            assert_eq!(a.as_str(), text);
+            assert!(a.is_inline());
+            assert_eq!(a.to_str_word().as_str(), text);
+        }
+        assert_ne!(AtomWord::inline("ab").unwrap().bits(), AtomWord::inline("ab\0").unwrap().bits());
+        assert!(AtomWord::inline("eight!!!").is_none());
+    }
+
+    #[test]
+    fn heap_words_hand_out_the_same_bytes() {
+        let block = Block::copy_from("an atom's heap block", crate::repr::heap::Fallibility::Infallible).unwrap();
+        block.cache_hash(42);
+        let ptr = block.bytes_ptr();
+        let word = AtomWord::from_block(block);
+        assert_eq!(word.as_str().as_ptr(), ptr);
+        assert_eq!(word.to_str_word().as_str().as_ptr(), ptr);
+        assert_eq!(word.table_hash(), Some(42));
+        assert_eq!(word.clone().bits(), word.bits());
+    }
 }

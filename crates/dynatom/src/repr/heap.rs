@@ -64,7 +64,9 @@ pub(crate) enum Fallibility {
     Fallible,
 }
 
-fn block_layout(len: usize) -> Result<Layout, StrError> {
+/// The layout of a block holding `len` bytes: the growable builder buffer in `growable`
+/// allocates with it too, so `DeadBlock` frees its blocks with the layout they came from.
+pub(super) fn block_layout(len: usize) -> Result<Layout, StrError> {
     if len > MAX_LEN {
         return Err(StrError::TooLong { len });
     }
@@ -91,6 +93,27 @@ impl Block {
         let mut uninit = UninitBlock::allocate(text.len(), fallibility)?;
         uninit.push_str(text);
         Ok(uninit.finish())
+    }
+
+    /// Publishes an allocation that was filled outside [`UninitBlock`] (the growable
+    /// builder buffer), writing its header: one handle, no hash, no owner.
+    ///
+    /// # Safety
+    /// - `raw` was allocated through `raw_alloc` with exactly `block_layout(len)` (that
+    ///   is what `DeadBlock` frees it with), and ownership of it passes to the block;
+    /// - the `len` bytes after the header are initialised UTF-8.
+    pub(super) unsafe fn from_filled_allocation(raw: NonNull<u8>, len: usize) -> Block {
+        let header = Header {
+            count: AtomicU32::new(1),
+            len: u32::try_from(len).expect("block_layout checked len against MAX_LEN"),
+            hash: AtomicU64::new(0),
+            owner: AtomicPtr::new(ptr::null_mut()),
+        };
+        let ptr = raw.cast::<Header>();
+        // SAFETY: the caller guarantees `raw` is a live block allocation, sized and aligned
+        // for a header followed by `len` bytes, and that nothing else refers to it.
+        unsafe { ptr.as_ptr().write(header) };
+        Block { ptr }
     }
 
     fn header(&self) -> &Header {
@@ -400,4 +423,62 @@ impl StaticEntry {
 pub(crate) unsafe fn entry_owner(ptr: NonNull<Header>) -> *const TableShared {
     // SAFETY: the caller guarantees the block is allocated.
     unsafe { ptr.as_ref() }.owner.load(Ordering::Acquire)
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_layout_is_as_documented() {
+        assert_eq!(HEADER_SIZE, 24);
+        assert_eq!(std::mem::offset_of!(Header, count), 0);
+        assert_eq!(std::mem::offset_of!(Header, len), 4);
+        assert_eq!(std::mem::offset_of!(Header, hash), 8);
+        assert_eq!(std::mem::offset_of!(Header, owner), 16);
+        assert!(std::mem::align_of::<Header>() >= 8);
+    }
+
+    #[test]
+    fn bytes_follow_the_header_in_one_allocation() {
+        let block = Block::copy_from("bytes right after the header", Fallibility::Infallible).unwrap();
+        assert_eq!(block.bytes_ptr() as usize - block.ptr.as_ptr() as usize, HEADER_SIZE);
+        assert_eq!(block.as_str(), "bytes right after the header");
+    }
+
+    #[test]
+    fn the_first_cached_hash_sticks() {
+        let block = Block::copy_from("hash me", Fallibility::Infallible).unwrap();
+        assert_eq!(block.cached_hash(), None);
+        block.cache_hash(7);
+        block.cache_hash(8);
+        assert_eq!(block.cached_hash(), Some(7));
+    }
+
+    #[test]
+    fn a_block_is_claimed_once() {
+        let block = Block::copy_from("claimed", Fallibility::Infallible).unwrap();
+        let first = std::ptr::dangling::<TableShared>();
+        assert!(block.owner().is_null());
+        assert!(block.try_claim(first));
+        assert!(!block.try_claim(first));
+        // Unclaim by hand so dropping does not look for a table at the dangling address.
+        block.header().owner.store(ptr::null_mut(), Ordering::Relaxed);
+    }
+
+    #[test]
+    fn too_long_is_an_error_not_an_allocation() {
+        assert_eq!(block_layout(MAX_LEN + 1).unwrap_err(), StrError::TooLong { len: MAX_LEN + 1 });
+        assert!(matches!(UninitBlock::allocate(usize::MAX, Fallibility::Fallible), Err(StrError::TooLong { .. })));
+    }
+
+    #[test]
+    fn allocation_failure_is_reported() {
+        // Within MAX_LEN but far beyond this machine's memory (4 GiB is not, so ask for the
+        // maximum and accept either outcome: an error, or success which we release).
+        match UninitBlock::allocate(MAX_LEN, Fallibility::Fallible) {
+            Err(err) => assert!(matches!(err, StrError::AllocFailed { .. })),
+            Ok(block) => drop(block),
+        }
+    }
 }

@@ -93,6 +93,13 @@ impl StrWord {
         Some(unsafe { std::mem::transmute::<[u8; 16], StrWord>(raw) })
     }
 
+    /// A view of the whole of `block`, taking over the block's count.
+    pub(crate) fn heap_whole(block: Block) -> StrWord {
+        // A whole UTF-8 buffer starts and ends on char boundaries: nothing to check.
+        let len = block.len();
+        StrWord { word0: block.into_raw().cast(), word1: std::ptr::without_provenance(len) }
+    }
+
     /// A view of `len` bytes at `offset` in `block`, taking over the block's count.
     ///
     /// # Panics
@@ -100,7 +107,10 @@ impl StrWord {
     pub(crate) fn heap(block: Block, offset: usize, len: usize) -> StrWord {
         let end = offset.checked_add(len).expect("range overflow");
         let text = block.as_str();
-        assert!(text.is_char_boundary(offset) && text.is_char_boundary(end), "range outside the block or off a char boundary");
+        assert!(
+            text.is_char_boundary(offset) && text.is_char_boundary(end),
+            "range outside the block or off a char boundary"
+        );
         let packed = (offset << 32) | len;
         StrWord { word0: block.into_raw().cast(), word1: std::ptr::without_provenance(packed) }
     }
@@ -180,5 +190,48 @@ impl Drop for StrWord {
             // exactly once.
             drop(unsafe { Block::from_raw(self.word0.cast()) });
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::repr::heap::Fallibility;
+
+    #[test]
+    fn inline_round_trips_every_length() {
+        let text = "0123456789abcdef";
+        for len in 0..=INLINE_CAPACITY {
+            let word = StrWord::inline(&text[..len]).unwrap();
+            assert_eq!(word.as_str(), &text[..len]);
+            assert!(matches!(word.form(), StrForm::Inline(_)));
+        }
+        assert!(StrWord::inline(text).is_none());
+    }
+
+    #[test]
+    fn static_form_points_at_the_text() {
+        static TEXT: &str = "static text";
+        let word = StrWord::from_static(TEXT);
+        assert_eq!(word.static_text().unwrap().as_ptr(), TEXT.as_ptr());
+        assert_eq!(StrWord::empty().as_str(), "");
+    }
+
+    #[test]
+    fn heap_views_share_one_block() {
+        let block = Block::copy_from("a block viewed through several ranges", Fallibility::Infallible).unwrap();
+        let whole = StrWord::heap_whole(block.clone());
+        let part = StrWord::heap(block, 2, 5);
+        assert_eq!(part.as_str(), "block");
+        assert_eq!(whole.clone().bits(), whole.bits());
+        assert_ne!(whole.bits(), part.bits());
+        assert_eq!(part.bits().0, whole.bits().0, "same block pointer");
+    }
+
+    #[test]
+    #[should_panic(expected = "char boundary")]
+    fn heap_views_check_char_boundaries() {
+        let block = Block::copy_from("é is two bytes long in UTF-8", Fallibility::Infallible).unwrap();
+        let _ = StrWord::heap(block, 1, 3);
     }
 }

@@ -122,7 +122,9 @@ impl TableShared {
                 }
                 counters.misses += 1;
                 let atom = make()?;
+                // The dying entry leaves the table here; its dropper will find it gone.
                 *occupied.get_mut() = atom.raw();
+                counters.removals += 1;
                 counters.inserts += 1;
                 Ok(atom)
             }
