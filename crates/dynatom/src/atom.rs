@@ -43,10 +43,12 @@ const _: () = {
 };
 
 impl Atom {
+    #[inline]
     pub(crate) fn from_word(word: AtomWord) -> Atom {
         Atom { word }
     }
 
+    #[inline]
     pub(crate) fn word(&self) -> &AtomWord {
         &self.word
     }
@@ -56,6 +58,7 @@ impl Atom {
     /// ```
     /// assert_eq!(dynatom::Atom::new("abc").as_str(), "abc");
     /// ```
+    #[inline]
     pub fn new(text: &str) -> Atom {
         AtomTable::global().intern(text)
     }
@@ -70,6 +73,7 @@ impl Atom {
     /// let keyword = Atom::from_static("function_keyword");
     /// assert_eq!(keyword, Atom::from(String::from("function_keyword")));
     /// ```
+    #[inline]
     pub fn from_static(text: &'static str) -> Atom {
         AtomTable::global().intern_static(text)
     }
@@ -83,6 +87,7 @@ impl Atom {
     /// let atom = Atom::from("a text somebody has interned");
     /// assert_eq!(Atom::lookup("a text somebody has interned"), Some(atom));
     /// ```
+    #[inline]
     pub fn lookup(text: &str) -> Option<Atom> {
         AtomTable::global().lookup(text)
     }
@@ -92,6 +97,7 @@ impl Atom {
     /// ```
     /// assert_eq!(dynatom::Atom::from("text").as_str(), "text");
     /// ```
+    #[inline]
     pub fn as_str(&self) -> &str {
         self.word.as_str()
     }
@@ -102,6 +108,7 @@ impl Atom {
     /// let atom = dynatom::Atom::from("pointer to the bytes");
     /// assert_eq!(atom.as_ptr(), atom.as_str().as_ptr());
     /// ```
+    #[inline]
     pub fn as_ptr(&self) -> *const u8 {
         self.as_str().as_ptr()
     }
@@ -111,6 +118,7 @@ impl Atom {
     /// ```
     /// assert_eq!(dynatom::Atom::from("four").len(), 4);
     /// ```
+    #[inline]
     pub fn len(&self) -> usize {
         self.as_str().len()
     }
@@ -120,6 +128,7 @@ impl Atom {
     /// ```
     /// assert!(dynatom::Atom::from("").is_empty());
     /// ```
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -132,6 +141,7 @@ impl Atom {
     /// assert!(Atom::from("seven!!").is_inline());
     /// assert!(!Atom::from("eight!!!").is_inline());
     /// ```
+    #[inline]
     pub fn is_inline(&self) -> bool {
         self.word.is_inline()
     }
@@ -145,6 +155,7 @@ impl Atom {
     /// assert_eq!(s.as_ptr(), atom.as_ptr());
     /// assert!(s.is_interned());
     /// ```
+    #[inline]
     pub fn to_str(&self) -> Str {
         Str::from_word(self.word.to_str_word())
     }
@@ -156,6 +167,7 @@ impl Atom {
     /// let atom = dynatom::Atom::from("hashed once");
     /// assert_eq!(atom.hash64(), atom.clone().hash64());
     /// ```
+    #[inline]
     pub fn hash64(&self) -> u64 {
         match self.word.table_hash() {
             Some(hash) => hash,
@@ -165,6 +177,7 @@ impl Atom {
 }
 
 impl PartialEq for Atom {
+    #[inline]
     fn eq(&self, other: &Atom) -> bool {
         self.word.bits() == other.word.bits()
     }
@@ -173,12 +186,14 @@ impl PartialEq for Atom {
 impl Eq for Atom {}
 
 impl Hash for Atom {
+    #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_u64(self.hash64());
     }
 }
 
 impl Ord for Atom {
+    #[inline]
     fn cmp(&self, other: &Atom) -> Ordering {
         if self == other {
             return Ordering::Equal;
@@ -188,6 +203,7 @@ impl Ord for Atom {
 }
 
 impl PartialOrd for Atom {
+    #[inline]
     fn partial_cmp(&self, other: &Atom) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -195,18 +211,21 @@ impl PartialOrd for Atom {
 
 impl Deref for Atom {
     type Target = str;
+    #[inline]
     fn deref(&self) -> &str {
         self.as_str()
     }
 }
 
 impl AsRef<str> for Atom {
+    #[inline]
     fn as_ref(&self) -> &str {
         self.as_str()
     }
 }
 
 impl AsRef<[u8]> for Atom {
+    #[inline]
     fn as_ref(&self) -> &[u8] {
         self.as_str().as_bytes()
     }
@@ -225,18 +244,21 @@ impl fmt::Debug for Atom {
 }
 
 impl PartialEq<str> for Atom {
+    #[inline]
     fn eq(&self, other: &str) -> bool {
         self.as_str() == other
     }
 }
 
 impl PartialEq<&str> for Atom {
+    #[inline]
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
     }
 }
 
 impl From<&str> for Atom {
+    #[inline]
     fn from(text: &str) -> Atom {
         Atom::new(text)
     }
@@ -245,24 +267,28 @@ impl From<&str> for Atom {
 impl From<String> for Atom {
     /// Moves the text into a `Str` (one copy into the single-allocation layout) and lets
     /// the global table adopt that buffer.
+    #[inline]
     fn from(text: String) -> Atom {
         Str::from(text).intern()
     }
 }
 
 impl From<&String> for Atom {
+    #[inline]
     fn from(text: &String) -> Atom {
         Atom::new(text)
     }
 }
 
 impl From<Str> for Atom {
+    #[inline]
     fn from(s: Str) -> Atom {
         s.intern()
     }
 }
 
 impl From<&Str> for Atom {
+    #[inline]
     fn from(s: &Str) -> Atom {
         s.intern()
     }
@@ -270,12 +296,14 @@ impl From<&Str> for Atom {
 
 impl std::str::FromStr for Atom {
     type Err = std::convert::Infallible;
+    #[inline]
     fn from_str(text: &str) -> Result<Atom, Self::Err> {
         Ok(Atom::new(text))
     }
 }
 
 impl Default for Atom {
+    #[inline]
     fn default() -> Atom {
         Atom::new("")
     }

@@ -6,6 +6,7 @@
 use std::hash::{BuildHasher, RandomState};
 
 /// Hashes `bytes` under `seed`. Zero is reserved for "not cached yet".
+#[inline]
 pub(crate) fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
     match rapidhash::rapidhash_seeded(bytes, seed) {
         0 => 1,
@@ -14,6 +15,7 @@ pub(crate) fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
 }
 
 /// Hashes an inline atom's word (its text is inside it) under `seed`, cheaply.
+#[inline]
 pub(crate) fn hash_word(word: u64, seed: u64) -> u64 {
     let mixed = (u128::from(word ^ seed)).wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835);
     match (mixed as u64) ^ ((mixed >> 64) as u64) {

@@ -30,6 +30,11 @@
 //! assert_eq!(back.as_ptr(), key.as_ptr());
 //! ```
 //!
+//! * [`Interner`] / [`SyncInterner`]: 4-byte `Copy` [`Symbol`]s for compilers and
+//!   parsers, characters packed in chunks that never move, about 10 bytes per string.
+//!
+#![doc = include_str!("interner/WHICH_TYPE.md")]
+//!
 //! ## Safety
 //!
 //! All `unsafe` code lives in the private `repr` modules, one per raw layout, plus the
@@ -52,6 +57,7 @@
 mod atom;
 mod error;
 mod hash;
+pub mod interner;
 mod repr;
 mod str;
 mod str_traits;
@@ -63,6 +69,7 @@ mod serde_impls;
 
 pub use crate::atom::Atom;
 pub use crate::error::StrError;
+pub use crate::interner::{Interner, InternerError, Resolver, Symbol, SyncInterner};
 pub use crate::str::Str;
 pub use crate::table::{AtomTable, MemoryReport};
 

@@ -54,14 +54,17 @@ impl Str {
     /// Strings of up to this many bytes are stored inside the handle.
     pub const INLINE_CAPACITY: usize = INLINE_CAPACITY;
 
+    #[inline]
     pub(crate) fn from_word(word: StrWord) -> Str {
         Str { word }
     }
 
+    #[inline]
     pub(crate) fn word(&self) -> &StrWord {
         &self.word
     }
 
+    #[inline]
     pub(crate) fn static_text(&self) -> Option<&'static str> {
         self.word.static_text()
     }
@@ -71,6 +74,7 @@ impl Str {
     /// ```
     /// assert!(dynatom::Str::new().is_empty());
     /// ```
+    #[inline]
     pub const fn new() -> Str {
         Str { word: StrWord::empty() }
     }
@@ -83,6 +87,7 @@ impl Str {
     /// const GREETING: Str = Str::from_static("hello, world of static strings");
     /// assert_eq!(GREETING, "hello, world of static strings");
     /// ```
+    #[inline]
     pub const fn from_static(text: &'static str) -> Str {
         Str { word: StrWord::from_static(text) }
     }
@@ -96,10 +101,12 @@ impl Str {
     /// let s = Str::try_from_str("fallible").unwrap();
     /// assert_eq!(s, "fallible");
     /// ```
+    #[inline]
     pub fn try_from_str(text: &str) -> Result<Str, StrError> {
         Str::from_str_fallibility(text, Fallibility::Fallible)
     }
 
+    #[inline]
     pub(crate) fn from_str_fallibility(text: &str, fallibility: Fallibility) -> Result<Str, StrError> {
         if let Some(word) = StrWord::inline(text) {
             return Ok(Str { word });
@@ -121,6 +128,7 @@ impl Str {
     /// let err = Str::from_utf8(vec![b'a', 0xff]).unwrap_err();
     /// assert_eq!(err.into_bytes(), vec![b'a', 0xff]); // nothing lost
     /// ```
+    #[inline]
     pub fn from_utf8(bytes: Vec<u8>) -> Result<Str, std::string::FromUtf8Error> {
         String::from_utf8(bytes).map(Str::from)
     }
@@ -134,6 +142,7 @@ impl Str {
     /// assert_eq!(Str::from_utf8_slice("é".as_bytes()).unwrap(), "é");
     /// assert!(matches!(Str::from_utf8_slice(&[0xc3]), Err(StrError::InvalidUtf8(_))));
     /// ```
+    #[inline]
     pub fn from_utf8_slice(bytes: &[u8]) -> Result<Str, StrError> {
         let text = std::str::from_utf8(bytes)?;
         Str::try_from_str(text)
@@ -144,6 +153,7 @@ impl Str {
     /// ```
     /// assert_eq!(dynatom::Str::from("text").as_str(), "text");
     /// ```
+    #[inline]
     pub fn as_str(&self) -> &str {
         self.word.as_str()
     }
@@ -153,6 +163,7 @@ impl Str {
     /// ```
     /// assert_eq!(dynatom::Str::from("ab").as_bytes(), b"ab");
     /// ```
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         self.word.as_bytes()
     }
@@ -163,6 +174,7 @@ impl Str {
     /// let s = dynatom::Str::from("a string on the heap, not inline");
     /// assert_eq!(s.as_ptr(), s.clone().as_ptr()); // clones share the buffer
     /// ```
+    #[inline]
     pub fn as_ptr(&self) -> *const u8 {
         self.as_str().as_ptr()
     }
@@ -172,6 +184,7 @@ impl Str {
     /// ```
     /// assert_eq!(dynatom::Str::from("héllo").len(), 6);
     /// ```
+    #[inline]
     pub fn len(&self) -> usize {
         self.as_bytes().len()
     }
@@ -181,6 +194,7 @@ impl Str {
     /// ```
     /// assert!(dynatom::Str::from("").is_empty());
     /// ```
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -193,6 +207,7 @@ impl Str {
     /// assert!(Str::from("fifteen bytes!!").is_inline());
     /// assert!(!Str::from("sixteen bytes!!!").is_inline());
     /// ```
+    #[inline]
     pub fn is_inline(&self) -> bool {
         matches!(self.word.form(), StrForm::Inline(_))
     }
@@ -208,6 +223,7 @@ impl Str {
     /// let _atom = s.intern();
     /// assert!(s.is_interned());
     /// ```
+    #[inline]
     pub fn is_interned(&self) -> bool {
         match self.word.form() {
             StrForm::Heap { block, offset: 0, len } => len == block.len() && !block.owner().is_null(),
@@ -223,6 +239,7 @@ impl Str {
     /// assert!(a.ptr_eq(&a.clone()));
     /// assert!(!a.ptr_eq(&dynatom::Str::from("one buffer shared by two handles")));
     /// ```
+    #[inline]
     pub fn ptr_eq(&self, other: &Str) -> bool {
         self.word.bits() == other.word.bits()
     }
@@ -244,6 +261,7 @@ impl Str {
     /// assert_eq!(feature, "net/http/response.rb");
     /// assert_eq!(feature.as_ptr(), path.as_str()[20..].as_ptr()); // shared
     /// ```
+    #[inline]
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Str {
         let (start, end) = bounds(&range, self.len());
         match self.get_slice((Bound::Included(start), Bound::Excluded(end))) {
@@ -263,6 +281,7 @@ impl Str {
     /// assert!(s.get_slice(0..2).is_none()); // inside 'é'
     /// assert!(s.get_slice(3..10).is_none());
     /// ```
+    #[inline]
     pub fn get_slice(&self, range: impl RangeBounds<usize>) -> Option<Str> {
         let (start, end) = bounds(&range, self.len());
         let text = self.as_str().get(start..end)?;
@@ -297,6 +316,7 @@ impl Str {
     /// assert_eq!(atom.as_ptr(), s.as_ptr()); // adopted
     /// assert_eq!(s.intern(), atom); // O(1) from now on
     /// ```
+    #[inline]
     pub fn intern(&self) -> Atom {
         AtomTable::global().intern_str(self)
     }
@@ -307,6 +327,7 @@ impl Str {
     /// let s = dynatom::Str::from("interned fallibly, if need be");
     /// assert_eq!(s.try_intern().unwrap(), s.intern());
     /// ```
+    #[inline]
     pub fn try_intern(&self) -> Result<Atom, StrError> {
         AtomTable::global().try_intern_str(self)
     }
@@ -320,6 +341,7 @@ impl Str {
     /// let s = Str::from("hash me once, read me often");
     /// assert_eq!(s.hash64(), Str::from("hash me once, read me often").hash64());
     /// ```
+    #[inline]
     pub fn hash64(&self) -> u64 {
         let global = AtomTable::global().shared();
         match self.word.form() {
@@ -342,6 +364,7 @@ impl Str {
     }
 
     /// The cached global hash if there is one, for the equality fast path.
+    #[inline]
     fn cached_global_hash(&self) -> Option<u64> {
         match self.word.form() {
             StrForm::Heap { block, offset: 0, len } if len == block.len() => {
@@ -354,6 +377,7 @@ impl Str {
     }
 
     /// The table owning this string's whole buffer, if it is an interned atom's buffer.
+    #[inline]
     fn interned_owner(&self) -> Option<*const crate::table::TableShared> {
         match self.word.form() {
             StrForm::Heap { block, offset: 0, len } if len == block.len() => {
@@ -366,6 +390,7 @@ impl Str {
 
     /// Equality with the fast paths: same view, both interned in one table, cached
     /// hashes that differ; bytes only as a last resort.
+    #[inline]
     fn eq_fast(&self, other: &Str) -> bool {
         if self.word.bits() == other.word.bits() {
             return true;
@@ -389,6 +414,7 @@ impl Str {
 }
 
 /// Resolves a range against a length the way slicing does, without checking it.
+#[inline]
 fn bounds(range: &impl RangeBounds<usize>, len: usize) -> (usize, usize) {
     let start = match range.start_bound() {
         Bound::Included(&start) => start,
@@ -404,12 +430,14 @@ fn bounds(range: &impl RangeBounds<usize>, len: usize) -> (usize, usize) {
 }
 
 impl Clone for Str {
+    #[inline]
     fn clone(&self) -> Str {
         Str { word: self.word.clone() }
     }
 }
 
 impl PartialEq for Str {
+    #[inline]
     fn eq(&self, other: &Str) -> bool {
         self.eq_fast(other)
     }

@@ -13,24 +13,28 @@ use crate::str::Str;
 
 impl Deref for Str {
     type Target = str;
+    #[inline]
     fn deref(&self) -> &str {
         self.as_str()
     }
 }
 
 impl AsRef<str> for Str {
+    #[inline]
     fn as_ref(&self) -> &str {
         self.as_str()
     }
 }
 
 impl AsRef<[u8]> for Str {
+    #[inline]
     fn as_ref(&self) -> &[u8] {
         self.as_bytes()
     }
 }
 
 impl Borrow<str> for Str {
+    #[inline]
     fn borrow(&self) -> &str {
         self.as_str()
     }
@@ -38,18 +42,21 @@ impl Borrow<str> for Str {
 
 impl Hash for Str {
     /// Hashes exactly as `str` does, so `Borrow<str>` lookups work.
+    #[inline]
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.as_str().hash(state);
     }
 }
 
 impl Ord for Str {
+    #[inline]
     fn cmp(&self, other: &Str) -> Ordering {
         self.as_str().cmp(other.as_str())
     }
 }
 
 impl PartialOrd for Str {
+    #[inline]
     fn partial_cmp(&self, other: &Str) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -68,6 +75,7 @@ impl fmt::Debug for Str {
 }
 
 impl Default for Str {
+    #[inline]
     fn default() -> Str {
         Str::new()
     }
@@ -75,11 +83,13 @@ impl Default for Str {
 
 impl std::str::FromStr for Str {
     type Err = StrError;
+    #[inline]
     fn from_str(text: &str) -> Result<Str, StrError> {
         Str::try_from_str(text)
     }
 }
 
+#[inline]
 fn from_str_or_panic(text: &str) -> Str {
     match Str::from_str_fallibility(text, Fallibility::Infallible) {
         Ok(s) => s,
@@ -90,12 +100,14 @@ fn from_str_or_panic(text: &str) -> Str {
 impl From<&str> for Str {
     /// Copies `text`: inline up to 15 bytes, else one allocation. Panics if longer
     /// than [`Str::MAX_LEN`]; use [`Str::try_from_str`] to get an error instead.
+    #[inline]
     fn from(text: &str) -> Str {
         from_str_or_panic(text)
     }
 }
 
 impl From<&mut str> for Str {
+    #[inline]
     fn from(text: &mut str) -> Str {
         from_str_or_panic(text)
     }
@@ -104,30 +116,35 @@ impl From<&mut str> for Str {
 impl From<String> for Str {
     /// Copies the text into the single-allocation layout (header and bytes together);
     /// a `String`'s buffer has no room for the header in front, so it cannot be adopted.
+    #[inline]
     fn from(text: String) -> Str {
         from_str_or_panic(&text)
     }
 }
 
 impl From<&String> for Str {
+    #[inline]
     fn from(text: &String) -> Str {
         from_str_or_panic(text)
     }
 }
 
 impl From<Box<str>> for Str {
+    #[inline]
     fn from(text: Box<str>) -> Str {
         from_str_or_panic(&text)
     }
 }
 
 impl From<Cow<'_, str>> for Str {
+    #[inline]
     fn from(text: Cow<'_, str>) -> Str {
         from_str_or_panic(&text)
     }
 }
 
 impl From<char> for Str {
+    #[inline]
     fn from(c: char) -> Str {
         from_str_or_panic(c.encode_utf8(&mut [0; 4]))
     }
@@ -135,42 +152,49 @@ impl From<char> for Str {
 
 impl From<Atom> for Str {
     /// O(1): the `Str` shares the atom's bytes.
+    #[inline]
     fn from(atom: Atom) -> Str {
         atom.to_str()
     }
 }
 
 impl From<&Atom> for Str {
+    #[inline]
     fn from(atom: &Atom) -> Str {
         atom.to_str()
     }
 }
 
 impl From<Str> for String {
+    #[inline]
     fn from(s: Str) -> String {
         s.as_str().to_owned()
     }
 }
 
 impl From<&Str> for String {
+    #[inline]
     fn from(s: &Str) -> String {
         s.as_str().to_owned()
     }
 }
 
 impl From<Str> for Box<str> {
+    #[inline]
     fn from(s: Str) -> Box<str> {
         s.as_str().into()
     }
 }
 
 impl FromIterator<char> for Str {
+    #[inline]
     fn from_iter<I: IntoIterator<Item = char>>(iter: I) -> Str {
         Str::from(iter.into_iter().collect::<String>())
     }
 }
 
 impl<'a> FromIterator<&'a str> for Str {
+    #[inline]
     fn from_iter<I: IntoIterator<Item = &'a str>>(iter: I) -> Str {
         Str::from(iter.into_iter().collect::<String>())
     }
@@ -179,11 +203,13 @@ impl<'a> FromIterator<&'a str> for Str {
 macro_rules! eq_with_str_likes {
     ($($other:ty),*) => {$(
         impl PartialEq<$other> for Str {
+            #[inline]
             fn eq(&self, other: &$other) -> bool {
                 self.as_str() == AsRef::<str>::as_ref(other)
             }
         }
         impl PartialEq<Str> for $other {
+            #[inline]
             fn eq(&self, other: &Str) -> bool {
                 AsRef::<str>::as_ref(self) == other.as_str()
             }
@@ -194,12 +220,14 @@ macro_rules! eq_with_str_likes {
 eq_with_str_likes!(str, &str, String, Box<str>, Cow<'_, str>);
 
 impl PartialEq<Atom> for Str {
+    #[inline]
     fn eq(&self, other: &Atom) -> bool {
         self.as_str() == other.as_str()
     }
 }
 
 impl PartialEq<Str> for Atom {
+    #[inline]
     fn eq(&self, other: &Str) -> bool {
         self.as_str() == other.as_str()
     }

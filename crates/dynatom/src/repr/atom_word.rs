@@ -51,6 +51,7 @@ unsafe impl Sync for AtomWord {}
 
 impl AtomWord {
     /// Packs a short text into the word itself.
+    #[inline]
     pub(crate) fn inline(text: &str) -> Option<AtomWord> {
         let bytes = text.as_bytes();
         if bytes.len() > INLINE_ATOM_CAPACITY {
@@ -64,34 +65,41 @@ impl AtomWord {
     }
 
     /// An atom owning one count of an interned block.
+    #[inline]
     pub(crate) fn from_block(block: Block) -> AtomWord {
         AtomWord(block.into_raw().cast())
     }
 
+    #[inline]
     pub(crate) fn from_static(entry: NonNull<StaticEntry>) -> AtomWord {
         AtomWord(entry.cast::<u8>().map_addr(|addr| addr | TAG_STATIC))
     }
 
+    #[inline]
     pub(crate) fn bits(&self) -> usize {
         self.0.as_ptr().addr()
     }
 
+    #[inline]
     pub(crate) fn is_inline(&self) -> bool {
         self.bits() & TAG_INLINE != 0
     }
 
     /// The word as a table entry (inline words are never filed in a table).
+    #[inline]
     pub(crate) fn raw(&self) -> RawAtom {
         debug_assert!(!self.is_inline());
         RawAtom(self.0)
     }
 
+    #[inline]
     pub(crate) fn as_str(&self) -> &str {
         // SAFETY: inline words are built from `&str`; heap blocks and static entries hold
         // whole UTF-8 texts.
         unsafe { std::str::from_utf8_unchecked(self.as_bytes()) }
     }
 
+    #[inline]
     pub(crate) fn as_bytes(&self) -> &[u8] {
         if self.is_inline() {
             // SAFETY: the inline form is 8 bytes of plain data borrowed from `self`.
@@ -105,6 +113,7 @@ impl AtomWord {
     }
 
     /// The hash the owning table filed this atom under; `None` for inline atoms.
+    #[inline]
     pub(crate) fn table_hash(&self) -> Option<u64> {
         if self.is_inline() {
             return None;
@@ -114,6 +123,7 @@ impl AtomWord {
     }
 
     /// The table the atom belongs to; null for inline atoms.
+    #[inline]
     pub(crate) fn owner(&self) -> *const TableShared {
         if self.is_inline() {
             return std::ptr::null();
@@ -123,6 +133,7 @@ impl AtomWord {
     }
 
     /// The atom's text as a string handle, without copying.
+    #[inline]
     pub(crate) fn to_str_word(&self) -> StrWord {
         match self.bits() & TAG_MASK {
             TAG_STATIC => {
@@ -135,10 +146,12 @@ impl AtomWord {
         }
     }
 
+    #[inline]
     fn static_entry(&self) -> NonNull<StaticEntry> {
         self.0.map_addr(|addr| NonZeroUsize::new(addr.get() & !TAG_MASK).expect("entry pointer")).cast()
     }
 
+    #[inline]
     fn block(&self) -> &Block {
         debug_assert_eq!(self.bits() & 0b111, 0);
         // SAFETY: `Block` is a transparent block pointer and a heap atom's word is one,
@@ -147,12 +160,14 @@ impl AtomWord {
     }
 
     /// The block of a heap atom, if this is one.
+    #[inline]
     pub(crate) fn heap_block(&self) -> Option<&Block> {
         (self.bits() & 0b111 == 0).then(|| self.block())
     }
 }
 
 impl Clone for AtomWord {
+    #[inline]
     fn clone(&self) -> AtomWord {
         match self.heap_block() {
             Some(block) => AtomWord::from_block(block.clone()),
@@ -162,6 +177,7 @@ impl Clone for AtomWord {
 }
 
 impl Drop for AtomWord {
+    #[inline]
     fn drop(&mut self) {
         if self.bits() & 0b111 == 0 {
             // SAFETY: a heap atom owns one count of its block, given up here once.
@@ -179,14 +195,17 @@ pub(crate) struct RawAtom(NonNull<u8>);
 unsafe impl Send for RawAtom {}
 
 impl RawAtom {
+    #[inline]
     pub(crate) fn is_static(self) -> bool {
         self.0.as_ptr().addr() & TAG_STATIC != 0
     }
 
+    #[inline]
     fn static_entry(self) -> NonNull<StaticEntry> {
         self.0.map_addr(|addr| NonZeroUsize::new(addr.get() & !TAG_MASK).expect("entry pointer")).cast()
     }
 
+    #[inline]
     pub(crate) fn block_ptr(self) -> Option<NonNull<Header>> {
         (!self.is_static()).then(|| self.0.cast())
     }
@@ -194,6 +213,7 @@ impl RawAtom {
     /// # Safety
     /// The entry is alive for `'a`: the caller holds a count of it, it is static, or the
     /// caller holds the lock of the shard that lists it for as long as the slice is used.
+    #[inline]
     pub(crate) unsafe fn bytes<'a>(self) -> &'a [u8] {
         match self.block_ptr() {
             // SAFETY: forwarded from this function's contract.
@@ -205,6 +225,7 @@ impl RawAtom {
 
     /// # Safety
     /// As for [`RawAtom::bytes`].
+    #[inline]
     pub(crate) unsafe fn hash(self) -> u64 {
         match self.block_ptr() {
             // SAFETY: forwarded from this function's contract.
@@ -216,6 +237,7 @@ impl RawAtom {
 
     /// # Safety
     /// As for [`RawAtom::bytes`].
+    #[inline]
     pub(crate) unsafe fn owner(self) -> *const TableShared {
         match self.block_ptr() {
             // SAFETY: forwarded from this function's contract.
@@ -229,6 +251,7 @@ impl RawAtom {
     ///
     /// # Safety
     /// The caller holds the lock of the shard that lists this entry.
+    #[inline]
     pub(crate) unsafe fn acquire(self) -> Option<AtomWord> {
         match self.block_ptr() {
             // SAFETY: forwarded from this function's contract.
@@ -241,6 +264,7 @@ impl RawAtom {
     ///
     /// # Safety
     /// As for [`RawAtom::bytes`].
+    #[inline]
     pub(crate) unsafe fn footprint(self) -> EntryFootprint {
         // SAFETY: forwarded from this function's contract.
         let len = unsafe { self.bytes() }.len();

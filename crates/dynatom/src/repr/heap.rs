@@ -89,6 +89,7 @@ unsafe impl Sync for Block {}
 
 impl Block {
     /// Allocates a block holding a copy of `bytes`, with a count of one and no owner.
+    #[inline]
     pub(crate) fn copy_from(text: &str, fallibility: Fallibility) -> Result<Block, StrError> {
         let mut uninit = UninitBlock::allocate(text.len(), fallibility)?;
         uninit.push_str(text);
@@ -116,26 +117,31 @@ impl Block {
         Block { ptr }
     }
 
+    #[inline]
     fn header(&self) -> &Header {
         // SAFETY: `self` holds a count, so the block is allocated and its header initialised.
         unsafe { self.ptr.as_ref() }
     }
 
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.header().len as usize
     }
 
+    #[inline]
     pub(crate) fn bytes_ptr(&self) -> *const u8 {
         // SAFETY: the bytes start HEADER_SIZE bytes into the same allocation.
         unsafe { self.ptr.as_ptr().cast::<u8>().add(HEADER_SIZE) }
     }
 
     /// The whole buffer. Always UTF-8: blocks are filled only with whole `&str`s.
+    #[inline]
     pub(crate) fn as_str(&self) -> &str {
         // SAFETY: `UninitBlock::finish` only publishes blocks filled by `push_str`.
         unsafe { std::str::from_utf8_unchecked(self.bytes()) }
     }
 
+    #[inline]
     pub(crate) fn bytes(&self) -> &[u8] {
         // SAFETY: `len` bytes were initialised before the block was published and never
         // change; the borrow of `self` keeps a count, so the block outlives the slice.
@@ -143,6 +149,7 @@ impl Block {
     }
 
     /// The cached hash, or `None` if none has been stored.
+    #[inline]
     pub(crate) fn cached_hash(&self) -> Option<u64> {
         // Relaxed: the hash is a pure function of immutable bytes, so any value a reader
         // sees is the right one; no other memory is published through it.
@@ -153,6 +160,7 @@ impl Block {
     }
 
     /// Stores `hash` (already forced non-zero) if nothing is cached yet.
+    #[inline]
     pub(crate) fn cache_hash(&self, hash: u64) {
         debug_assert_ne!(hash, 0);
         // Relaxed: see `cached_hash`. A lost race stores the same value anyway.
@@ -160,6 +168,7 @@ impl Block {
     }
 
     /// The table this block is interned in, or null.
+    #[inline]
     pub(crate) fn owner(&self) -> *const TableShared {
         // Acquire pairs with the Release in `try_claim`: whoever sees the owner also sees
         // the hash that was cached before the claim.
@@ -168,6 +177,7 @@ impl Block {
 
     /// Makes `owner` the block's table if it has none yet. Returns false if another table
     /// claimed it first.
+    #[inline]
     pub(crate) fn try_claim(&self, owner: *const TableShared) -> bool {
         // Release publishes the cached hash to readers of `owner`; Acquire on failure lets
         // the loser read the winner's hash.
@@ -178,6 +188,7 @@ impl Block {
     }
 
     /// Gives up this handle's count to a raw pointer, to be taken back by `from_raw`.
+    #[inline]
     pub(crate) fn into_raw(self) -> NonNull<Header> {
         let ptr = self.ptr;
         std::mem::forget(self);
@@ -188,6 +199,7 @@ impl Block {
     /// - `ptr` came from [`Block::into_raw`] (or is a table entry for which
     ///   [`Block::acquire_if_live`] succeeded), and
     /// - the count it stood for is handed to the returned `Block` exactly once.
+    #[inline]
     pub(crate) unsafe fn from_raw(ptr: NonNull<Header>) -> Block {
         Block { ptr }
     }
@@ -199,6 +211,7 @@ impl Block {
     /// - `ptr` points to an allocated block header: for a table entry, the caller holds
     ///   the lock of the shard that lists it (a dying block is freed only after its dropper
     ///   has removed it under that lock).
+    #[inline]
     pub(crate) unsafe fn acquire_if_live(ptr: NonNull<Header>) -> Option<Block> {
         // SAFETY: the caller guarantees the header is allocated.
         let header = unsafe { ptr.as_ref() };
@@ -221,6 +234,7 @@ impl Block {
 }
 
 impl Clone for Block {
+    #[inline]
     fn clone(&self) -> Block {
         // Relaxed: a new reference can only be made from an existing one, which already
         // keeps the block alive (the argument std's `Arc::clone` makes).
@@ -233,6 +247,7 @@ impl Clone for Block {
 }
 
 impl Drop for Block {
+    #[inline]
     fn drop(&mut self) {
         // Release: our uses of the block happen before whoever frees it.
         if self.header().count.fetch_sub(1, Ordering::Release) != 1 {
@@ -259,11 +274,13 @@ pub(crate) struct DeadBlock {
 }
 
 impl DeadBlock {
+    #[inline]
     pub(crate) fn as_raw(&self) -> NonNull<Header> {
         self.ptr
     }
 
     /// The hash its table filed it under.
+    #[inline]
     pub(crate) fn cached_hash(&self) -> u64 {
         // SAFETY: a dead block stays allocated until this value is dropped.
         unsafe { self.ptr.as_ref() }.hash.load(Ordering::Relaxed)
@@ -271,6 +288,7 @@ impl DeadBlock {
 }
 
 impl Drop for DeadBlock {
+    #[inline]
     fn drop(&mut self) {
         // SAFETY: the count reached zero, so this is the only access to the block.
         let len = unsafe { self.ptr.as_ref() }.len as usize;
@@ -289,6 +307,7 @@ impl Drop for DeadBlock {
 /// - The caller holds the lock of the shard that lists `ptr`, so the block is allocated
 ///   (dropping the last handle removes the entry under that lock before freeing), and
 /// - the returned slice is not used after that lock is released.
+#[inline]
 pub(crate) unsafe fn entry_bytes<'a>(ptr: NonNull<Header>) -> &'a [u8] {
     // SAFETY: the caller guarantees the block is allocated; bytes follow the header.
     let len = unsafe { ptr.as_ref() }.len as usize;
@@ -300,6 +319,7 @@ pub(crate) unsafe fn entry_bytes<'a>(ptr: NonNull<Header>) -> &'a [u8] {
 ///
 /// # Safety
 /// As for [`entry_bytes`].
+#[inline]
 pub(crate) unsafe fn entry_hash(ptr: NonNull<Header>) -> u64 {
     // SAFETY: the caller guarantees the block is allocated.
     unsafe { ptr.as_ref() }.hash.load(Ordering::Relaxed)
@@ -314,6 +334,7 @@ pub(crate) struct UninitBlock {
 
 impl UninitBlock {
     /// Allocates room for `len` bytes after a header.
+    #[inline]
     pub(crate) fn allocate(len: usize, fallibility: Fallibility) -> Result<UninitBlock, StrError> {
         let layout = block_layout(len)?;
         // SAFETY: the layout has a non-zero size (the header).
@@ -339,6 +360,7 @@ impl UninitBlock {
     ///
     /// # Panics
     /// If it would run past the area.
+    #[inline]
     pub(crate) fn push_str(&mut self, text: &str) {
         let end = self.filled.checked_add(text.len()).expect("length overflow");
         assert!(end <= self.len, "write past the end of the block");
@@ -357,6 +379,7 @@ impl UninitBlock {
     /// # Panics
     /// If the area has not been filled exactly (the bytes of a block are always
     /// initialised UTF-8: whole `&str`s pushed back to back).
+    #[inline]
     pub(crate) fn finish(self) -> Block {
         assert_eq!(self.filled, self.len, "heap block finished before it was filled");
         let block = Block { ptr: self.ptr };
@@ -366,6 +389,7 @@ impl UninitBlock {
 }
 
 impl Drop for UninitBlock {
+    #[inline]
     fn drop(&mut self) {
         drop(DeadBlock { ptr: self.ptr });
     }
@@ -396,6 +420,7 @@ impl StaticEntry {
 
     /// # Safety
     /// `ptr` came from [`StaticEntry::leak`] (static entries are never freed).
+    #[inline]
     pub(crate) unsafe fn text(ptr: NonNull<StaticEntry>) -> &'static str {
         // SAFETY: leaked entries live forever and `text` never changes.
         unsafe { ptr.as_ref() }.text
@@ -403,6 +428,7 @@ impl StaticEntry {
 
     /// # Safety
     /// As for [`StaticEntry::text`].
+    #[inline]
     pub(crate) unsafe fn hash(ptr: NonNull<StaticEntry>) -> u64 {
         // SAFETY: leaked entries live forever.
         unsafe { ptr.as_ref() }.header.hash.load(Ordering::Relaxed)
@@ -410,6 +436,7 @@ impl StaticEntry {
 
     /// # Safety
     /// As for [`StaticEntry::text`].
+    #[inline]
     pub(crate) unsafe fn owner(ptr: NonNull<StaticEntry>) -> *const TableShared {
         // SAFETY: leaked entries live forever.
         unsafe { ptr.as_ref() }.header.owner.load(Ordering::Relaxed)
@@ -420,6 +447,7 @@ impl StaticEntry {
 ///
 /// # Safety
 /// As for [`entry_bytes`].
+#[inline]
 pub(crate) unsafe fn entry_owner(ptr: NonNull<Header>) -> *const TableShared {
     // SAFETY: the caller guarantees the block is allocated.
     unsafe { ptr.as_ref() }.owner.load(Ordering::Acquire)

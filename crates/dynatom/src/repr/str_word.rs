@@ -66,10 +66,12 @@ pub(crate) enum StrForm<'a> {
 
 impl StrWord {
     /// The empty string (static form: it needs no bytes at all).
+    #[inline]
     pub(crate) const fn empty() -> StrWord {
         StrWord::from_static("")
     }
 
+    #[inline]
     pub(crate) const fn from_static(text: &'static str) -> StrWord {
         let tagged = (text.len() << LEN_SHIFT) | TAG_STATIC;
         let Some(nonzero) = NonZeroUsize::new(tagged) else {
@@ -79,6 +81,7 @@ impl StrWord {
     }
 
     /// Copies `text` into the handle if it fits.
+    #[inline]
     pub(crate) fn inline(text: &str) -> Option<StrWord> {
         let bytes = text.as_bytes();
         if bytes.len() > INLINE_CAPACITY {
@@ -94,6 +97,7 @@ impl StrWord {
     }
 
     /// A view of the whole of `block`, taking over the block's count.
+    #[inline]
     pub(crate) fn heap_whole(block: Block) -> StrWord {
         // A whole UTF-8 buffer starts and ends on char boundaries: nothing to check.
         let len = block.len();
@@ -104,6 +108,7 @@ impl StrWord {
     ///
     /// # Panics
     /// If the range lies outside the block or does not fall on char boundaries.
+    #[inline]
     pub(crate) fn heap(block: Block, offset: usize, len: usize) -> StrWord {
         let end = offset.checked_add(len).expect("range overflow");
         let text = block.as_str();
@@ -115,10 +120,12 @@ impl StrWord {
         StrWord { word0: block.into_raw().cast(), word1: std::ptr::without_provenance(packed) }
     }
 
+    #[inline]
     fn tag(&self) -> usize {
         self.word0.as_ptr().addr() & TAG_MASK
     }
 
+    #[inline]
     pub(crate) fn form(&self) -> StrForm<'_> {
         match self.tag() {
             TAG_INLINE => {
@@ -144,12 +151,14 @@ impl StrWord {
         }
     }
 
+    #[inline]
     pub(crate) fn as_str(&self) -> &str {
         // SAFETY: every form holds UTF-8: inline and static forms are built from `&str`,
         // heap forms from UTF-8 blocks cut at char boundaries (checked in `heap`).
         unsafe { std::str::from_utf8_unchecked(self.as_bytes()) }
     }
 
+    #[inline]
     pub(crate) fn as_bytes(&self) -> &[u8] {
         match self.form() {
             StrForm::Inline(bytes) => bytes,
@@ -159,6 +168,7 @@ impl StrWord {
     }
 
     /// The text of a static-form word, with its `'static` lifetime.
+    #[inline]
     pub(crate) fn static_text(&self) -> Option<&'static str> {
         match self.form() {
             // SAFETY: the static form is built only from a `&'static str`.
@@ -168,22 +178,27 @@ impl StrWord {
     }
 
     /// Both words, for "same buffer and same range" tests.
+    #[inline]
     pub(crate) fn bits(&self) -> (usize, usize) {
         (self.word0.as_ptr().addr(), self.word1.addr())
     }
 }
 
 impl Clone for StrWord {
+    #[inline]
     fn clone(&self) -> StrWord {
-        match self.form() {
-            StrForm::Heap { block, offset, len } => StrWord::heap(block.clone(), offset, len),
-            // SAFETY: inline and static forms hold no ownership: a bitwise copy is a copy.
-            _ => unsafe { std::ptr::read(self) },
+        if let StrForm::Heap { block, .. } = self.form() {
+            // The copy below needs a count of its own; take it and keep it.
+            std::mem::forget(block.clone());
         }
+        // SAFETY: inline and static forms hold no ownership, and for the heap form the
+        // count the copy owns was just taken: a bitwise copy is then a valid clone.
+        unsafe { std::ptr::read(self) }
     }
 }
 
 impl Drop for StrWord {
+    #[inline]
     fn drop(&mut self) {
         if self.tag() == TAG_HEAP {
             // SAFETY: the heap form owns one count of the block in word 0, given up here

@@ -1,0 +1,478 @@
+//! String interners handing out 4-byte [`Symbol`]s, for compilers, parsers and
+//! query engines.
+//!
+//! * [`Interner`]: single-threaded (`&mut self` to insert, `&self` to read).
+//! * [`SyncInterner`]: shared across threads; reads take no lock and write nothing.
+//! * [`Resolver`]: the read-only, wait-free form of a `SyncInterner` ([`SyncInterner::freeze`]).
+//!
+//! Strings are never freed one at a time; symbols are numbered `0..len` in insertion
+//! order. The single-threaded interner costs about 9–12 bytes per distinct string
+//! beyond its characters (a 4-byte end offset plus a packed 4-byte hash-table slot
+//! at 47–95 % load; see [`Interner`]).
+//!
+//! ```
+//! use dynatom::interner::Interner;
+//! let mut names = Interner::new();
+//! let x = names.intern("x");
+//! assert_eq!(names.intern("x"), x);
+//! assert_eq!(names.resolve(x), "x");
+//! assert_eq!(names.get("y"), None);
+//! ```
+
+mod chunks;
+mod column;
+mod error;
+mod report;
+mod resolver;
+#[cfg(feature = "serde")]
+mod serde_impl;
+mod shard_table;
+mod symbol;
+mod sync;
+mod sync_arena;
+mod table;
+
+pub use error::{InternerError, Limits};
+pub use report::InternerMemoryReport;
+pub use resolver::Resolver;
+pub use symbol::Symbol;
+pub use sync::SyncInterner;
+
+use chunks::TextStore;
+use report::Stats;
+use table::{hash28, SymTable};
+
+/// Seed used by the `deterministic` constructors.
+pub(crate) const FIXED_SEED: u64 = 0x5EED_D1A7_0A70_u64;
+
+/// A fresh random seed (from the standard library's per-process random keys).
+pub(crate) fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(0x1234_5678);
+    h.finish()
+}
+
+#[inline]
+pub(crate) fn hash_str(seed: u64, s: &str) -> u64 {
+    rapidhash::rapidhash_seeded(s.as_bytes(), seed)
+}
+
+/// A single-threaded string interner with 4-byte [`Symbol`]s.
+///
+/// Layout: characters packed into chunks of at most 64 KiB that are never
+/// reallocated (strings over 16 KiB get their own block), one `u32` end offset per
+/// symbol, and a cuckoo hash table of packed `u32` slots (symbol + 28 hash bits,
+/// so growth never re-reads strings and mismatches are rejected without touching
+/// them). Reading (`get`, `resolve`, `iter`) works through `&self`, so a finished
+/// interner can be shared by reference across threads.
+///
+/// Limits: at most [`Symbol::MAX_COUNT`] symbols in principle, about 2.04 billion in
+/// practice (the table's size), and 4 GiB of text address space;
+/// [`try_intern`](Interner::try_intern) reports these and [`Limits`] as errors.
+///
+/// ```
+/// use dynatom::interner::Interner;
+/// let mut i = Interner::deterministic();
+/// let kw = i.intern_static("fn");
+/// let id = i.intern("main");
+/// assert_eq!(i.iter().collect::<Vec<_>>(), [(kw, "fn"), (id, "main")]);
+/// ```
+pub struct Interner {
+    seed: u64,
+    text: TextStore,
+    table: SymTable,
+    limits: Limits,
+    stats: Stats,
+}
+
+impl Default for Interner {
+    /// Same as [`Interner::new`].
+    ///
+    /// ```
+    /// assert!(dynatom::interner::Interner::default().is_empty());
+    /// ```
+    fn default() -> Interner {
+        Interner::new()
+    }
+}
+
+impl std::fmt::Debug for Interner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interner").field("len", &self.len()).finish()
+    }
+}
+
+impl Interner {
+    /// An empty interner with a random hash seed. Allocates nothing until used.
+    ///
+    /// ```
+    /// let i = dynatom::interner::Interner::new();
+    /// assert_eq!(i.len(), 0);
+    /// ```
+    pub fn new() -> Interner {
+        Interner::with_seed(random_seed())
+    }
+
+    /// An empty interner with a fixed hash seed: its memory layout and statistics
+    /// are reproducible run to run. (Symbol numbering and iteration order are
+    /// insertion order whatever the seed.) Not resistant to chosen-collision inputs.
+    ///
+    /// ```
+    /// use dynatom::interner::Interner;
+    /// let (mut a, mut b) = (Interner::deterministic(), Interner::deterministic());
+    /// assert_eq!(a.intern("q"), b.intern("q"));
+    /// ```
+    pub fn deterministic() -> Interner {
+        Interner::with_seed(FIXED_SEED)
+    }
+
+    /// An empty interner hashing with `seed`.
+    ///
+    /// ```
+    /// let i = dynatom::interner::Interner::with_seed(42);
+    /// assert!(i.is_empty());
+    /// ```
+    pub fn with_seed(seed: u64) -> Interner {
+        Interner {
+            seed,
+            text: TextStore::new(),
+            table: SymTable::new(),
+            limits: Limits::default(),
+            stats: Stats::default(),
+        }
+    }
+
+    /// An empty interner (random seed) with room for `n` strings without growing
+    /// its table or index.
+    ///
+    /// ```
+    /// let i = dynatom::interner::Interner::with_capacity(1000);
+    /// assert!(i.memory_report().table_bytes > 0);
+    /// ```
+    pub fn with_capacity(n: usize) -> Interner {
+        let mut i = Interner::new();
+        i.text.reserve(n);
+        if n > 0 {
+            i.table.reserve(n.min(SymTable::max_entries()));
+        }
+        i
+    }
+
+    /// Sets the limits that make [`try_intern`](Interner::try_intern) fail.
+    ///
+    /// ```
+    /// use dynatom::interner::{Interner, Limits};
+    /// let mut i = Interner::new().with_limits(Limits { max_bytes: 64, ..Limits::default() });
+    /// assert!(i.try_intern("needs a chunk").is_err());
+    /// ```
+    pub fn with_limits(mut self, limits: Limits) -> Interner {
+        self.limits = limits;
+        self
+    }
+
+    /// Number of distinct strings (the next symbol's index).
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::Interner::new();
+    /// i.intern("a"); i.intern("a");
+    /// assert_eq!(i.len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// `len() == 0`.
+    ///
+    /// ```
+    /// assert!(dynatom::interner::Interner::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[inline]
+    fn find(&self, h: u64, s: &str) -> Option<Symbol> {
+        let found = self.table.find(hash28(h), |i| self.text.get(i as usize) == s);
+        self.stats.lookup(found.index.is_some(), found.probes);
+        found.index.and_then(|i| Symbol::from_usize(i as usize))
+    }
+
+    /// The symbol of `s`, adding it if new.
+    ///
+    /// # Panics
+    /// On any [`InternerError`] (see [`try_intern`](Interner::try_intern)).
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::Interner::new();
+    /// let a = i.intern("a");
+    /// assert_eq!(i.intern("a"), a);
+    /// ```
+    pub fn intern(&mut self, s: &str) -> Symbol {
+        match self.try_intern(s) {
+            Ok(sym) => sym,
+            Err(e) => panic!("Interner::intern: {e}"),
+        }
+    }
+
+    /// The symbol of `s`, adding a copy of it if new; errors instead of exceeding
+    /// the symbol space, the text space or the configured [`Limits`].
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::Interner::new();
+    /// assert_eq!(i.try_intern("a").unwrap().to_usize(), 0);
+    /// ```
+    pub fn try_intern(&mut self, s: &str) -> Result<Symbol, InternerError> {
+        let h = hash_str(self.seed, s);
+        if let Some(sym) = self.find(h, s) {
+            return Ok(sym);
+        }
+        self.insert_new(h, s.len(), |text| text.push_owned(s))
+    }
+
+    /// Like [`intern`](Interner::intern) but keeps a reference to `s` instead of
+    /// copying it when it is new.
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::Interner::new();
+    /// let kw = i.intern_static("while");
+    /// assert_eq!(i.intern("while"), kw);
+    /// assert_eq!(i.memory_report().char_bytes, 0);
+    /// ```
+    pub fn intern_static(&mut self, s: &'static str) -> Symbol {
+        match self.try_intern_static(s) {
+            Ok(sym) => sym,
+            Err(e) => panic!("Interner::intern_static: {e}"),
+        }
+    }
+
+    /// Fallible [`intern_static`](Interner::intern_static).
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::Interner::new();
+    /// assert!(i.try_intern_static("let").is_ok());
+    /// ```
+    pub fn try_intern_static(&mut self, s: &'static str) -> Result<Symbol, InternerError> {
+        let h = hash_str(self.seed, s);
+        if let Some(sym) = self.find(h, s) {
+            return Ok(sym);
+        }
+        self.insert_new(h, 0, |text| {
+            text.push_static(s);
+            Ok(())
+        })
+    }
+
+    fn insert_new(
+        &mut self,
+        h: u64,
+        copy_len: usize,
+        push: impl FnOnce(&mut TextStore) -> Result<(), InternerError>,
+    ) -> Result<Symbol, InternerError> {
+        let index = self.len();
+        let max = self.limits.symbol_cap().min(SymTable::max_entries());
+        let sym = Symbol::from_usize(index).filter(|_| index < max).ok_or(InternerError::SymbolsExhausted { max })?;
+        let table_cost = self.table.reserve_cost(1).ok_or(InternerError::SymbolsExhausted { max })?;
+        if self.limits.max_bytes != usize::MAX {
+            let needed = self.memory_report().total_bytes() + table_cost + self.text.push_cost(copy_len, copy_len == 0);
+            self.limits.check_bytes(needed)?;
+        }
+        push(&mut self.text)?;
+        self.table.reserve(1);
+        self.table.insert(hash28(h), sym.index_u32());
+        self.stats.insert();
+        Ok(sym)
+    }
+
+    /// The symbol of `s` if it is present; never inserts.
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::Interner::new();
+    /// assert_eq!(i.get("a"), None);
+    /// let a = i.intern("a");
+    /// assert_eq!(i.get("a"), Some(a));
+    /// ```
+    pub fn get(&self, s: &str) -> Option<Symbol> {
+        self.find(hash_str(self.seed, s), s)
+    }
+
+    /// `get(s).is_some()`.
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::Interner::new();
+    /// i.intern("a");
+    /// assert!(i.contains("a") && !i.contains("b"));
+    /// ```
+    pub fn contains(&self, s: &str) -> bool {
+        self.get(s).is_some()
+    }
+
+    /// The text of `sym`.
+    ///
+    /// # Panics
+    /// If `sym` is not from this interner (its index is `>= len()`).
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::Interner::new();
+    /// let s = i.intern("text");
+    /// assert_eq!(i.resolve(s), "text");
+    /// ```
+    #[inline]
+    pub fn resolve(&self, sym: Symbol) -> &str {
+        self.text.get(sym.to_usize())
+    }
+
+    /// The text of `sym`, or `None` if its index is out of range.
+    ///
+    /// ```
+    /// use dynatom::interner::{Interner, Symbol};
+    /// let i = Interner::new();
+    /// assert_eq!(i.try_resolve(Symbol::from_usize(0).unwrap()), None);
+    /// ```
+    pub fn try_resolve(&self, sym: Symbol) -> Option<&str> {
+        (sym.to_usize() < self.len()).then(|| self.resolve(sym))
+    }
+
+    /// Interns the text of a core [`Str`](crate::Str). The characters are copied
+    /// into the interner's chunks when new (the handle's buffer is not adopted).
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::Interner::new();
+    /// let s = i.intern_str(&dynatom::Str::from("abc"));
+    /// assert_eq!(i.resolve(s), "abc");
+    /// ```
+    pub fn intern_str(&mut self, s: &crate::Str) -> Symbol {
+        self.intern(s.as_str())
+    }
+
+    /// The text of `sym` as a core [`Str`](crate::Str). This is a **copy**: up to
+    /// 15 bytes fit inside the handle (no allocation), longer text is allocated.
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::Interner::new();
+    /// let s = i.intern("abc");
+    /// assert_eq!(i.resolve_str(s).as_str(), "abc");
+    /// ```
+    pub fn resolve_str(&self, sym: Symbol) -> crate::Str {
+        crate::Str::from(self.resolve(sym))
+    }
+
+    /// `(symbol, text)` pairs in symbol (insertion) order.
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::Interner::new();
+    /// i.intern("a"); i.intern("b");
+    /// let texts: Vec<&str> = i.iter().map(|(_, t)| t).collect();
+    /// assert_eq!(texts, ["a", "b"]);
+    /// ```
+    pub fn iter(&self) -> Iter<'_> {
+        Iter { interner: self, next: 0 }
+    }
+
+    /// Sizes and lookup counters.
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::Interner::new();
+    /// i.intern("a");
+    /// assert_eq!(i.memory_report().inserts, 1);
+    /// ```
+    pub fn memory_report(&self) -> InternerMemoryReport {
+        let mut r = InternerMemoryReport {
+            strings: self.len(),
+            table_bytes: self.table.bytes(),
+            index_bytes: self.text.index_bytes(),
+            char_bytes: self.text.char_bytes(),
+            slack_bytes: self.text.slack_bytes(),
+            ..InternerMemoryReport::default()
+        };
+        self.stats.fill(&mut r);
+        r
+    }
+
+    /// Releases spare capacity: the index, the open chunk's unused tail, and
+    /// the hash table (rebuilt at the smallest size that holds every string).
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::Interner::with_capacity(10_000);
+    /// i.intern("a");
+    /// let before = i.memory_report().total_bytes();
+    /// i.shrink_to_fit();
+    /// assert!(i.memory_report().total_bytes() < before);
+    /// assert_eq!(i.get("a").map(|s| s.to_usize()), Some(0));
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.table.shrink_to_fit();
+    }
+}
+
+/// Iterator over an [`Interner`]'s `(Symbol, &str)` pairs, in symbol order.
+///
+/// ```
+/// let mut i = dynatom::interner::Interner::new();
+/// i.intern("z");
+/// let mut it: dynatom::interner::Iter<'_> = i.iter();
+/// assert_eq!(it.next().map(|(_, s)| s), Some("z"));
+/// ```
+pub struct Iter<'a> {
+    interner: &'a Interner,
+    next: usize,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = (Symbol, &'a str);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.interner.len() {
+            return None;
+        }
+        let sym = Symbol::from_usize(self.next)?;
+        self.next += 1;
+        Some((sym, self.interner.resolve(sym)))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.interner.len() - self.next;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
+
+impl<'a> IntoIterator for &'a Interner {
+    type Item = (Symbol, &'a str);
+    type IntoIter = Iter<'a>;
+
+    fn into_iter(self) -> Iter<'a> {
+        self.iter()
+    }
+}
+
+impl<'s> FromIterator<&'s str> for Interner {
+    /// Interns every string, in order.
+    ///
+    /// ```
+    /// let i: dynatom::interner::Interner = ["a", "b", "a"].into_iter().collect();
+    /// assert_eq!(i.len(), 2);
+    /// ```
+    fn from_iter<T: IntoIterator<Item = &'s str>>(iter: T) -> Interner {
+        let mut i = Interner::new();
+        i.extend(iter);
+        i
+    }
+}
+
+impl<'s> Extend<&'s str> for Interner {
+    /// Interns every string, in order.
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::Interner::new();
+    /// i.extend(["x", "y"]);
+    /// assert_eq!(i.len(), 2);
+    /// ```
+    fn extend<T: IntoIterator<Item = &'s str>>(&mut self, iter: T) {
+        for s in iter {
+            self.intern(s);
+        }
+    }
+}

@@ -1,0 +1,462 @@
+//! [`SyncInterner`]: an interner shared across threads.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+use super::column::Column;
+use super::shard_table::{hash32, ShardTable};
+use super::sync_arena::Arena;
+use super::{hash_str, random_seed, InternerError, InternerMemoryReport, Limits, Symbol};
+
+/// Keeps read-mostly and written data on separate cache lines.
+#[repr(align(128))]
+struct Padded<T>(T);
+
+struct Shard {
+    table: Padded<ShardTable>,
+    writer: Padded<Mutex<Writer>>,
+}
+
+#[derive(Default)]
+struct Counts {
+    lookups: u64,
+    hits: u64,
+    probes: u64,
+    max_probe: u64,
+    inserts: u64,
+}
+
+struct Writer {
+    arena: Arena,
+    len: usize,
+    counts: Counts,
+}
+
+/// A string interner that many threads can use at once through `&self`.
+///
+/// * Looking up a present string (`get`, or `intern` of a known string) and
+///   `resolve` take **no lock and write no shared memory**: a symbol column of
+///   never-moving segments, and per-shard open-addressing tables that are only
+///   ever appended to (growth publishes a new generation; old ones are kept until
+///   `&mut` access, so readers never see freed memory).
+/// * Inserting a new string locks one of several shards (chosen by hash), copies
+///   the characters into that shard's never-moving chunks, and takes the next
+///   symbol from a shared atomic counter, so symbols stay contiguous (`0..len`).
+/// * [`freeze`](SyncInterner::freeze) turns it into a wait-free [`Resolver`](super::Resolver).
+///
+/// Symbols are numbered in the order inserts complete their counter step, which
+/// depends on thread timing; a `deterministic` interner used from one thread
+/// numbers like [`Interner`](super::Interner).
+///
+/// ```
+/// use dynatom::interner::SyncInterner;
+/// let names = SyncInterner::new();
+/// let ids: Vec<_> = std::thread::scope(|s| {
+///     let hs: Vec<_> = (0..4).map(|_| s.spawn(|| names.intern("shared"))).collect();
+///     hs.into_iter().map(|h| h.join().unwrap()).collect()
+/// });
+/// assert!(ids.iter().all(|&id| id == ids[0]));
+/// assert_eq!(names.resolve(ids[0]), "shared");
+/// ```
+pub struct SyncInterner {
+    seed: u64,
+    shards: Box<[Shard]>,
+    column: Column,
+    next: AtomicUsize,
+    limits: Limits,
+    /// Bytes allocated, for `Limits::max_bytes` (approximate under races).
+    bytes: AtomicUsize,
+}
+
+fn default_shards() -> usize {
+    let cpus = std::thread::available_parallelism().map_or(4, |n| n.get());
+    (cpus * 4).next_power_of_two().clamp(4, 256)
+}
+
+fn make_shards(n: usize) -> Box<[Shard]> {
+    (0..n)
+        .map(|_| Shard {
+            table: Padded(ShardTable::new()),
+            writer: Padded(Mutex::new(Writer { arena: Arena::new(), len: 0, counts: Counts::default() })),
+        })
+        .collect()
+}
+
+impl Default for SyncInterner {
+    /// Same as [`SyncInterner::new`].
+    ///
+    /// ```
+    /// assert!(dynatom::interner::SyncInterner::default().is_empty());
+    /// ```
+    fn default() -> SyncInterner {
+        SyncInterner::new()
+    }
+}
+
+impl std::fmt::Debug for SyncInterner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SyncInterner").field("len", &self.len()).field("shards", &self.shards.len()).finish()
+    }
+}
+
+impl SyncInterner {
+    /// An empty interner with a random seed and a shard count from the CPU count.
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new();
+    /// assert_eq!(i.len(), 0);
+    /// ```
+    pub fn new() -> SyncInterner {
+        SyncInterner::with_seed(random_seed())
+    }
+
+    /// An empty interner with a fixed seed (reproducible layout; see
+    /// [`Interner::deterministic`](super::Interner::deterministic)).
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::deterministic();
+    /// assert_eq!(i.intern("a").to_usize(), 0);
+    /// ```
+    pub fn deterministic() -> SyncInterner {
+        SyncInterner::with_seed(super::FIXED_SEED)
+    }
+
+    /// An empty interner hashing with `seed`.
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::with_seed(9);
+    /// assert!(i.is_empty());
+    /// ```
+    pub fn with_seed(seed: u64) -> SyncInterner {
+        SyncInterner {
+            seed,
+            shards: make_shards(default_shards()),
+            column: Column::new(),
+            next: AtomicUsize::new(0),
+            limits: Limits::default(),
+            bytes: AtomicUsize::new(0),
+        }
+    }
+
+    /// Uses `n` insert shards (rounded up to a power of two, 1..=65536).
+    ///
+    /// # Panics
+    /// If the interner is not empty.
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new().with_shards(1);
+    /// i.intern("one lock");
+    /// ```
+    pub fn with_shards(mut self, n: usize) -> SyncInterner {
+        assert!(self.is_empty(), "SyncInterner::with_shards on a non-empty interner");
+        self.shards = make_shards(n.clamp(1, 1 << 16).next_power_of_two());
+        self
+    }
+
+    /// Sets the limits that make [`try_intern`](SyncInterner::try_intern) fail. The
+    /// byte limit is checked per insert against a shared running total, so racing
+    /// inserts may overshoot it by a chunk each.
+    ///
+    /// ```
+    /// use dynatom::interner::{Limits, SyncInterner};
+    /// let i = SyncInterner::new().with_limits(Limits { max_symbols: 1, ..Limits::default() });
+    /// i.intern("a");
+    /// assert!(i.try_intern("b").is_err());
+    /// ```
+    pub fn with_limits(mut self, limits: Limits) -> SyncInterner {
+        self.limits = limits;
+        self
+    }
+
+    /// Number of symbols handed out (including inserts still finishing on other
+    /// threads).
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new();
+    /// i.intern("a");
+    /// assert_eq!(i.len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.next.load(Ordering::Acquire)
+    }
+
+    /// `len() == 0`.
+    ///
+    /// ```
+    /// assert!(dynatom::interner::SyncInterner::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[inline]
+    fn shard(&self, h: u64) -> &Shard {
+        &self.shards[(h >> 48) as usize & (self.shards.len() - 1)]
+    }
+
+    /// Text of a published entry.
+    #[inline]
+    fn text(&self, index: usize) -> Option<&str> {
+        let (ptr, len) = self.column.get(index)?;
+        // SAFETY: a published entry points at `len` bytes that were copied from a
+        // `&str` into a chunk owned by one of `self`'s arenas (freed only when
+        // `self` drops, never written again), or at a `&'static str`'s bytes, or is
+        // dangling with `len == 0`. So the bytes are valid UTF-8 and outlive `&self`.
+        Some(unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)) })
+    }
+
+    #[inline]
+    fn lookup(&self, shard: &Shard, h: u64, s: &str) -> (Option<u32>, u32) {
+        shard.table.0.find(hash32(h), |i| self.text(i as usize) == Some(s))
+    }
+
+    /// The symbol of `s` if present; never inserts, takes no lock, writes nothing.
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new();
+    /// let a = i.intern("a");
+    /// assert_eq!((i.get("a"), i.get("b")), (Some(a), None));
+    /// ```
+    pub fn get(&self, s: &str) -> Option<Symbol> {
+        let h = hash_str(self.seed, s);
+        let (found, _) = self.lookup(self.shard(h), h, s);
+        found.and_then(|i| Symbol::from_usize(i as usize))
+    }
+
+    /// `get(s).is_some()`.
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new();
+    /// assert!(!i.contains("a"));
+    /// ```
+    pub fn contains(&self, s: &str) -> bool {
+        self.get(s).is_some()
+    }
+
+    /// The symbol of `s`, adding a copy if new.
+    ///
+    /// # Panics
+    /// On any [`InternerError`].
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new();
+    /// assert_eq!(i.intern("a"), i.intern("a"));
+    /// ```
+    pub fn intern(&self, s: &str) -> Symbol {
+        self.try_intern(s).unwrap_or_else(|e| panic!("SyncInterner::intern: {e}"))
+    }
+
+    /// Fallible [`intern`](SyncInterner::intern).
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new();
+    /// assert_eq!(i.try_intern("a").unwrap().to_usize(), 0);
+    /// ```
+    pub fn try_intern(&self, s: &str) -> Result<Symbol, InternerError> {
+        self.intern_impl(s, None)
+    }
+
+    /// Like [`intern`](SyncInterner::intern), keeping a reference to `s` instead of
+    /// copying it when new.
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new();
+    /// let kw = i.intern_static("match");
+    /// assert_eq!(i.resolve(kw).as_ptr(), "match".as_ptr());
+    /// ```
+    pub fn intern_static(&self, s: &'static str) -> Symbol {
+        self.try_intern_static(s).unwrap_or_else(|e| panic!("SyncInterner::intern_static: {e}"))
+    }
+
+    /// Fallible [`intern_static`](SyncInterner::intern_static).
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new();
+    /// assert!(i.try_intern_static("if").is_ok());
+    /// ```
+    pub fn try_intern_static(&self, s: &'static str) -> Result<Symbol, InternerError> {
+        self.intern_impl(s, Some(s))
+    }
+
+    fn intern_impl(&self, s: &str, stat: Option<&'static str>) -> Result<Symbol, InternerError> {
+        let h = hash_str(self.seed, s);
+        let shard = self.shard(h);
+        if let (Some(i), _) = self.lookup(shard, h, s) {
+            return Ok(Symbol::from_usize(i as usize).expect("stored indices are valid"));
+        }
+        let mut w = lock(&shard.writer.0);
+        let (found, probes) = self.lookup(shard, h, s);
+        w.counts.lookups += 1;
+        w.counts.probes += u64::from(probes);
+        w.counts.max_probe = w.counts.max_probe.max(u64::from(probes));
+        if let Some(i) = found {
+            w.counts.hits += 1;
+            return Ok(Symbol::from_usize(i as usize).expect("stored indices are valid"));
+        }
+        let max = self.limits.symbol_cap();
+        let cost = if stat.is_some() { 0 } else { w.arena.cost(s.len()) }
+            + shard.table.0.grow_cost(w.len)
+            + self.column.cost_of(self.next.load(Ordering::Relaxed));
+        let total = self.bytes.fetch_add(cost, Ordering::Relaxed).saturating_add(cost);
+        if let Err(e) = self.limits.check_bytes(total) {
+            self.bytes.fetch_sub(cost, Ordering::Relaxed);
+            return Err(e);
+        }
+        let Ok(index) = self.next.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1))
+        else {
+            self.bytes.fetch_sub(cost, Ordering::Relaxed);
+            return Err(InternerError::SymbolsExhausted { max });
+        };
+        let sym = Symbol::from_usize(index).expect("index < symbol_cap <= MAX_COUNT");
+        let ptr = match stat {
+            Some(st) => st.as_ptr(),
+            None => w.arena.copy(s),
+        };
+        self.column.publish(index, ptr, s.len());
+        shard.table.0.insert(w.len, hash32(h), sym.index_u32());
+        w.len += 1;
+        w.counts.inserts += 1;
+        Ok(sym)
+    }
+
+    /// The text of `sym`. Takes no lock and writes nothing.
+    ///
+    /// # Panics
+    /// If `sym` is not from this interner.
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new();
+    /// let s = i.intern("txt");
+    /// assert_eq!(i.resolve(s), "txt");
+    /// ```
+    #[inline]
+    pub fn resolve(&self, sym: Symbol) -> &str {
+        self.try_resolve(sym).expect("SyncInterner::resolve: symbol not from this interner")
+    }
+
+    /// The text of `sym`, or `None` if no such symbol was handed out. If the symbol
+    /// was handed out but its insert is still finishing on another thread (only
+    /// possible when it reached this thread without synchronisation), waits for it.
+    ///
+    /// ```
+    /// use dynatom::interner::{Symbol, SyncInterner};
+    /// let i = SyncInterner::new();
+    /// assert_eq!(i.try_resolve(Symbol::from_usize(5).unwrap()), None);
+    /// ```
+    pub fn try_resolve(&self, sym: Symbol) -> Option<&str> {
+        let i = sym.to_usize();
+        loop {
+            if let Some(t) = self.text(i) {
+                return Some(t);
+            }
+            if i >= self.len() {
+                return None;
+            }
+            std::hint::spin_loop();
+        }
+    }
+
+    /// Interns the text of a core [`Str`](crate::Str) (a copy when new).
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new();
+    /// let s = i.intern_str(&dynatom::Str::from("abc"));
+    /// assert_eq!(i.resolve(s), "abc");
+    /// ```
+    pub fn intern_str(&self, s: &crate::Str) -> Symbol {
+        self.intern(s.as_str())
+    }
+
+    /// The text of `sym` as a core [`Str`](crate::Str) (a **copy**; inline, no
+    /// allocation, up to 15 bytes).
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new();
+    /// let s = i.intern("abc");
+    /// assert_eq!(i.resolve_str(s).as_str(), "abc");
+    /// ```
+    pub fn resolve_str(&self, sym: Symbol) -> crate::Str {
+        crate::Str::from(self.resolve(sym))
+    }
+
+    /// `(symbol, text)` pairs in symbol order, up to the `len()` seen at the call.
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new();
+    /// i.intern("a"); i.intern("b");
+    /// assert_eq!(i.iter().map(|(_, t)| t).collect::<Vec<_>>(), ["a", "b"]);
+    /// ```
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (Symbol, &str)> + '_ {
+        (0..self.len()).map(move |i| {
+            let sym = Symbol::from_usize(i).expect("i < len <= MAX_COUNT");
+            (sym, self.resolve(sym))
+        })
+    }
+
+    /// Sizes and counters. Briefly locks each shard to read its counters; lookups
+    /// that found their string without a lock are not counted.
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new();
+    /// i.intern("abc");
+    /// assert_eq!(i.memory_report().char_bytes, 3);
+    /// ```
+    pub fn memory_report(&self) -> InternerMemoryReport {
+        let mut r = InternerMemoryReport {
+            strings: self.len(),
+            index_bytes: self.column.bytes() + std::mem::size_of_val(&*self.shards),
+            ..InternerMemoryReport::default()
+        };
+        let mut probes = 0;
+        for shard in self.shards.iter() {
+            r.table_bytes += shard.table.0.bytes();
+            let w = lock(&shard.writer.0);
+            r.char_bytes += w.arena.chars();
+            r.slack_bytes += w.arena.capacity() - w.arena.chars();
+            r.index_bytes += w.arena.directory_bytes();
+            r.lookups += w.counts.lookups;
+            r.hits += w.counts.hits;
+            r.inserts += w.counts.inserts;
+            probes += w.counts.probes;
+            r.max_probe = r.max_probe.max(w.counts.max_probe);
+        }
+        r.misses = r.lookups - r.hits;
+        r.mean_probe = if r.lookups == 0 { 0.0 } else { probes as f64 / r.lookups as f64 };
+        r
+    }
+
+    /// Frees superseded hash-table generations (kept while readers might use them).
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::SyncInterner::new();
+    /// for n in 0..1000 { i.intern(&n.to_string()); }
+    /// let before = i.memory_report().table_bytes;
+    /// i.shrink_to_fit();
+    /// assert!(i.memory_report().table_bytes < before);
+    /// ```
+    pub fn shrink_to_fit(&mut self) {
+        for shard in self.shards.iter_mut() {
+            shard.table.0.drop_old();
+        }
+    }
+
+    /// Ends inserting: returns a read-only, `Send + Sync`, wait-free [`Resolver`](super::Resolver)
+    /// with the same symbols (frees superseded table generations).
+    ///
+    /// ```
+    /// let i = dynatom::interner::SyncInterner::new();
+    /// let a = i.intern("a");
+    /// let r = i.freeze();
+    /// assert_eq!((r.resolve(a), r.get("a")), ("a", Some(a)));
+    /// ```
+    pub fn freeze(mut self) -> super::Resolver {
+        self.shrink_to_fit();
+        super::Resolver::new(self)
+    }
+}
+
+fn lock(m: &Mutex<Writer>) -> MutexGuard<'_, Writer> {
+    // A panic while holding the lock leaves the shard consistent (entries are
+    // published last), so poisoning is ignored.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
