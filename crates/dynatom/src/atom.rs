@@ -161,7 +161,7 @@ impl Atom {
     }
 
     /// The atom's cached hash: the hash its table filed it under (for inline atoms, a
-    /// mix of the word under the global seed). Reads no bytes.
+    /// fixed mix of the word). Reads no bytes.
     ///
     /// ```
     /// let atom = dynatom::Atom::from("hashed once");
@@ -171,7 +171,9 @@ impl Atom {
     pub fn hash64(&self) -> u64 {
         match self.word.table_hash() {
             Some(hash) => hash,
-            None => crate::hash::hash_word(self.word.bits() as u64, AtomTable::global().shared().seed()),
+            // Inline atoms are values, in no table: a fixed mix of the word (which holds
+            // the whole text) is enough, and spares a trip to the global table's seed.
+            None => crate::hash::hash_word(self.word.bits() as u64, crate::hash::INLINE_ATOM_SEED),
         }
     }
 }

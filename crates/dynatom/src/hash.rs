@@ -14,6 +14,10 @@ pub(crate) fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
     }
 }
 
+/// The seed for inline atoms' hashes: they are values, not table entries, so every
+/// table and thread must agree on them.
+pub(crate) const INLINE_ATOM_SEED: u64 = 0x243F_6A88_85A3_08D3;
+
 /// Hashes an inline atom's word (its text is inside it) under `seed`, cheaply.
 #[inline]
 pub(crate) fn hash_word(word: u64, seed: u64) -> u64 {

@@ -55,11 +55,14 @@
 #![warn(missing_docs)]
 
 mod atom;
+mod builder;
 mod error;
 mod hash;
 pub mod interner;
 mod repr;
+pub mod small_map;
 mod str;
+mod str_access;
 mod str_traits;
 mod sync;
 mod table;
@@ -68,9 +71,12 @@ mod table;
 mod serde_impls;
 
 pub use crate::atom::Atom;
+pub use crate::builder::{BuildError, PartialWrite, Piece, Pieces, StrBuilder};
 pub use crate::error::StrError;
 pub use crate::interner::{Interner, InternerError, Resolver, Symbol, SyncInterner};
+pub use crate::small_map::{AtomMap, Hint, HintKey, SmallMap, SmallMapStats};
 pub use crate::str::Str;
+pub use crate::str_access::{Separator, SubStrs};
 pub use crate::table::{AtomTable, MemoryReport};
 
 /// The README's examples, compiled and run as doctests so they cannot rot.

@@ -1,5 +1,9 @@
 //! loom model of the atom table's insert / lookup / drop, including the resurrection
 //! race. Run with `RUSTFLAGS="--cfg loom" cargo test --release --test loom`.
+//!
+//! Each model runs twice with the two sides swapped between the spawned thread and the
+//! main thread: loom's search only remembers the last access to each atomic, so one
+//! arrangement can hide interleavings the other finds.
 #![cfg(loom)]
 
 use dynatom::{Atom, AtomTable, Str};
@@ -7,7 +11,28 @@ use loom::thread;
 
 const TEXT: &str = "a text long enough to be filed in the table";
 
-/// Two threads intern and drop the same text while a third handle may be dying: no
+/// Runs `left` and `right` concurrently, once with each on the spawned thread.
+fn both_ways<L, R>(left: L, right: R)
+where
+    L: Fn() + Send + Sync + Clone + 'static,
+    R: Fn() + Send + Sync + Clone + 'static,
+{
+    let (l, r) = (left.clone(), right.clone());
+    loom::model(move || {
+        let r = r.clone();
+        let spawned = thread::spawn(move || r());
+        l();
+        spawned.join().unwrap();
+    });
+    loom::model(move || {
+        let l = left.clone();
+        let spawned = thread::spawn(move || l());
+        right();
+        spawned.join().unwrap();
+    });
+}
+
+/// Two threads intern and drop the same text while the other's handle may be dying: no
 /// double free, no leak (loom checks its allocations), one atom per text.
 #[test]
 fn intern_and_drop_race() {
@@ -29,53 +54,86 @@ fn intern_and_drop_race() {
         drop(again);
         assert_eq!(table.len(), 0);
     });
+    loom::model(|| {
+        let table = AtomTable::with_seed(1);
+        let first = table.intern(TEXT);
+        let other_table = table.clone();
+        let dropper = thread::spawn(move || {
+            drop(first);
+            let again = other_table.lookup(TEXT);
+            if let Some(atom) = &again {
+                assert_eq!(atom.as_str(), TEXT);
+            }
+        });
+        let atom = table.intern(TEXT);
+        assert_eq!(atom.as_str(), TEXT);
+        drop(atom);
+        dropper.join().unwrap();
+        assert_eq!(table.len(), 0);
+    });
 }
 
 /// A lookup racing with the last drop must never revive the dying atom.
 #[test]
 fn lookup_does_not_resurrect() {
-    loom::model(|| {
-        let table = AtomTable::with_seed(2);
-        let atom = table.intern(TEXT);
-        let reader_table = table.clone();
-        let reader = thread::spawn(move || reader_table.lookup(TEXT).map(|a| a.to_str()));
-        drop(atom);
-        let found = reader.join().unwrap();
-        if let Some(s) = &found {
-            assert_eq!(s.as_str(), TEXT);
-            assert_eq!(table.len(), 1);
-        }
-        drop(found);
-        assert_eq!(table.len(), 0);
-    });
+    for reader_spawned in [true, false] {
+        loom::model(move || {
+            let table = AtomTable::with_seed(2);
+            let atom = table.intern(TEXT);
+            let other = table.clone();
+            let read = move |t: &AtomTable| t.lookup(TEXT).map(|a| a.to_str());
+            let found = if reader_spawned {
+                let reader = thread::spawn(move || read(&other));
+                drop(atom);
+                reader.join().unwrap()
+            } else {
+                let dropper = thread::spawn(move || drop(atom));
+                let found = read(&other);
+                dropper.join().unwrap();
+                found
+            };
+            if let Some(s) = &found {
+                assert_eq!(s.as_str(), TEXT);
+                assert_eq!(table.len(), 1);
+            }
+            drop(found);
+            assert_eq!(table.len(), 0);
+        });
+    }
 }
 
 /// The global table adopting a `Str`'s buffer while another thread interns the text.
 #[test]
 fn adoption_races_with_interning() {
-    loom::model(|| {
-        let s = Str::from(TEXT);
-        let interner = thread::spawn(|| {
+    both_ways(
+        || {
+            let s = Str::from(TEXT);
+            let adopted = s.intern();
+            assert_eq!(adopted.as_str(), TEXT);
+        },
+        || {
             let atom = Atom::from(TEXT);
             assert_eq!(atom.as_str(), TEXT);
-        });
-        let adopted = s.intern();
-        assert_eq!(adopted.as_str(), TEXT);
-        interner.join().unwrap();
-        drop(adopted);
-        drop(s);
-        assert!(Atom::lookup(TEXT).is_none());
-    });
+        },
+    );
 }
 
 /// A local table handle dropped while another thread still holds one of its atoms.
 #[test]
 fn table_outlived_by_its_atoms() {
-    loom::model(|| {
-        let table = AtomTable::with_seed(3);
-        let atom = table.intern(TEXT);
-        let holder = thread::spawn(move || drop(atom));
-        drop(table);
-        holder.join().unwrap();
-    });
+    for holder_spawned in [true, false] {
+        loom::model(move || {
+            let table = AtomTable::with_seed(3);
+            let atom = table.intern(TEXT);
+            if holder_spawned {
+                let holder = thread::spawn(move || drop(atom));
+                drop(table);
+                holder.join().unwrap();
+            } else {
+                let owner = thread::spawn(move || drop(table));
+                drop(atom);
+                owner.join().unwrap();
+            }
+        });
+    }
 }

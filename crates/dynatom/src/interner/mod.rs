@@ -24,6 +24,7 @@ mod column;
 mod error;
 mod report;
 mod resolver;
+mod segments;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod shard_table;

@@ -1,7 +1,7 @@
 //! [`InternerMemoryReport`]: where an interner's bytes go, and how lookups went.
 
+use crate::sync::{AtomicU64, Ordering};
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Memory and lookup statistics of an interner (same shape as the atom table's
 /// report: sizes, then counters, then probe lengths).
@@ -127,7 +127,8 @@ impl From<InternerMemoryReport> for crate::MemoryReport {
 }
 
 /// Counters bumped with a plain load + store (no locked instruction): exact when
-/// used from one thread, possibly lossy under concurrent `&Interner` reads.
+/// used from one thread, possibly lossy under concurrent `&Interner` reads. Every
+/// access is Relaxed: the counters are statistics and order no other memory.
 #[derive(Default)]
 pub(crate) struct Stats {
     lookups: AtomicU64,

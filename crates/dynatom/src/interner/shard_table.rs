@@ -8,23 +8,21 @@
 //! generations stay allocated (readers may still be probing them) until `&mut`
 //! access ([`ShardTable::drop_old`]) proves no reader is left.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use super::segments::Segments;
+use crate::sync::{AtomicU64, AtomicUsize, Ordering};
 
+#[cfg(not(loom))]
 const FIRST_BITS: u32 = 4;
-/// Generations 0.. have `2^(FIRST_BITS + g)` slots; 29 reach 2^32 slots.
-const GENERATIONS: usize = 29;
-
-type Slots = Box<[AtomicU64]>;
+/// Four slots under loom, so the fourth insert into a shard grows the table.
+#[cfg(loom)]
+const FIRST_BITS: u32 = 2;
+/// Generations 0.. have `2^(FIRST_BITS + g)` slots; the last has 2^32 slots.
+const GENERATIONS: usize = 33 - FIRST_BITS as usize;
 
 pub(crate) struct ShardTable {
-    gens: [OnceLock<Slots>; GENERATIONS],
+    gens: Segments<AtomicU64, FIRST_BITS, GENERATIONS>,
     /// Index of the newest generation (valid once `gens[cur]` is set).
     cur: AtomicUsize,
-}
-
-fn new_slots(n: usize) -> Slots {
-    (0..n).map(|_| AtomicU64::new(0)).collect()
 }
 
 /// The 32 hash bits a shard table keeps, from a full 64-bit hash (bits 16..48,
@@ -36,13 +34,15 @@ pub(crate) fn hash32(h: u64) -> u32 {
 
 impl ShardTable {
     pub(crate) fn new() -> ShardTable {
-        ShardTable { gens: std::array::from_fn(|_| OnceLock::new()), cur: AtomicUsize::new(0) }
+        ShardTable { gens: Segments::new(), cur: AtomicUsize::new(0) }
     }
 
     #[inline]
     fn current(&self) -> Option<&[AtomicU64]> {
+        // Acquire: pairs with `grow`'s Release store, so generation `g` is published
+        // and filled (`Segments::get` acquires the pointer itself as well).
         let g = self.cur.load(Ordering::Acquire);
-        self.gens[g].get().map(|b| &b[..])
+        self.gens.get(g)
     }
 
     /// Finds the symbol index with hash `h` for which `eq` holds; returns it and
@@ -93,44 +93,54 @@ impl ShardTable {
     }
 
     fn grow(&self) -> &[AtomicU64] {
-        let (g, n) = match self.current() {
-            None => (0, 1usize << FIRST_BITS),
-            Some(s) => (self.cur.load(Ordering::Relaxed) + 1, s.len() * 2),
-        };
-        let next = new_slots(n);
-        if let Some(old) = self.current() {
-            for slot in old {
-                let v = slot.load(Ordering::Relaxed);
-                if v != 0 {
-                    put(&next, (v >> 32) as u32, (v as u32) - 1);
+        let old = self.current();
+        // Relaxed: only the writer (holding the shard lock) stores `cur`.
+        let g = if old.is_some() { self.cur.load(Ordering::Relaxed) + 1 } else { 0 };
+        assert!(self.gens.get(g).is_none(), "generation set twice");
+        // The new generation is filled before `get_or_init` publishes it, and readers
+        // reach it only through `cur`, stored below.
+        let next = self.gens.get_or_init(
+            g,
+            || AtomicU64::new(0),
+            |next| {
+                for slot in old.into_iter().flatten() {
+                    // Relaxed: every slot was stored by an earlier holder of the
+                    // shard lock, which ordered those stores before this load.
+                    let v = slot.load(Ordering::Relaxed);
+                    if v != 0 {
+                        put(next, (v >> 32) as u32, (v as u32) - 1);
+                    }
                 }
-            }
-        }
-        assert!(self.gens[g].set(next).is_ok(), "generation set twice");
+            },
+        );
         // Release: readers that load `cur == g` see the filled generation.
         self.cur.store(g, Ordering::Release);
-        self.gens[g].get().expect("just set")
+        next
     }
 
     /// Frees every generation but the newest (no reader can be probing them).
     pub(crate) fn drop_old(&mut self) {
-        let cur = *self.cur.get_mut();
-        for g in &mut self.gens[..cur] {
-            g.take();
+        // Relaxed: `&mut self` is exclusive.
+        let cur = self.cur.load(Ordering::Relaxed);
+        for g in 0..cur {
+            self.gens.take(g);
         }
     }
 
     pub(crate) fn bytes(&self) -> usize {
-        self.gens.iter().filter_map(|g| g.get()).map(|s| s.len() * 8).sum()
+        self.gens.bytes()
     }
 }
 
 fn put(slots: &[AtomicU64], h: u32, index: u32) {
     let mask = slots.len() - 1;
     let mut i = h as usize & mask;
+    // Relaxed: only the shard's writer stores slots, and it holds the lock.
     while slots[i].load(Ordering::Relaxed) != 0 {
         i = (i + 1) & mask;
     }
     let v = (u64::from(h) << 32) | u64::from(index + 1);
+    // Release: a reader that acquires the slot sees the symbol's column entry,
+    // published before the insert.
     slots[i].store(v, Ordering::Release);
 }

@@ -1,12 +1,12 @@
 //! [`SyncInterner`]: an interner shared across threads.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
-
 use super::column::Column;
 use super::shard_table::{hash32, ShardTable};
 use super::sync_arena::Arena;
 use super::{hash_str, random_seed, InternerError, InternerMemoryReport, Limits, Symbol};
+// `lock` ignores poisoning: a panic while holding a shard lock leaves the shard
+// consistent (entries are published last).
+use crate::sync::{lock, spin_loop, AtomicUsize, Mutex, Ordering};
 
 /// Keeps read-mostly and written data on separate cache lines.
 #[repr(align(128))]
@@ -68,9 +68,16 @@ pub struct SyncInterner {
     bytes: AtomicUsize,
 }
 
+#[cfg(not(loom))]
 fn default_shards() -> usize {
     let cpus = std::thread::available_parallelism().map_or(4, |n| n.get());
     (cpus * 4).next_power_of_two().clamp(4, 256)
+}
+
+/// Two shards under loom: enough for inserts under different locks to race.
+#[cfg(loom)]
+fn default_shards() -> usize {
+    2
 }
 
 fn make_shards(n: usize) -> Box<[Shard]> {
@@ -177,6 +184,8 @@ impl SyncInterner {
     /// assert_eq!(i.len(), 1);
     /// ```
     pub fn len(&self) -> usize {
+        // Acquire: pairs with the counter step in `intern_impl`. (Entries below the
+        // value may still be unpublished; `try_resolve` waits for those.)
         self.next.load(Ordering::Acquire)
     }
 
@@ -294,6 +303,8 @@ impl SyncInterner {
             return Ok(Symbol::from_usize(i as usize).expect("stored indices are valid"));
         }
         let max = self.limits.symbol_cap();
+        // Relaxed (here and on `bytes`): an estimate for the byte limit, which orders
+        // nothing; racing inserts may overshoot it, as documented on `with_limits`.
         let cost = if stat.is_some() { 0 } else { w.arena.cost(s.len()) }
             + shard.table.0.grow_cost(w.len)
             + self.column.cost_of(self.next.load(Ordering::Relaxed));
@@ -302,6 +313,9 @@ impl SyncInterner {
             self.bytes.fetch_sub(cost, Ordering::Relaxed);
             return Err(e);
         }
+        // AcqRel/Acquire: the counter only hands out indices (the entry itself is
+        // published by the column's Release store); the release/acquire pair orders
+        // `len()` readers after the steps they count.
         let Ok(index) = self.next.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1))
         else {
             self.bytes.fetch_sub(cost, Ordering::Relaxed);
@@ -352,7 +366,8 @@ impl SyncInterner {
             if i >= self.len() {
                 return None;
             }
-            std::hint::spin_loop();
+            // Under loom this yields, so models of a racing insert stay finite.
+            spin_loop();
         }
     }
 
@@ -453,10 +468,4 @@ impl SyncInterner {
         self.shrink_to_fit();
         super::Resolver::new(self)
     }
-}
-
-fn lock(m: &Mutex<Writer>) -> MutexGuard<'_, Writer> {
-    // A panic while holding the lock leaves the shard consistent (entries are
-    // published last), so poisoning is ignored.
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

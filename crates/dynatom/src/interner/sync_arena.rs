@@ -2,30 +2,51 @@
 //! never moved or grown, written only under the shard's lock, read through raw
 //! pointers by any thread once published.
 
+use std::alloc::Layout;
 use std::ptr::NonNull;
 
+use crate::sync::raw_alloc;
+
+#[cfg(not(loom))]
 const FIRST_CHUNK: usize = 4096;
+#[cfg(not(loom))]
 const MAX_CHUNK: usize = 64 * 1024;
+/// Tiny chunks under loom, so models open new chunks and huge blocks with short
+/// strings.
+#[cfg(loom)]
+const FIRST_CHUNK: usize = 8;
+#[cfg(loom)]
+const MAX_CHUNK: usize = 32;
 /// Strings longer than this get a block of their own.
 const HUGE: usize = MAX_CHUNK / 4;
 
-/// An owned `Box<[u8]>`, held as a raw pointer so that writing new bytes never
-/// asserts unique access over bytes other threads are reading.
+/// An owned byte allocation of `cap > 0` bytes (from [`raw_alloc`], so loom tracks
+/// it), held as a raw pointer so that writing new bytes never asserts unique access
+/// over bytes other threads are reading.
 struct RawChunk {
     ptr: NonNull<u8>,
     cap: usize,
 }
 
-// SAFETY: a RawChunk owns its allocation exactly like the `Box<[u8]>` it came from
-// (freed only in Drop); bytes are written only through `&mut Arena` (under the
-// shard lock), so moving the owner to another thread is sound.
+// SAFETY: a RawChunk owns its allocation like a `Box<[u8]>` (freed only in Drop);
+// bytes are written only through `&mut Arena` (under the shard lock), so moving the
+// owner to another thread is sound.
 unsafe impl Send for RawChunk {}
 
 impl RawChunk {
+    fn layout(cap: usize) -> Layout {
+        Layout::array::<u8>(cap).expect("chunk size overflows the address space")
+    }
+
     fn new(cap: usize) -> RawChunk {
-        let boxed: Box<[u8]> = vec![0u8; cap].into_boxed_slice();
-        let raw: *mut [u8] = Box::into_raw(boxed);
-        RawChunk { ptr: NonNull::new(raw.cast::<u8>()).expect("Box pointers are non-null"), cap }
+        assert!(cap > 0, "empty arena chunk");
+        let layout = RawChunk::layout(cap);
+        // SAFETY: `layout` has non-zero size (`cap > 0`).
+        let raw = unsafe { raw_alloc::alloc(layout) };
+        match NonNull::new(raw) {
+            Some(ptr) => RawChunk { ptr, cap },
+            None => std::alloc::handle_alloc_error(layout),
+        }
     }
 }
 
@@ -45,10 +66,9 @@ fn write(chunk: &RawChunk, at: usize, s: &str) -> *const u8 {
 
 impl Drop for RawChunk {
     fn drop(&mut self) {
-        let raw = std::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.cap);
-        // SAFETY: `raw` is exactly the pointer and length `Box::into_raw` returned
-        // in `new`, and it is freed only here, once.
-        drop(unsafe { Box::from_raw(raw) });
+        // SAFETY: `ptr` came from `raw_alloc::alloc` with exactly this layout in
+        // `new`, and it is freed only here, once.
+        unsafe { raw_alloc::dealloc(self.ptr.as_ptr(), RawChunk::layout(self.cap)) };
     }
 }
 

@@ -48,10 +48,6 @@ impl TableShared {
         TableShared { seed, shards, is_global }
     }
 
-    pub(crate) fn seed(&self) -> u64 {
-        self.seed
-    }
-
     pub(crate) fn is_global(&self) -> bool {
         self.is_global
     }

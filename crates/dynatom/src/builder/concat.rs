@@ -1,0 +1,113 @@
+//! [`Str::concat`] and [`Str::join`]: measure, then one allocation of the exact size.
+
+use super::error::or_panic;
+use super::exact::ExactSink;
+use crate::error::StrError;
+use crate::repr::heap::Fallibility;
+use crate::str::Str;
+
+/// Sums lengths, reporting overflow the way an over-long string is reported.
+fn total_len(mut lens: impl Iterator<Item = usize>) -> Result<usize, StrError> {
+    lens.try_fold(0usize, |total, len| total.checked_add(len)).ok_or(StrError::TooLong { len: usize::MAX })
+}
+
+impl Str {
+    /// All `pieces` back to back, in one allocation of exactly the total size (none for
+    /// a total of at most 15 bytes).
+    ///
+    /// # Panics
+    /// If the total exceeds [`Str::MAX_LEN`] bytes.
+    ///
+    /// ```
+    /// use dynatom::Str;
+    ///
+    /// let s = Str::concat(&["GET ", "/index.html", " HTTP/1.1"]);
+    /// assert_eq!(s, "GET /index.html HTTP/1.1");
+    /// ```
+    pub fn concat<T: AsRef<str>>(pieces: &[T]) -> Str {
+        or_panic(Str::concat_fallibility(pieces, Fallibility::Infallible))
+    }
+
+    /// Like [`Str::concat`], but reports an over-long result or an allocation failure.
+    ///
+    /// ```
+    /// use dynatom::Str;
+    ///
+    /// let parts = vec![String::from("a"), String::from("b")];
+    /// assert_eq!(Str::try_concat(&parts).unwrap(), "ab");
+    /// ```
+    pub fn try_concat<T: AsRef<str>>(pieces: &[T]) -> Result<Str, StrError> {
+        Str::concat_fallibility(pieces, Fallibility::Fallible)
+    }
+
+    fn concat_fallibility<T: AsRef<str>>(pieces: &[T], fallibility: Fallibility) -> Result<Str, StrError> {
+        let total = total_len(pieces.iter().map(|piece| piece.as_ref().len()))?;
+        let mut sink = ExactSink::new(total, fallibility)?;
+        pieces.iter().for_each(|piece| sink.push_str(piece.as_ref()));
+        Ok(sink.finish())
+    }
+
+    /// The `items` with `separator` between each two, in one allocation of exactly the
+    /// total size. The iterator is walked twice (once to measure, once to copy), hence
+    /// the `Clone` bound; slices, `Vec`s and most adapters over them qualify.
+    ///
+    /// # Panics
+    /// If the total exceeds [`Str::MAX_LEN`] bytes.
+    ///
+    /// ```
+    /// use dynatom::Str;
+    ///
+    /// let path = Str::join("/", ["usr", "lib", "ruby"]);
+    /// assert_eq!(path, "usr/lib/ruby");
+    /// let numbers: Vec<String> = (1..=3).map(|n| n.to_string()).collect();
+    /// assert_eq!(Str::join(", ", &numbers), "1, 2, 3");
+    /// ```
+    pub fn join<I>(separator: &str, items: I) -> Str
+    where
+        I: IntoIterator,
+        I::IntoIter: Clone,
+        I::Item: AsRef<str>,
+    {
+        or_panic(Str::join_fallibility(separator, items.into_iter(), Fallibility::Infallible))
+    }
+
+    /// Like [`Str::join`], but reports an over-long result or an allocation failure.
+    ///
+    /// ```
+    /// use dynatom::Str;
+    ///
+    /// assert_eq!(Str::try_join("-", ["a", "b", "c"]).unwrap(), "a-b-c");
+    /// assert_eq!(Str::try_join("-", Vec::<&str>::new()).unwrap(), "");
+    /// ```
+    pub fn try_join<I>(separator: &str, items: I) -> Result<Str, StrError>
+    where
+        I: IntoIterator,
+        I::IntoIter: Clone,
+        I::Item: AsRef<str>,
+    {
+        Str::join_fallibility(separator, items.into_iter(), Fallibility::Fallible)
+    }
+
+    fn join_fallibility<I>(separator: &str, items: I, fallibility: Fallibility) -> Result<Str, StrError>
+    where
+        I: Iterator + Clone,
+        I::Item: AsRef<str>,
+    {
+        let mut count = 0usize;
+        let text_len = total_len(items.clone().map(|item| {
+            count += 1;
+            item.as_ref().len()
+        }))?;
+        let separators_len = separator.len().checked_mul(count.saturating_sub(1));
+        let total =
+            separators_len.and_then(|len| len.checked_add(text_len)).ok_or(StrError::TooLong { len: usize::MAX })?;
+        let mut sink = ExactSink::new(total, fallibility)?;
+        for (index, item) in items.enumerate() {
+            if index > 0 {
+                sink.push_str(separator);
+            }
+            sink.push_str(item.as_ref());
+        }
+        Ok(sink.finish())
+    }
+}

@@ -1,0 +1,223 @@
+//! The growable block behind `StrBuilder`: a heap block under construction.
+//!
+//! # Memory layout
+//!
+//! ```text
+//!  base                      bytes
+//!  +-------------------------+----------------------------+-------------------+
+//!  | header room (24 bytes,  | filled: initialised UTF-8  | spare: capacity - |
+//!  | uninitialised)          | (whole &strs, back to back)| filled, uninit    |
+//!  +-------------------------+----------------------------+-------------------+
+//!  <------------------------- block_layout(capacity) ------------------------->
+//! ```
+//!
+//! The allocation is already laid out as a [`Block`]: growing reallocates the whole thing
+//! (header room included), and finishing shrinks it to `block_layout(filled)` and writes
+//! the header in front, so the bytes are never copied into a second buffer. Only the
+//! filled part is ever exposed, and it only ever grows by whole `&str`s, which keeps the
+//! "a block's bytes are initialised UTF-8" invariant that [`Block::as_str`] relies on.
+
+use std::alloc::Layout;
+use std::ptr::{self, NonNull};
+
+use super::heap::{block_layout, Block, Fallibility, HEADER_SIZE, MAX_LEN};
+use crate::error::StrError;
+use crate::sync::raw_alloc;
+
+/// The first allocation holds this many bytes (a 64-byte block with its header), so
+/// short builders do not reallocate for every few bytes.
+const MIN_CAPACITY: usize = 64 - HEADER_SIZE;
+
+/// A block whose bytes are still being appended.
+pub(crate) struct GrowableBlock {
+    /// Start of the byte area, `HEADER_SIZE` bytes into the allocation; dangling (and
+    /// never offset) while `capacity` is zero, which means nothing is allocated.
+    bytes: NonNull<u8>,
+    capacity: usize,
+    filled: usize,
+}
+
+// SAFETY: the block is owned exclusively (no shared pointers exist until `into_block`),
+// like a `Vec<u8>`.
+unsafe impl Send for GrowableBlock {}
+// SAFETY: `&GrowableBlock` only gives read access to initialised bytes.
+unsafe impl Sync for GrowableBlock {}
+
+impl GrowableBlock {
+    /// An empty buffer; allocates nothing.
+    pub(crate) const fn new() -> GrowableBlock {
+        GrowableBlock { bytes: NonNull::dangling(), capacity: 0, filled: 0 }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.filled
+    }
+
+    pub(crate) fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// The bytes appended so far.
+    pub(crate) fn as_str(&self) -> &str {
+        // SAFETY: the first `filled` bytes were written by `push_str` from whole `&str`s
+        // (or `filled` is zero and `bytes` is a dangling, aligned pointer, which is valid
+        // for an empty slice); `truncate` only cuts at char boundaries.
+        unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(self.bytes.as_ptr(), self.filled)) }
+    }
+
+    /// Appends `text`, growing (amortised doubling) when it does not fit.
+    #[inline]
+    pub(crate) fn push_str(&mut self, text: &str, fallibility: Fallibility) -> Result<(), StrError> {
+        if self.capacity - self.filled < text.len() {
+            self.grow_for(text.len(), fallibility)?;
+        }
+        // SAFETY: `filled + text.len() <= capacity` (checked or just grown), so the
+        // destination lies inside our allocation's byte area (or both are empty and the
+        // dangling pointer is fine for a zero-length copy); `text` is a borrow of other
+        // memory, so the two cannot overlap.
+        unsafe { ptr::copy_nonoverlapping(text.as_ptr(), self.bytes.as_ptr().add(self.filled), text.len()) };
+        self.filled += text.len();
+        Ok(())
+    }
+
+    /// Appends one char; ASCII (what formatting pads with) skips the generic copy.
+    #[inline]
+    pub(crate) fn push_char(&mut self, c: char, fallibility: Fallibility) -> Result<(), StrError> {
+        if !c.is_ascii() {
+            return self.push_str(c.encode_utf8(&mut [0; 4]), fallibility);
+        }
+        if self.capacity == self.filled {
+            self.grow_for(1, fallibility)?;
+        }
+        // SAFETY: `filled < capacity` (checked or just grown), so the byte lies inside our
+        // allocation's byte area; an ASCII byte is a whole UTF-8 char on its own.
+        unsafe { self.bytes.as_ptr().add(self.filled).write(c as u8) };
+        self.filled += 1;
+        Ok(())
+    }
+
+    /// Makes room for at least `additional` more bytes.
+    pub(crate) fn reserve(&mut self, additional: usize, fallibility: Fallibility) -> Result<(), StrError> {
+        if self.capacity - self.filled < additional {
+            self.grow_for(additional, fallibility)?;
+        }
+        Ok(())
+    }
+
+    /// Forgets the bytes from `len` on. `len` must be a char boundary of the text (or
+    /// past its end, which does nothing), which keeps the filled part UTF-8.
+    ///
+    /// # Panics
+    /// If `len` is inside the text but not on a char boundary.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        if len < self.filled {
+            assert!(self.as_str().is_char_boundary(len), "truncate inside a character");
+            self.filled = len;
+        }
+    }
+
+    #[cold]
+    fn grow_for(&mut self, additional: usize, fallibility: Fallibility) -> Result<(), StrError> {
+        let needed = self.filled.checked_add(additional).ok_or(StrError::TooLong { len: usize::MAX })?;
+        if needed > MAX_LEN {
+            return Err(StrError::TooLong { len: needed });
+        }
+        // Doubling the whole allocation keeps appends amortised O(1), and keeps its size
+        // a power of two (64, 128, ...) when it starts at one, which suits malloc's size
+        // classes; the clamp keeps the length in a u32.
+        let doubled = (self.capacity + HEADER_SIZE).saturating_mul(2) - HEADER_SIZE;
+        let capacity = needed.max(doubled).clamp(MIN_CAPACITY, MAX_LEN);
+        self.resize(capacity, fallibility)
+    }
+
+    /// Reallocates the whole block (header room included) to hold `capacity` bytes.
+    fn resize(&mut self, capacity: usize, fallibility: Fallibility) -> Result<(), StrError> {
+        debug_assert!(capacity >= self.filled && capacity > 0);
+        let new_layout = block_layout(capacity)?;
+        let raw = if self.capacity == 0 {
+            // SAFETY: a block layout is never zero-sized (it includes the header).
+            unsafe { raw_alloc::alloc(new_layout) }
+        } else {
+            let old_layout = block_layout(self.capacity).expect("the current capacity was valid");
+            // SAFETY: `base()` was allocated with `old_layout` (every allocation and
+            // resize records its capacity), the new size is non-zero and was checked by
+            // `block_layout` not to overflow `isize` once aligned.
+            unsafe { realloc(self.base(), old_layout, new_layout.size()) }
+        };
+        let Some(raw) = NonNull::new(raw) else {
+            // A failed realloc leaves the old block untouched and still ours.
+            return match fallibility {
+                Fallibility::Fallible => Err(StrError::AllocFailed { size: new_layout.size() }),
+                Fallibility::Infallible => std::alloc::handle_alloc_error(new_layout),
+            };
+        };
+        // SAFETY: the allocation is at least HEADER_SIZE bytes long.
+        self.bytes = unsafe { raw.add(HEADER_SIZE) };
+        self.capacity = capacity;
+        Ok(())
+    }
+
+    /// Start of the allocation. Only meaningful while `capacity > 0`.
+    fn base(&self) -> *mut u8 {
+        debug_assert!(self.capacity > 0);
+        // SAFETY: while allocated, `bytes` is HEADER_SIZE bytes into the allocation.
+        unsafe { self.bytes.as_ptr().sub(HEADER_SIZE) }
+    }
+
+    /// Turns the buffer into a published block of exactly the filled length, in place:
+    /// the allocation shrinks to `block_layout(len)` (which `DeadBlock` frees it with)
+    /// and gets its header. Returns `None` when nothing was appended.
+    pub(crate) fn into_block(mut self, fallibility: Fallibility) -> Result<Option<Block>, StrError> {
+        if self.filled == 0 {
+            return Ok(None);
+        }
+        if self.capacity != self.filled {
+            self.resize(self.filled, fallibility)?;
+        }
+        let len = self.filled;
+        let base = self.base();
+        // Ownership of the allocation moves to the block.
+        self.capacity = 0;
+        self.filled = 0;
+        self.bytes = NonNull::dangling();
+        let base = NonNull::new(base).expect("an allocation is never null");
+        // SAFETY: `base` was allocated through `raw_alloc` and now has exactly
+        // `block_layout(len)` (resized above); its `len` bytes after the header room are
+        // the UTF-8 written by `push_str`; we gave up ownership just above.
+        Ok(Some(unsafe { Block::from_filled_allocation(base, len) }))
+    }
+}
+
+impl Drop for GrowableBlock {
+    fn drop(&mut self) {
+        if self.capacity > 0 {
+            let layout = block_layout(self.capacity).expect("the current capacity was valid");
+            // SAFETY: allocated by `resize` with this layout; the header room was never
+            // initialised, so there is nothing to drop in place before freeing.
+            unsafe { raw_alloc::dealloc(self.base(), layout) };
+        }
+    }
+}
+
+/// `std::alloc::realloc`, which glibc can do in place (a shrink always is).
+#[cfg(not(loom))]
+unsafe fn realloc(ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+    // SAFETY: forwarded from the caller, who upholds `GlobalAlloc::realloc`'s contract.
+    unsafe { std::alloc::realloc(ptr, layout, new_size) }
+}
+
+/// loom tracks allocations but has no `realloc`: move by hand so its leak check still
+/// sees every block.
+#[cfg(loom)]
+unsafe fn realloc(ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+    let new_layout = Layout::from_size_align(new_size, layout.align()).expect("checked by the caller");
+    // SAFETY: non-zero size (the caller's contract).
+    let new = unsafe { raw_alloc::alloc(new_layout) };
+    if !new.is_null() {
+        // SAFETY: both allocations are live, distinct, and at least this long.
+        unsafe { ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size)) };
+        // SAFETY: `ptr` was allocated with `layout` (the caller's contract).
+        unsafe { raw_alloc::dealloc(ptr, layout) };
+    }
+    new
+}

@@ -1,0 +1,361 @@
+//! [`AtomMap`]: a [`SmallMap`] whose keys are interned on insert.
+
+use std::fmt;
+use std::ops::Index;
+
+use super::entry::Entry;
+use super::iter::{IntoIter, Iter, IterMut, Keys, Values, ValuesMut};
+use super::map::SmallMap;
+use super::stats;
+use crate::atom::Atom;
+use crate::str::Str;
+
+/// A map keyed by text that interns each key on insert, so that the map itself only ever
+/// sees [`Atom`]s: one-word keys whose hints come from a cached hash.
+///
+/// * [`AtomMap::insert`] turns the key into a global [`Atom`] ([`Str::intern`]): a heap
+///   string spanning its buffer is adopted, not copied.
+/// * [`AtomMap::get`] asks the global atom table first ([`Atom::lookup`]): a text that no
+///   atom has cannot be a key of any map, so the answer is `None` without touching the
+///   map. When it does have an atom, the map search reads no text byte.
+/// * [`AtomMap::get_atom`] skips the table when the caller holds the atom already: the
+///   fastest lookup.
+///
+/// Keys of up to 7 bytes are atoms by value and never touch the table at all.
+///
+/// ```
+/// use dynatom::AtomMap;
+///
+/// let mut config = AtomMap::new();
+/// config.insert("listen_address", "0.0.0.0:8080");
+/// config.insert(String::from("worker_threads"), "8");
+///
+/// assert_eq!(config.get("worker_threads"), Some(&"8"));
+/// assert_eq!(config.get("a text that was never interned by anyone"), None);
+/// assert_eq!(config.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["listen_address", "worker_threads"]);
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct AtomMap<V> {
+    map: SmallMap<Atom, V>,
+}
+
+impl<V> AtomMap<V> {
+    /// An empty map. Allocates nothing.
+    ///
+    /// ```
+    /// let map: dynatom::AtomMap<u32> = dynatom::AtomMap::new();
+    /// assert!(map.is_empty());
+    /// ```
+    pub const fn new() -> AtomMap<V> {
+        AtomMap { map: SmallMap::new() }
+    }
+
+    /// An empty map with room for `capacity` entries.
+    ///
+    /// ```
+    /// let map: dynatom::AtomMap<u64> = dynatom::AtomMap::with_capacity(4);
+    /// assert_eq!(map.as_small_map().heap_bytes(), 4 * 16);
+    /// ```
+    pub fn with_capacity(capacity: usize) -> AtomMap<V> {
+        AtomMap { map: SmallMap::with_capacity(capacity) }
+    }
+
+    /// The number of entries.
+    ///
+    /// ```
+    /// let map: dynatom::AtomMap<u8> = [("a", 1), ("b", 2)].into_iter().collect();
+    /// assert_eq!(map.len(), 2);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether the map has no entries.
+    ///
+    /// ```
+    /// assert!(dynatom::AtomMap::<u8>::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Interns `key` and inserts `value` under it, returning the value it replaces.
+    ///
+    /// ```
+    /// use dynatom::{AtomMap, Str};
+    ///
+    /// let mut map = AtomMap::new();
+    /// let key = Str::from(format!("built at run time: {}", 7));
+    /// assert_eq!(map.insert(key.clone(), 1), None);
+    /// assert_eq!(map.keys().next().unwrap().as_ptr(), key.as_ptr()); // buffer adopted
+    /// assert_eq!(map.insert("built at run time: 7", 2), Some(1));
+    /// ```
+    pub fn insert(&mut self, key: impl Into<Str>, value: V) -> Option<V> {
+        self.map.insert(key.into().intern(), value)
+    }
+
+    /// Inserts `value` under an atom the caller already holds.
+    ///
+    /// ```
+    /// use dynatom::{Atom, AtomMap};
+    ///
+    /// let mut map = AtomMap::new();
+    /// map.insert_atom(Atom::from("an atom already"), 1);
+    /// assert_eq!(map.get("an atom already"), Some(&1));
+    /// ```
+    pub fn insert_atom(&mut self, key: Atom, value: V) -> Option<V> {
+        self.map.insert(key, value)
+    }
+
+    /// The entry for `key` (interned first), to insert or update with one search.
+    ///
+    /// ```
+    /// let mut counts = dynatom::AtomMap::new();
+    /// for word in ["to", "be", "or", "not", "to", "be"] {
+    ///     *counts.entry(word).or_insert(0) += 1;
+    /// }
+    /// assert_eq!(counts.get("be"), Some(&2));
+    /// ```
+    pub fn entry(&mut self, key: impl Into<Str>) -> Entry<'_, Atom, V> {
+        self.map.entry(key.into().intern())
+    }
+
+    /// The atom for `key` if the global table has one; counts the misses.
+    fn atom_of(key: &str) -> Option<Atom> {
+        let atom = Atom::lookup(key);
+        if atom.is_none() {
+            stats::unknown_text();
+        }
+        atom
+    }
+
+    /// The value for `key`: `None` at once, without touching the map, if no atom has
+    /// that text.
+    ///
+    /// ```
+    /// let map: dynatom::AtomMap<u8> = [("present key", 1)].into_iter().collect();
+    /// assert_eq!(map.get("present key"), Some(&1));
+    /// assert_eq!(map.get("absent key"), None);
+    /// ```
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.map.get(&Self::atom_of(key)?)
+    }
+
+    /// The value for `key`, mutable.
+    ///
+    /// ```
+    /// let mut map: dynatom::AtomMap<u8> = [("key", 1)].into_iter().collect();
+    /// *map.get_mut("key").unwrap() = 2;
+    /// assert_eq!(map.get("key"), Some(&2));
+    /// ```
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
+        self.map.get_mut(&Self::atom_of(key)?)
+    }
+
+    /// The value for an atom: no table lookup and no text byte read.
+    ///
+    /// ```
+    /// use dynatom::{Atom, AtomMap};
+    ///
+    /// let key = Atom::from("a key the caller keeps around");
+    /// let map: AtomMap<u8> = [(key.clone(), 1)].into_iter().collect();
+    /// assert_eq!(map.get_atom(&key), Some(&1));
+    /// ```
+    #[inline]
+    pub fn get_atom(&self, key: &Atom) -> Option<&V> {
+        self.map.get(key)
+    }
+
+    /// Whether `key` is present.
+    ///
+    /// ```
+    /// let map: dynatom::AtomMap<u8> = [("key", 1)].into_iter().collect();
+    /// assert!(map.contains_key("key"));
+    /// assert!(!map.contains_key("other"));
+    /// ```
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Removes `key`, returning its value; the other entries keep their order.
+    ///
+    /// ```
+    /// let mut map: dynatom::AtomMap<u8> = [("a", 1), ("b", 2)].into_iter().collect();
+    /// assert_eq!(map.remove("a"), Some(1));
+    /// assert_eq!(map.remove("a"), None);
+    /// ```
+    pub fn remove(&mut self, key: &str) -> Option<V> {
+        self.map.remove(&Self::atom_of(key)?)
+    }
+
+    /// Removes an atom key, returning its value.
+    ///
+    /// ```
+    /// use dynatom::{Atom, AtomMap};
+    ///
+    /// let mut map: AtomMap<u8> = [("a", 1)].into_iter().collect();
+    /// assert_eq!(map.remove_atom(&Atom::from("a")), Some(1));
+    /// ```
+    pub fn remove_atom(&mut self, key: &Atom) -> Option<V> {
+        self.map.remove(key)
+    }
+
+    /// Keeps only the entries for which `keep` returns `true`, in order.
+    ///
+    /// ```
+    /// let mut map: dynatom::AtomMap<u8> = [("a", 1), ("b", 2)].into_iter().collect();
+    /// map.retain(|_, v| *v > 1);
+    /// assert_eq!(map.len(), 1);
+    /// ```
+    pub fn retain(&mut self, keep: impl FnMut(&Atom, &mut V) -> bool) {
+        self.map.retain(keep);
+    }
+
+    /// Removes every entry and frees the storage.
+    ///
+    /// ```
+    /// let mut map: dynatom::AtomMap<u8> = [("a", 1)].into_iter().collect();
+    /// map.clear();
+    /// assert!(map.is_empty());
+    /// ```
+    pub fn clear(&mut self) {
+        self.map.clear();
+    }
+
+    /// The entries in insertion order.
+    ///
+    /// ```
+    /// let map: dynatom::AtomMap<u8> = [("a", 1)].into_iter().collect();
+    /// let (key, value) = map.iter().next().unwrap();
+    /// assert_eq!((key.as_str(), *value), ("a", 1));
+    /// ```
+    pub fn iter(&self) -> Iter<'_, Atom, V> {
+        self.map.iter()
+    }
+
+    /// The entries in insertion order, values mutable.
+    ///
+    /// ```
+    /// let mut map: dynatom::AtomMap<u8> = [("a", 1)].into_iter().collect();
+    /// map.iter_mut().for_each(|(_, v)| *v = 3);
+    /// assert_eq!(map.get("a"), Some(&3));
+    /// ```
+    pub fn iter_mut(&mut self) -> IterMut<'_, Atom, V> {
+        self.map.iter_mut()
+    }
+
+    /// The keys in insertion order.
+    ///
+    /// ```
+    /// let map: dynatom::AtomMap<u8> = [("b", 1), ("a", 2)].into_iter().collect();
+    /// assert_eq!(map.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["b", "a"]);
+    /// ```
+    pub fn keys(&self) -> Keys<'_, Atom, V> {
+        self.map.keys()
+    }
+
+    /// The values in insertion order.
+    ///
+    /// ```
+    /// let map: dynatom::AtomMap<u8> = [("b", 1), ("a", 2)].into_iter().collect();
+    /// assert_eq!(map.values().copied().collect::<Vec<_>>(), [1, 2]);
+    /// ```
+    pub fn values(&self) -> Values<'_, Atom, V> {
+        self.map.values()
+    }
+
+    /// The values in insertion order, mutable.
+    ///
+    /// ```
+    /// let mut map: dynatom::AtomMap<u8> = [("a", 1)].into_iter().collect();
+    /// map.values_mut().for_each(|v| *v += 1);
+    /// assert_eq!(map.get("a"), Some(&2));
+    /// ```
+    pub fn values_mut(&mut self) -> ValuesMut<'_, Atom, V> {
+        self.map.values_mut()
+    }
+
+    /// The underlying [`SmallMap`].
+    ///
+    /// ```
+    /// let map: dynatom::AtomMap<u8> = [("a", 1)].into_iter().collect();
+    /// assert!(map.as_small_map().is_small());
+    /// ```
+    pub fn as_small_map(&self) -> &SmallMap<Atom, V> {
+        &self.map
+    }
+
+    /// The underlying [`SmallMap`], by value.
+    ///
+    /// ```
+    /// use dynatom::Atom;
+    ///
+    /// let map: dynatom::AtomMap<u8> = [("a", 1)].into_iter().collect();
+    /// assert_eq!(map.into_small_map().get(&Atom::from("a")), Some(&1));
+    /// ```
+    pub fn into_small_map(self) -> SmallMap<Atom, V> {
+        self.map
+    }
+}
+
+impl<V> Default for AtomMap<V> {
+    fn default() -> Self {
+        AtomMap::new()
+    }
+}
+
+impl<V: fmt::Debug> fmt::Debug for AtomMap<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.map, f)
+    }
+}
+
+impl<V> From<SmallMap<Atom, V>> for AtomMap<V> {
+    fn from(map: SmallMap<Atom, V>) -> Self {
+        AtomMap { map }
+    }
+}
+
+impl<S: Into<Str>, V> FromIterator<(S, V)> for AtomMap<V> {
+    fn from_iter<I: IntoIterator<Item = (S, V)>>(entries: I) -> Self {
+        let mut map = AtomMap::new();
+        map.extend(entries);
+        map
+    }
+}
+
+impl<S: Into<Str>, V> Extend<(S, V)> for AtomMap<V> {
+    fn extend<I: IntoIterator<Item = (S, V)>>(&mut self, entries: I) {
+        for (key, value) in entries {
+            self.insert(key, value);
+        }
+    }
+}
+
+impl<V> IntoIterator for AtomMap<V> {
+    type Item = (Atom, V);
+    type IntoIter = IntoIter<Atom, V>;
+
+    fn into_iter(self) -> IntoIter<Atom, V> {
+        self.map.into_iter()
+    }
+}
+
+impl<'a, V> IntoIterator for &'a AtomMap<V> {
+    type Item = (&'a Atom, &'a V);
+    type IntoIter = Iter<'a, Atom, V>;
+
+    fn into_iter(self) -> Iter<'a, Atom, V> {
+        self.map.iter()
+    }
+}
+
+impl<V> Index<&str> for AtomMap<V> {
+    type Output = V;
+
+    /// # Panics
+    /// If the key is absent.
+    fn index(&self, key: &str) -> &V {
+        self.get(key).expect("key not in AtomMap")
+    }
+}

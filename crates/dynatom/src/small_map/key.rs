@@ -1,0 +1,122 @@
+//! [`HintKey`]: where a key's hint comes from.
+
+use std::borrow::Cow;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::atom::Atom;
+use crate::str::Str;
+use crate::table::AtomTable;
+
+/// A key type for [`SmallMap`](crate::SmallMap): equality plus a 64-bit hash that the
+/// map turns into one-byte [hints](crate::Hint) (small form) or table buckets (large form).
+///
+/// Contract: equal keys have equal `key_hash`es, and when `K: Borrow<Q>`, a key and its
+/// borrowed form hash alike (`k.key_hash() == k.borrow().key_hash()`). A broken contract
+/// makes lookups miss; it is never unsound. The hash should be well mixed, its top byte
+/// above all: that byte is the small form's hint, and hashbrown (the large form) takes its
+/// tags from the top bits and its buckets from the low ones. A poor top byte only costs
+/// speed (more key compares).
+///
+/// * [`Atom`]: its cached hash ([`Atom::hash64`]); no text byte is read, ever.
+/// * [`Str`]: [`Str::hash64`], cached in the header of a heap string.
+/// * `str`, `String`, `Box<str>`, `Rc<str>`, `Arc<str>`, `Cow<str>`: the same global-table
+///   hash of the text as `Str`, so a `SmallMap<Str, V>` or `SmallMap<String, V>` can be
+///   searched with a `&str`. (An `Atom` of up to 7 bytes hashes differently from that
+///   text, which is one reason `Atom` is not `Borrow<str>`.)
+/// * `&T` for any `T: HintKey`.
+///
+/// ```
+/// use dynatom::{HintKey, SmallMap};
+///
+/// // A key type of your own: a small integer id, hashed by a multiply.
+/// #[derive(PartialEq, Eq)]
+/// struct Id(u32);
+///
+/// impl HintKey for Id {
+///     fn key_hash(&self) -> u64 {
+///         u64::from(self.0).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+///     }
+/// }
+///
+/// let mut map = SmallMap::new();
+/// map.insert(Id(7), "seven");
+/// assert_eq!(map.get(&Id(7)), Some(&"seven"));
+/// ```
+pub trait HintKey: Eq {
+    /// The key's 64-bit hash.
+    ///
+    /// ```
+    /// use dynatom::{HintKey, Str};
+    ///
+    /// assert_eq!(Str::from("text").key_hash(), "text".key_hash());
+    /// ```
+    fn key_hash(&self) -> u64;
+}
+
+impl HintKey for Atom {
+    #[inline]
+    fn key_hash(&self) -> u64 {
+        self.hash64()
+    }
+}
+
+impl HintKey for Str {
+    #[inline]
+    fn key_hash(&self) -> u64 {
+        self.hash64()
+    }
+}
+
+impl HintKey for str {
+    /// The global table's hash of the text: what [`Str::hash64`] gives.
+    fn key_hash(&self) -> u64 {
+        AtomTable::global().shared().hash(self.as_bytes())
+    }
+}
+
+/// Owned and shared string types hash as their text does.
+macro_rules! hint_key_as_str {
+    ($($ty:ty),*) => {$(
+        impl HintKey for $ty {
+            #[inline]
+            fn key_hash(&self) -> u64 {
+                str::key_hash(self)
+            }
+        }
+    )*};
+}
+
+hint_key_as_str!(String, Box<str>, Rc<str>, Arc<str>, Cow<'_, str>);
+
+impl<T: HintKey + ?Sized> HintKey for &T {
+    #[inline]
+    fn key_hash(&self) -> u64 {
+        T::key_hash(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_types_hash_like_their_text() {
+        for text in ["", "short", "fifteen bytes!!", "a heap string, longer than fifteen bytes"] {
+            let expected = text.key_hash();
+            assert_eq!(Str::from(text).key_hash(), expected);
+            assert_eq!(String::from(text).key_hash(), expected);
+            assert_eq!(Box::<str>::from(text).key_hash(), expected);
+            assert_eq!(Rc::<str>::from(text).key_hash(), expected);
+            assert_eq!(Arc::<str>::from(text).key_hash(), expected);
+            assert_eq!(Cow::Borrowed(text).key_hash(), expected);
+            assert_eq!((&text).key_hash(), expected);
+        }
+    }
+
+    #[test]
+    fn long_atoms_hash_like_their_text() {
+        let atom = Atom::from("long enough to live in the table");
+        assert_eq!(atom.key_hash(), "long enough to live in the table".key_hash());
+    }
+}

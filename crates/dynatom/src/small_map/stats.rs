@@ -1,0 +1,193 @@
+//! Lookup counters for the small (hint) form, like Ruby's `artable_hint_*` debug
+//! counters. Compiled in with the `stats` feature; without it every bump is an empty
+//! inline function and the counters read zero.
+
+/// How the small-form lookups of the calling thread went (see
+/// [`SmallMapStats::current_thread`]).
+///
+/// * `lookups`: searches of a map in its small form (by `get`, `insert`, `remove`,
+///   `entry` and friends).
+/// * `hint_hits`: a hint matched and so did the key.
+/// * `false_matches`: a hint matched but the key did not (one wasted key compare).
+/// * `not_found`: searches that found no key (most touch no entry at all).
+/// * `unknown_texts`: [`AtomMap`](crate::AtomMap) lookups answered `None` by the atom
+///   table alone, because no atom has the text; they never reach a map.
+///
+/// The counters are per thread: plain increments, no atomics, and no interference
+/// between threads (or between tests running in parallel).
+///
+/// ```
+/// use dynatom::{Atom, SmallMap, SmallMapStats};
+///
+/// let before = SmallMapStats::current_thread();
+/// let map: SmallMap<Atom, u32> = [(Atom::from("one"), 1), (Atom::from("two"), 2)].into_iter().collect();
+/// assert_eq!(map.get(&Atom::from("one")), Some(&1));
+/// assert_eq!(map.get(&Atom::from("three")), None);
+/// let delta = SmallMapStats::current_thread().since(&before);
+/// if SmallMapStats::ENABLED {
+///     assert_eq!(delta.hint_hits, 1);
+///     assert_eq!(delta.not_found, 3); // two while collecting (new keys), one miss
+/// } else {
+///     assert_eq!(delta, SmallMapStats::default());
+/// }
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SmallMapStats {
+    /// Small-form searches.
+    pub lookups: u64,
+    /// Hint matched, key equal.
+    pub hint_hits: u64,
+    /// Hint matched, key different.
+    pub false_matches: u64,
+    /// Searches that found nothing.
+    pub not_found: u64,
+    /// `AtomMap` lookups of texts that no atom has.
+    pub unknown_texts: u64,
+}
+
+impl SmallMapStats {
+    /// Whether the counters are compiled in (the `stats` feature).
+    ///
+    /// ```
+    /// assert_eq!(dynatom::SmallMapStats::ENABLED, cfg!(feature = "stats"));
+    /// ```
+    pub const ENABLED: bool = cfg!(feature = "stats");
+
+    /// The calling thread's counts since it started (or since its last
+    /// [`SmallMapStats::reset_current_thread`]); all zero without the `stats` feature.
+    ///
+    /// ```
+    /// let stats = dynatom::SmallMapStats::current_thread();
+    /// assert!(stats.hint_hits + stats.false_matches <= stats.lookups || !dynatom::SmallMapStats::ENABLED);
+    /// ```
+    pub fn current_thread() -> SmallMapStats {
+        imp::snapshot()
+    }
+
+    /// Sets the calling thread's counters to zero.
+    ///
+    /// ```
+    /// use dynatom::SmallMapStats;
+    ///
+    /// SmallMapStats::reset_current_thread();
+    /// assert_eq!(SmallMapStats::current_thread(), SmallMapStats::default());
+    /// ```
+    pub fn reset_current_thread() {
+        imp::reset();
+    }
+
+    /// The counts that happened between `earlier` and `self`.
+    ///
+    /// ```
+    /// use dynatom::SmallMapStats;
+    ///
+    /// let now = SmallMapStats::current_thread();
+    /// assert_eq!(now.since(&now), SmallMapStats::default());
+    /// ```
+    pub fn since(&self, earlier: &SmallMapStats) -> SmallMapStats {
+        SmallMapStats {
+            lookups: self.lookups.wrapping_sub(earlier.lookups),
+            hint_hits: self.hint_hits.wrapping_sub(earlier.hint_hits),
+            false_matches: self.false_matches.wrapping_sub(earlier.false_matches),
+            not_found: self.not_found.wrapping_sub(earlier.not_found),
+            unknown_texts: self.unknown_texts.wrapping_sub(earlier.unknown_texts),
+        }
+    }
+}
+
+pub(crate) use imp::{false_match, hint_hit, lookup, not_found, unknown_text};
+
+#[cfg(feature = "stats")]
+mod imp {
+    use std::cell::Cell;
+
+    use super::SmallMapStats;
+
+    /// One thread's counters: `Cell`s, since only their own thread touches them.
+    struct Counters {
+        lookups: Cell<u64>,
+        hint_hits: Cell<u64>,
+        false_matches: Cell<u64>,
+        not_found: Cell<u64>,
+        unknown_texts: Cell<u64>,
+    }
+
+    thread_local! {
+        // `const` initialisation: no lazy-init check on each bump.
+        static COUNTERS: Counters = const {
+            Counters {
+                lookups: Cell::new(0),
+                hint_hits: Cell::new(0),
+                false_matches: Cell::new(0),
+                not_found: Cell::new(0),
+                unknown_texts: Cell::new(0),
+            }
+        };
+    }
+
+    fn bump(pick: fn(&Counters) -> &Cell<u64>) {
+        // During thread teardown the counters may be gone: the count is then dropped.
+        let _ = COUNTERS.try_with(|counters| {
+            let cell = pick(counters);
+            cell.set(cell.get().wrapping_add(1));
+        });
+    }
+
+    pub(crate) fn lookup() {
+        bump(|c| &c.lookups);
+    }
+    pub(crate) fn hint_hit() {
+        bump(|c| &c.hint_hits);
+    }
+    pub(crate) fn false_match() {
+        bump(|c| &c.false_matches);
+    }
+    pub(crate) fn not_found() {
+        bump(|c| &c.not_found);
+    }
+    pub(crate) fn unknown_text() {
+        bump(|c| &c.unknown_texts);
+    }
+
+    pub(super) fn snapshot() -> SmallMapStats {
+        COUNTERS
+            .try_with(|c| SmallMapStats {
+                lookups: c.lookups.get(),
+                hint_hits: c.hint_hits.get(),
+                false_matches: c.false_matches.get(),
+                not_found: c.not_found.get(),
+                unknown_texts: c.unknown_texts.get(),
+            })
+            .unwrap_or_default()
+    }
+
+    pub(super) fn reset() {
+        let _ = COUNTERS.try_with(|c| {
+            for cell in [&c.lookups, &c.hint_hits, &c.false_matches, &c.not_found, &c.unknown_texts] {
+                cell.set(0);
+            }
+        });
+    }
+}
+
+#[cfg(not(feature = "stats"))]
+mod imp {
+    use super::SmallMapStats;
+
+    #[inline(always)]
+    pub(crate) fn lookup() {}
+    #[inline(always)]
+    pub(crate) fn hint_hit() {}
+    #[inline(always)]
+    pub(crate) fn false_match() {}
+    #[inline(always)]
+    pub(crate) fn not_found() {}
+    #[inline(always)]
+    pub(crate) fn unknown_text() {}
+
+    pub(super) fn snapshot() -> SmallMapStats {
+        SmallMapStats::default()
+    }
+
+    pub(super) fn reset() {}
+}

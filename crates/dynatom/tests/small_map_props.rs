@@ -1,0 +1,177 @@
+//! Property tests: `SmallMap` against an insertion-ordered model (a `Vec` of pairs) and
+//! `std::collections::HashMap`, over random operation sequences that cross the 8-entry
+//! boundary in both directions; with real string keys and with test keys whose hashes
+//! (and so hints) collide on purpose.
+
+use std::collections::HashMap;
+
+use dynatom::{Atom, AtomMap, HintKey, SmallMap, Str};
+use proptest::prelude::*;
+
+/// Keys 0..KEYS: enough to push a map well past 8 entries and back.
+const KEYS: usize = 24;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Insert(usize, u32),
+    Remove(usize),
+    Get(usize),
+    EntryAdd(usize, u32),
+    Retain(u32),
+    ShrinkToFit,
+    Clear,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        // Inserts outnumber removals in one phase and the reverse in another (see
+        // `ops`), so sequences climb past 8 entries and fall back below 4.
+        6 => (0..KEYS, any::<u32>()).prop_map(|(k, v)| Op::Insert(k, v)),
+        4 => (0..KEYS).prop_map(Op::Remove),
+        4 => (0..KEYS).prop_map(Op::Get),
+        2 => (0..KEYS, any::<u32>()).prop_map(|(k, v)| Op::EntryAdd(k, v)),
+        1 => (2..5u32).prop_map(Op::Retain),
+        1 => Just(Op::ShrinkToFit),
+        1 => Just(Op::Clear),
+    ]
+}
+
+/// A growing phase then a shrinking phase, repeated.
+fn ops() -> impl Strategy<Value = Vec<Op>> {
+    let grow = prop::collection::vec((0..KEYS, any::<u32>()).prop_map(|(k, v)| Op::Insert(k, v)), 0..20);
+    let shrink = prop::collection::vec((0..KEYS).prop_map(Op::Remove), 0..30);
+    let mixed = prop::collection::vec(op(), 0..60);
+    prop::collection::vec((grow, mixed, shrink), 1..4)
+        .prop_map(|phases| phases.into_iter().flat_map(|(g, m, s)| g.into_iter().chain(m).chain(s)).collect())
+}
+
+/// Runs `ops` on a `SmallMap<K, u32>` and on two models, checking after every step.
+fn check<K: HintKey + Clone + std::fmt::Debug + std::hash::Hash>(key: impl Fn(usize) -> K, ops: &[Op]) {
+    let mut map: SmallMap<K, u32> = SmallMap::new();
+    let mut order: Vec<(K, u32)> = Vec::new();
+    let mut hashed: HashMap<K, u32> = HashMap::new();
+    for op in ops {
+        match *op {
+            Op::Insert(k, v) => {
+                let expected = hashed.insert(key(k), v);
+                match order.iter_mut().find(|(kk, _)| *kk == key(k)) {
+                    Some(slot) => slot.1 = v,
+                    None => order.push((key(k), v)),
+                }
+                assert_eq!(map.insert(key(k), v), expected);
+            }
+            Op::Remove(k) => {
+                let expected = hashed.remove(&key(k));
+                order.retain(|(kk, _)| *kk != key(k));
+                assert_eq!(map.remove(&key(k)), expected);
+            }
+            Op::Get(k) => {
+                assert_eq!(map.get(&key(k)), hashed.get(&key(k)));
+                assert_eq!(map.contains_key(&key(k)), hashed.contains_key(&key(k)));
+            }
+            Op::EntryAdd(k, v) => {
+                let model = hashed.entry(key(k)).or_insert(0);
+                *model = model.wrapping_add(v);
+                let model = *model;
+                match order.iter_mut().find(|(kk, _)| *kk == key(k)) {
+                    Some(slot) => slot.1 = model,
+                    None => order.push((key(k), model)),
+                }
+                let value = map.entry(key(k)).or_insert(0);
+                *value = value.wrapping_add(v);
+            }
+            Op::Retain(m) => {
+                hashed.retain(|_, v| *v % m != 0);
+                order.retain(|(_, v)| *v % m != 0);
+                map.retain(|_, v| *v % m != 0);
+            }
+            Op::ShrinkToFit => map.shrink_to_fit(),
+            Op::Clear => {
+                hashed.clear();
+                order.clear();
+                map.clear();
+            }
+        }
+        assert_eq!(map.len(), hashed.len());
+        assert!(map.iter().map(|(k, v)| (k.clone(), *v)).eq(order.iter().cloned()), "order: {map:?} vs {order:?}");
+        if map.len() > 8 {
+            assert!(!map.is_small());
+        }
+        if map.len() <= 4 {
+            assert!(map.is_small());
+        }
+    }
+    for k in 0..KEYS {
+        assert_eq!(map.get(&key(k)), hashed.get(&key(k)));
+        assert_eq!(map.get_index_of(&key(k)), order.iter().position(|(kk, _)| *kk == key(k)));
+    }
+    let rebuilt: SmallMap<K, u32> = order.iter().cloned().collect();
+    assert_eq!(rebuilt, map);
+    assert_eq!(map.clone(), map);
+}
+
+/// A test key whose hash is chosen: `hash_of(id)`, so hints collide as the test wants.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Chosen<const MODULUS: u64>(usize);
+
+impl<const MODULUS: u64> HintKey for Chosen<MODULUS> {
+    fn key_hash(&self) -> u64 {
+        // MODULUS 1: every key has hash 0 (one hint, one bucket for all).
+        // MODULUS 3: three hints (top byte) and buckets, each shared by a third of the keys.
+        (self.0 as u64 % MODULUS).wrapping_mul(0x0101_0101_0101_0101)
+    }
+}
+
+fn text(k: usize) -> String {
+    // Short (inline) and long (heap) texts, and two that differ only in their last byte.
+    match k % 3 {
+        0 => format!("k{k}"),
+        1 => format!("a long key that lives on the heap, number {k:03}"),
+        _ => format!("medium key {k:02}"),
+    }
+}
+
+proptest! {
+    #[test]
+    fn str_keys_match_the_models(ops in ops()) {
+        check(|k| Str::from(text(k)), &ops);
+    }
+
+    #[test]
+    fn string_keys_match_the_models(ops in ops()) {
+        check(text, &ops);
+    }
+
+    #[test]
+    fn atom_keys_match_the_models(ops in ops()) {
+        check(|k| Atom::from(text(k)), &ops);
+    }
+
+    #[test]
+    fn keys_with_one_shared_hash_match_the_models(ops in ops()) {
+        check(Chosen::<1>, &ops);
+    }
+
+    #[test]
+    fn keys_with_three_hashes_match_the_models(ops in ops()) {
+        check(Chosen::<3>, &ops);
+    }
+
+    #[test]
+    fn atom_map_matches_a_hashmap(ops in ops()) {
+        let mut map: AtomMap<u32> = AtomMap::new();
+        let mut model: HashMap<String, u32> = HashMap::new();
+        for op in &ops {
+            match *op {
+                Op::Insert(k, v) | Op::EntryAdd(k, v) => {
+                    prop_assert_eq!(map.insert(text(k), v), model.insert(text(k), v));
+                }
+                Op::Remove(k) => prop_assert_eq!(map.remove(&text(k)), model.remove(&text(k))),
+                _ => {}
+            }
+            for k in 0..KEYS {
+                prop_assert_eq!(map.get(&text(k)), model.get(&text(k)));
+            }
+        }
+    }
+}
