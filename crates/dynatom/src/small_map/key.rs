@@ -18,7 +18,8 @@ use crate::table::AtomTable;
 /// tags from the top bits and its buckets from the low ones. A poor top byte only costs
 /// speed (more key compares).
 ///
-/// * [`Atom`]: its cached hash ([`Atom::hash64`]); no text byte is read, ever.
+/// * [`Atom`]: a mix of the atom's 8-byte word (equal atoms are equal words); no text
+///   byte, and not even the header's cached hash, is read.
 /// * [`Str`]: [`Str::hash64`], cached in the header of a heap string.
 /// * `str`, `String`, `Box<str>`, `Rc<str>`, `Arc<str>`, `Cow<str>`: the same global-table
 ///   hash of the text as `Str`, so a `SmallMap<Str, V>` or `SmallMap<String, V>` can be
@@ -55,9 +56,12 @@ pub trait HintKey: Eq {
 }
 
 impl HintKey for Atom {
+    /// A mix of the atom's word: equal atoms are equal words, so this is as good a key
+    /// hash as the cached one, and it is computed without touching memory at all (the
+    /// cached hash would cost a load from the atom's header).
     #[inline]
     fn key_hash(&self) -> u64 {
-        self.hash64()
+        crate::hash::hash_word(self.word().bits() as u64, crate::hash::INLINE_ATOM_SEED)
     }
 }
 
@@ -115,8 +119,11 @@ mod tests {
     }
 
     #[test]
-    fn long_atoms_hash_like_their_text() {
+    fn atoms_hash_by_identity() {
         let atom = Atom::from("long enough to live in the table");
-        assert_eq!(atom.key_hash(), "long enough to live in the table".key_hash());
+        assert_eq!(atom.key_hash(), Atom::from("long enough to live in the table").key_hash());
+        assert_eq!(atom.key_hash(), atom.clone().key_hash());
+        assert_ne!(atom.key_hash(), Atom::from("another text, another atom").key_hash());
+        assert_eq!(Atom::from("short").key_hash(), Atom::from("short").key_hash());
     }
 }
