@@ -1,0 +1,202 @@
+//! `cargo run --release -p dynatom-bench`: dynatom side by side with its peers.
+//!
+//! The parent process only orchestrates: every repetition of every cell (suite × peer ×
+//! corpus × parameter) runs in a fresh child process (this same executable with a hidden
+//! `--child` argument), so process-global interners start empty each time, and the
+//! cells are interleaved (rotated each repetition) so machine drift hits every peer alike.
+
+mod alloc_count;
+mod charts;
+mod child;
+mod corpus;
+mod luajit_model;
+mod peers;
+mod report;
+mod suites;
+
+use report::{Header, Report};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+use suites::{ChildOutput, Ctx, Job, Results, SuiteDef};
+
+#[global_allocator]
+static ALLOC: alloc_count::CountingAlloc = alloc_count::CountingAlloc;
+
+const USAGE: &str = "usage: dynatom-bench [--quick] [--only SUITE] [--corpus FILE] [--json FILE] [--out DIR] [--reps N]
+  --quick        smaller inputs and fewer repetitions (under a minute)
+  --only SUITE   run one suite: intern-global, intern-local, memory, lazy-vs-eager,
+                 atom-to-string, substrings, handles
+  --corpus FILE  add FILE as a corpus (one token per line, or any text split into identifiers)
+  --json FILE    also write every figure as JSON
+  --out DIR      where report.md and the charts go (default: <workspace>/target/dynatom-report)
+  --reps N       repetitions per cell (default: per suite)";
+
+struct Options {
+    quick: bool,
+    only: Option<String>,
+    corpus: Option<String>,
+    json: Option<PathBuf>,
+    out: PathBuf,
+    reps: Option<usize>,
+}
+
+fn parse_options(args: &[String]) -> Result<Options, String> {
+    let default_out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/dynatom-report");
+    let mut o = Options { quick: false, only: None, corpus: None, json: None, out: default_out, reps: None };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().cloned().ok_or(format!("{a} needs a value"));
+        match a.as_str() {
+            "--quick" => o.quick = true,
+            "--only" => o.only = Some(value()?),
+            "--corpus" => o.corpus = Some(value()?),
+            "--json" => o.json = Some(value()?.into()),
+            "--out" => o.out = value()?.into(),
+            "--reps" => o.reps = Some(value()?.parse().map_err(|e| format!("--reps: {e}"))?),
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    if let Some(name) = &o.only {
+        if suites::find(name).is_none() {
+            return Err(format!("unknown suite {name:?}"));
+        }
+    }
+    if let Some(path) = &o.corpus {
+        // Fail early (and in the parent) on an unreadable or empty corpus.
+        corpus::load(corpus::USER, corpus::Scale::Full, Some(path))?;
+        o.corpus = Some(std::fs::canonicalize(path).map_err(|e| e.to_string())?.display().to_string());
+    }
+    Ok(o)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--child") {
+        std::process::exit(child::main(&args[1..]));
+    }
+    let opts = match parse_options(&args) {
+        Ok(o) => o,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("error: {e}");
+            }
+            eprintln!("{USAGE}");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = run(&opts) {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(opts: &Options) -> Result<(), String> {
+    let started = Instant::now();
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let scale = if opts.quick { corpus::Scale::Quick } else { corpus::Scale::Full };
+    std::fs::create_dir_all(&opts.out).map_err(|e| format!("{}: {e}", opts.out.display()))?;
+    let ctx = Ctx { scale, user_corpus: opts.corpus.clone(), cores, out_dir: opts.out.clone() };
+    let header = Header::collect(cores, opts.quick);
+    let mut report = Report::default();
+
+    let selected: Vec<&SuiteDef> = match &opts.only {
+        Some(name) => suites::find(name).into_iter().collect(),
+        None => suites::SUITES.iter().collect(),
+    };
+    for suite in selected {
+        let reps = opts.reps.unwrap_or(if opts.quick { suite.reps_quick } else { suite.reps_full }).max(1);
+        let results = run_suite(suite, &ctx, reps);
+        (suite.report)(&results, &ctx, &mut report);
+        report.record_results(suite.name, &results);
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+
+    let md = format!(
+        "# dynatom benchmark report\n\n{}- Total run time: {elapsed:.0} s\n\n{}\n\n## Targets\n\n{}\n{}",
+        header.to_markdown(),
+        report::RATIO_NOTE,
+        report.targets_table(),
+        report.md
+    );
+    let md_path = opts.out.join("report.md");
+    std::fs::write(&md_path, &md).map_err(|e| format!("{}: {e}", md_path.display()))?;
+    if let Some(path) = &opts.json {
+        let mut json = report.json(&header);
+        json["total_seconds"] = serde_json::json!(elapsed);
+        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    println!("{md}");
+    eprintln!("report: {} ({elapsed:.0} s)", md_path.display());
+    Ok(())
+}
+
+/// Every repetition of every cell, each in its own child, in a rotating order.
+fn run_suite(suite: &SuiteDef, ctx: &Ctx, reps: usize) -> Results {
+    let jobs = (suite.jobs)(ctx);
+    let mut results = Results::default();
+    let started = Instant::now();
+    for rep in 0..reps {
+        let mut order = jobs.clone();
+        if !order.is_empty() {
+            let shift = rep * order.len() / reps;
+            order.rotate_left(shift);
+        }
+        if rep % 2 == 1 {
+            order.reverse();
+        }
+        for (k, job) in order.iter().enumerate() {
+            eprintln!(
+                "[{} {:>4.0}s] rep {}/{} cell {:>3}/{}: {} · {} {}",
+                suite.name,
+                started.elapsed().as_secs_f64(),
+                rep + 1,
+                reps,
+                k + 1,
+                order.len(),
+                job.peer,
+                job.corpus,
+                job.param
+            );
+            let out = run_child(suite.name, job, ctx);
+            if let Some(e) = &out.error {
+                eprintln!("    ! {}: {e}", job.peer);
+            }
+            results.runs.entry(job.clone()).or_default().push(out);
+        }
+    }
+    results
+}
+
+fn run_child(suite: &str, job: &Job, ctx: &Ctx) -> ChildOutput {
+    let failed = |why: String| ChildOutput { error: Some(why), ..ChildOutput::default() };
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => return failed(format!("current_exe: {e}")),
+    };
+    let mut cmd = Command::new(exe);
+    cmd.arg("--child").args([suite, &job.peer, &job.corpus, &job.param]);
+    if ctx.scale == corpus::Scale::Quick {
+        cmd.arg("--quick");
+    }
+    if let Some(path) = &ctx.user_corpus {
+        cmd.args(["--corpus", path]);
+    }
+    let output = match cmd.output() {
+        Ok(o) => o,
+        Err(e) => return failed(format!("spawn: {e}")),
+    };
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let tail: String = stderr.lines().rev().take(3).collect::<Vec<_>>().join(" / ");
+        return failed(format!("child {}: {tail}", output.status));
+    }
+    match stdout.lines().last().map(serde_json::from_str::<ChildOutput>) {
+        Some(Ok(o)) => o,
+        Some(Err(e)) => failed(format!("child output: {e}")),
+        None => failed("child printed nothing".into()),
+    }
+}

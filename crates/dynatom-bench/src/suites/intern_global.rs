@@ -1,0 +1,175 @@
+//! Suite 1: `Atom::from` (dynatom's global table) against the global / concurrent
+//! interners, on one thread and on every core: ns per token of the whole token stream,
+//! starting from an empty table (a fresh process per repetition).
+
+use super::{time_ns, ChildOutput, Ctx, Job, Results, SuiteDef};
+use crate::peers::{self, GlobalInterner, GlobalVisitor};
+use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
+use std::collections::HashSet;
+use std::sync::Barrier;
+
+pub const SUITE: SuiteDef = SuiteDef { name: "intern-global", reps_full: 5, reps_quick: 3, jobs, child, report };
+
+fn thread_params(ctx: &Ctx) -> Vec<String> {
+    let mut v = vec!["threads=1".to_string()];
+    if ctx.cores > 1 {
+        v.push(format!("threads={}", ctx.cores));
+    }
+    v
+}
+
+fn jobs(ctx: &Ctx) -> Vec<Job> {
+    let mut v = Vec::new();
+    for corpus in ctx.corpora() {
+        for t in thread_params(ctx) {
+            for peer in peers::GLOBAL {
+                v.push(Job::new(peer, &corpus, &t));
+            }
+        }
+    }
+    v
+}
+
+struct Run<'a> {
+    tokens: &'a [&'a str],
+    distinct: usize,
+    threads: usize,
+}
+
+impl GlobalVisitor for Run<'_> {
+    type Out = ChildOutput;
+    fn visit<G: GlobalInterner>(self) -> ChildOutput {
+        let mut out = ChildOutput::default();
+        let g = G::create();
+        let n = self.tokens.len();
+        let handles = if self.threads <= 1 {
+            let mut handles = Vec::with_capacity(n);
+            let ((), ns) = time_ns(|| {
+                for t in self.tokens {
+                    handles.push(g.intern(t));
+                }
+            });
+            out.fig("ns_per_token", ns / n as f64);
+            handles
+        } else {
+            // Every thread interns the whole stream from its own starting point, so
+            // they race to insert the same new strings; ns per token = wall time over
+            // all tokens of all threads.
+            let barrier = Barrier::new(self.threads + 1);
+            let (mut all, ns) = std::thread::scope(|s| {
+                let workers: Vec<_> = (0..self.threads)
+                    .map(|i| {
+                        let (g, barrier, tokens) = (&g, &barrier, self.tokens);
+                        s.spawn(move || {
+                            let mut handles = vec![None; n];
+                            let start = i * n / self.threads;
+                            barrier.wait();
+                            for k in (start..n).chain(0..start) {
+                                handles[k] = Some(g.intern(tokens[k]));
+                            }
+                            handles
+                        })
+                    })
+                    .collect();
+                let (all, ns) = time_ns(|| {
+                    barrier.wait();
+                    workers.into_iter().map(|w| w.join().expect("worker")).collect::<Vec<_>>()
+                });
+                (all, ns)
+            });
+            out.fig("ns_per_token", ns / (n * self.threads) as f64);
+            all.swap_remove(0).into_iter().map(|h| h.expect("every token interned")).collect()
+        };
+        check(&g, &handles, self.tokens, self.distinct, &mut out);
+        drop(handles);
+        out
+    }
+}
+
+/// A wrong answer must not win: equal strings share a handle, different ones do not,
+/// and every handle reads back its own token.
+fn check<G: GlobalInterner>(g: &G, handles: &[G::Handle], tokens: &[&str], distinct: usize, out: &mut ChildOutput) {
+    let set: HashSet<&G::Handle> = handles.iter().collect();
+    if set.len() != distinct {
+        out.fail(format!("{} distinct handles for {distinct} distinct strings", set.len()));
+    }
+    if let Some(i) = (0..tokens.len()).find(|&i| g.resolve(&handles[i]) != tokens[i]) {
+        out.fail(format!("token {i} does not round-trip"));
+    }
+}
+
+fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
+    let corpus = ctx.load_corpus(&job.corpus);
+    let tokens = corpus.token_strs();
+    let threads = job.param.trim_start_matches("threads=").parse().unwrap_or(1);
+    let run = Run { tokens: &tokens, distinct: corpus.distinct.len(), threads };
+    peers::visit_global(&job.peer, run).unwrap_or_else(|| panic!("unknown peer {}", job.peer))
+}
+
+fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
+    let params = thread_params(ctx);
+    rep.begin_suite(
+        "intern-global",
+        "Global interners",
+        "Intern the whole token stream into a process-global (or shared concurrent) interner that starts \
+         empty; ns per token, lower is better. With several threads every thread interns the whole \
+         stream from its own offset, and the figure is wall time ÷ (tokens × threads).",
+    );
+    let mut headers = vec!["corpus".to_string(), "peer".to_string()];
+    for p in &params {
+        headers.push(format!("{p} ns/token"));
+        headers.push("vs dynatom".into());
+    }
+    let mut t = Table::new(&headers);
+    let dynatom = peers::GLOBAL[0];
+    for corpus in ctx.corpora() {
+        for peer in peers::GLOBAL {
+            let mut row = vec![corpus.clone(), peer.to_string()];
+            for p in &params {
+                let job = Job::new(peer, &corpus, p);
+                row.push(cell(r, &job, "ns_per_token"));
+                row.push(fmt_ratio(
+                    r.median(&job, "ns_per_token"),
+                    r.median(&Job::new(dynatom, &corpus, p), "ns_per_token"),
+                ));
+            }
+            t.row(row);
+        }
+    }
+    rep.table(&t);
+    for (i, p) in params.iter().enumerate() {
+        let (need, what) = if i == 0 {
+            (1.5, "1 thread, every corpus: dynatom ≥1.5× faster than the fastest global peer")
+        } else {
+            (1.0, "all cores, every corpus: dynatom ahead of every global peer")
+        };
+        let (figure, met) = best_peer_ratios(r, ctx, p, need, i > 0);
+        rep.target(what, figure, met);
+    }
+}
+
+/// For each corpus, fastest peer ÷ dynatom; met when every ratio clears `need`.
+fn best_peer_ratios(r: &Results, ctx: &Ctx, param: &str, need: f64, strict: bool) -> (String, Option<bool>) {
+    let mut parts = Vec::new();
+    let mut met = Some(true);
+    for corpus in ctx.corpora() {
+        let d = r.median(&Job::new(peers::GLOBAL[0], &corpus, param), "ns_per_token");
+        let best = peers::GLOBAL[1..]
+            .iter()
+            .filter_map(|p| r.median(&Job::new(p, &corpus, param), "ns_per_token").map(|v| (v, *p)))
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        match (d, best) {
+            (Some(d), Some((b, name))) => {
+                let ratio = b / d;
+                let ok = if strict { ratio > need } else { ratio >= need };
+                combine(&mut met, Some(ok));
+                parts.push(format!("{corpus} {ratio:.2}× vs {name} ({} vs {} ns)", fmt_num(Some(d)), fmt_num(Some(b))));
+            }
+            _ => {
+                combine(&mut met, None);
+                parts.push(format!("{corpus} not measured"));
+            }
+        }
+    }
+    (parts.join("; "), met)
+}

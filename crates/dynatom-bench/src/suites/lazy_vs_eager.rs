@@ -1,0 +1,336 @@
+//! Suite 4 (article 000): the OpenResty cache workload. Values arrive one by one and go
+//! into a cache that holds at most 800 and evicts the oldest 300 when full. We time
+//! only the creation of each value's string object, the way the article timed
+//! `lj_str_new`: LuaJIT's eager interning (our model), dynatom's `Str` (never
+//! interned), `Str` interned on insert, and a plain `String` copy as the floor.
+
+use super::{quantile, time_ns, ChildOutput, Ctx, Job, Results, SuiteDef};
+use crate::charts::{self, LineChart, Series};
+use crate::corpus::{Rng, Scale};
+use crate::luajit_model::StrTable;
+use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
+use std::collections::{HashMap, VecDeque};
+use std::hint::black_box;
+
+pub const SUITE: SuiteDef = SuiteDef { name: "lazy-vs-eager", reps_full: 3, reps_quick: 2, jobs, child, report };
+
+const MODELS: &[&str] = &["dynatom Str", "Str + intern on insert", "LuaJIT 2.1 model", "String copy"];
+const WORKLOADS: &[(&str, usize)] =
+    &[("similar", 1 << 20), ("random", 1 << 20), ("similar", 64 << 10), ("random", 64 << 10)];
+
+fn size_label(size: usize) -> String {
+    if size >= 1 << 20 {
+        format!("{} MiB", size >> 20)
+    } else {
+        format!("{} KiB", size >> 10)
+    }
+}
+
+fn jobs(_: &Ctx) -> Vec<Job> {
+    let mut v = Vec::new();
+    for (kind, size) in WORKLOADS {
+        for m in MODELS {
+            v.push(Job::new(m, kind, &size.to_string()));
+        }
+    }
+    v
+}
+
+/// (values, cache capacity, evicted when full)
+fn shape(scale: Scale) -> (usize, usize, usize) {
+    match scale {
+        Scale::Full => (3000, 800, 300),
+        Scale::Quick => (600, 160, 60),
+    }
+}
+
+/// Produces the values like the article's load generator: "similar" mutates one more
+/// byte of a shared buffer per value; "random" takes a random window of a random pool
+/// (stamped with the value's number so every value is distinct).
+struct Values {
+    similar: bool,
+    buf: Vec<u8>,
+    pool: Vec<u8>,
+    rng: Rng,
+}
+
+impl Values {
+    fn new(similar: bool, size: usize) -> Values {
+        let mut rng = Rng::new(0xCAC4E);
+        let mut buf = vec![0u8; size];
+        rng.fill_alnum(&mut buf);
+        let mut pool = Vec::new();
+        if !similar {
+            pool = vec![0u8; size * 2];
+            rng.fill_alnum(&mut pool);
+        }
+        Values { similar, buf, pool, rng }
+    }
+
+    fn next(&mut self, j: usize) -> &str {
+        let size = self.buf.len();
+        if self.similar {
+            self.buf[j % size] = b'a' + (j % 26) as u8;
+        } else {
+            let off = self.rng.below(size);
+            self.buf.copy_from_slice(&self.pool[off..off + size]);
+            let stamp = format!("{j:08}");
+            self.buf[..8].copy_from_slice(stamp.as_bytes());
+        }
+        std::str::from_utf8(&self.buf).expect("ascii")
+    }
+}
+
+/// How one model creates the object for a value, and what eviction does.
+trait Creator {
+    type Obj;
+    fn create(&mut self, s: &str) -> Self::Obj;
+    fn evict(&mut self, _obj: Self::Obj) {}
+    fn text<'a>(&'a self, obj: &'a Self::Obj) -> &'a [u8];
+}
+
+struct StrCreator;
+impl Creator for StrCreator {
+    type Obj = dynatom::Str;
+    fn create(&mut self, s: &str) -> dynatom::Str {
+        dynatom::Str::from(s)
+    }
+    fn text<'a>(&'a self, o: &'a dynatom::Str) -> &'a [u8] {
+        o.as_bytes()
+    }
+}
+
+struct InternCreator;
+impl Creator for InternCreator {
+    type Obj = dynatom::Atom;
+    fn create(&mut self, s: &str) -> dynatom::Atom {
+        dynatom::Str::from(s).intern()
+    }
+    fn text<'a>(&'a self, o: &'a dynatom::Atom) -> &'a [u8] {
+        o.as_bytes()
+    }
+}
+
+struct StringCreator;
+impl Creator for StringCreator {
+    type Obj = String;
+    fn create(&mut self, s: &str) -> String {
+        String::from(s)
+    }
+    fn text<'a>(&'a self, o: &'a String) -> &'a [u8] {
+        o.as_bytes()
+    }
+}
+
+/// The LuaJIT model: objects are ids in the string table; the GC is modelled by
+/// unlinking a string once no cache entry holds it (untimed).
+#[derive(Default)]
+struct LuaJitCreator {
+    table: StrTable,
+    refs: HashMap<crate::luajit_model::StrId, u32>,
+}
+impl Creator for LuaJitCreator {
+    type Obj = crate::luajit_model::StrId;
+    fn create(&mut self, s: &str) -> Self::Obj {
+        self.table.intern(s.as_bytes())
+    }
+    fn evict(&mut self, id: Self::Obj) {
+        let r = self.refs.get_mut(&id).expect("cached id");
+        *r -= 1;
+        if *r == 0 {
+            self.refs.remove(&id);
+            self.table.remove(id);
+        }
+    }
+    fn text<'a>(&'a self, id: &'a Self::Obj) -> &'a [u8] {
+        self.table.bytes(*id)
+    }
+}
+
+impl LuaJitCreator {
+    fn cached(&mut self, id: crate::luajit_model::StrId) {
+        *self.refs.entry(id).or_insert(0) += 1;
+    }
+}
+
+/// Runs the cache workload; returns per-creation latency in µs.
+fn workload<C: Creator>(
+    c: &mut C,
+    values: &mut Values,
+    shape: (usize, usize, usize),
+    out: &mut ChildOutput,
+    mut on_cache: impl FnMut(&mut C, &C::Obj),
+) -> Vec<f64> {
+    let (n, cap, evict) = shape;
+    let mut cache: VecDeque<C::Obj> = VecDeque::with_capacity(cap + 1);
+    let mut lat = Vec::with_capacity(n);
+    for j in 0..n {
+        if cache.len() >= cap {
+            for _ in 0..evict {
+                let o = cache.pop_front().expect("full cache");
+                c.evict(o);
+            }
+        }
+        let s = values.next(j);
+        let (obj, ns) = time_ns(|| c.create(black_box(s)));
+        lat.push(ns / 1000.0);
+        if c.text(&obj) != s.as_bytes() {
+            out.fail(format!("value {j} does not round-trip"));
+        }
+        on_cache(c, &obj);
+        cache.push_back(obj);
+    }
+    while let Some(o) = cache.pop_front() {
+        c.evict(o);
+    }
+    lat
+}
+
+fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
+    let mut out = ChildOutput::default();
+    let size: usize = job.param.parse().expect("size");
+    let similar = job.corpus == "similar";
+    let shape = shape(ctx.scale);
+    let mut values = Values::new(similar, size);
+    let lat = match job.peer.as_str() {
+        "dynatom Str" => workload(&mut StrCreator, &mut values, shape, &mut out, |_, _| {}),
+        "Str + intern on insert" => {
+            let lat = workload(&mut InternCreator, &mut values, shape, &mut out, |_, _| {});
+            // The reference for "adds at most one full-content hash pass": rapidhash
+            // over the same values (a fresh pass over the same sequence).
+            let mut values = Values::new(similar, size);
+            let mut hash = Vec::with_capacity(shape.0);
+            for j in 0..shape.0 {
+                let s = values.next(j);
+                let (_, ns) = time_ns(|| black_box(rapidhash::rapidhash(black_box(s.as_bytes()))));
+                hash.push(ns / 1000.0);
+            }
+            out.fig("hash_mean_us", hash.iter().sum::<f64>() / hash.len() as f64);
+            lat
+        }
+        "LuaJIT 2.1 model" => {
+            let mut c = LuaJitCreator::default();
+            let lat = workload(&mut c, &mut values, shape, &mut out, |c, id| c.cached(*id));
+            out.fig("resizes", f64::from(c.table.resizes));
+            out.fig("chain_rehashes", f64::from(c.table.chain_rehashes));
+            lat
+        }
+        "String copy" => workload(&mut StringCreator, &mut values, shape, &mut out, |_, _| {}),
+        other => panic!("unknown model {other}"),
+    };
+    let mut sorted = lat.clone();
+    sorted.sort_by(f64::total_cmp);
+    out.fig("mean_us", lat.iter().sum::<f64>() / lat.len() as f64);
+    out.fig("p50_us", quantile(&sorted, 0.5));
+    out.fig("p99_us", quantile(&sorted, 0.99));
+    out.fig("max_us", *sorted.last().unwrap_or(&f64::NAN));
+    out.samples.insert("latency_us".into(), lat);
+    out
+}
+
+fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
+    let (n, cap, evict) = shape(ctx.scale);
+    rep.begin_suite(
+        "lazy-vs-eager",
+        "Lazy vs eager interning (article 000)",
+        &format!(
+            "The OpenResty cache workload: {n} values put one by one into a cache of {cap} that evicts \
+             {evict} when full; \"similar\" values differ from the previous one in one more byte, \
+             \"random\" ones are random. Time to create each value's string object, in µs (mean, \
+             99th percentile, max over all creations of a repetition; median of repetitions). The \
+             LuaJIT row is our model of LuaJIT 2.1's `lj_str_new` (see `src/luajit_model.rs`), \
+             not LuaJIT itself. Ratios against `dynatom Str`."
+        ),
+    );
+    let mut t = Table::new(&["workload", "model", "mean µs", "vs dynatom Str", "p99 µs", "max µs"]);
+    let mut met_copy = Some(true);
+    let mut met_hash = Some(true);
+    let (mut copy_parts, mut hash_parts) = (Vec::new(), Vec::new());
+    for (kind, size) in WORKLOADS {
+        let wl = format!("{} {kind}", size_label(*size));
+        let job = |m: &str| Job::new(m, kind, &size.to_string());
+        let str_mean = r.median(&job(MODELS[0]), "mean_us");
+        for m in MODELS {
+            let j = job(m);
+            t.row(vec![
+                wl.clone(),
+                m.to_string(),
+                cell(r, &j, "mean_us"),
+                fmt_ratio(r.median(&j, "mean_us"), str_mean),
+                cell(r, &j, "p99_us"),
+                cell(r, &j, "max_us"),
+            ]);
+        }
+        let hash = r.median(&job(MODELS[1]), "hash_mean_us");
+        t.row(vec![
+            wl.clone(),
+            "(rapidhash pass over the value)".into(),
+            fmt_num(hash),
+            fmt_ratio(hash, str_mean),
+            "".into(),
+            "".into(),
+        ]);
+
+        let copy = r.median(&job("String copy"), "mean_us");
+        let interned = r.median(&job(MODELS[1]), "mean_us");
+        match (str_mean, copy) {
+            (Some(s), Some(c)) => {
+                combine(&mut met_copy, Some(s <= 1.1 * c));
+                copy_parts.push(format!("{wl} {:.2}×", s / c));
+            }
+            _ => combine(&mut met_copy, None),
+        }
+        match (str_mean, interned, hash) {
+            (Some(s), Some(i), Some(h)) => {
+                combine(&mut met_hash, Some(i - s <= h));
+                hash_parts.push(format!("{wl}: {:+.1} µs over `Str` vs one hash pass {} µs", i - s, fmt_num(Some(h))));
+            }
+            _ => combine(&mut met_hash, None),
+        }
+
+        let series: Vec<Series> = MODELS
+            .iter()
+            .map(|m| {
+                let mut v = r.pooled(&job(m), "latency_us");
+                v.sort_by(f64::total_cmp);
+                let step = (v.len() / 400).max(1);
+                let mut points: Vec<(f64, f64)> =
+                    v.iter().enumerate().step_by(step).map(|(i, &x)| (x, (i + 1) as f64 / v.len() as f64)).collect();
+                if let Some(&last) = v.last() {
+                    points.push((last, 1.0));
+                }
+                Series { name: m.to_string(), points }
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect();
+        let file = format!("lazy-vs-eager-{}-{kind}.svg", size_label(*size).replace(' ', ""));
+        let title = format!("Creation latency, {wl} values (CDF)");
+        let spec = LineChart {
+            title: &title,
+            x_desc: "µs per creation (log)",
+            y_desc: "fraction of creations ≤ x",
+            log_x: true,
+            log_y: false,
+        };
+        match charts::lines(&ctx.out_dir.join(&file), &spec, &series) {
+            Ok(()) => rep.chart(&file, &title),
+            Err(e) => eprintln!("chart {file}: {e}"),
+        }
+    }
+    rep.table(&t);
+    let rehash: Vec<String> = WORKLOADS
+        .iter()
+        .map(|(k, s)| {
+            let j = Job::new("LuaJIT 2.1 model", k, &s.to_string());
+            format!(
+                "{} {k}: {} chain switches to the dense hash, {} resizes",
+                size_label(*s),
+                fmt_num(r.median(&j, "chain_rehashes")),
+                fmt_num(r.median(&j, "resizes"))
+            )
+        })
+        .collect();
+    rep.para(&format!("LuaJIT model events per repetition: {}.", rehash.join("; ")));
+    rep.target("creating a `Str` ≤1.1× a `String` copy (mean)", copy_parts.join("; "), met_copy);
+    rep.target("interning on insert adds ≤ one full-content hash pass (mean)", hash_parts.join("; "), met_hash);
+}

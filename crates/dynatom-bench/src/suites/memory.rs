@@ -1,0 +1,172 @@
+//! Suite 3: bytes per distinct string beyond its characters, after interning every
+//! distinct string of a corpus once, for every interner; allocator slop (what
+//! `malloc_usable_size` adds on top of the requests) is reported separately, like
+//! Firefox's about:memory. The handles themselves live in a vector allocated before the
+//! measurement, so they are not counted (their size is shown).
+
+use super::{ChildOutput, Ctx, Job, Results, SuiteDef};
+use crate::alloc_count::counting;
+use crate::peers::{self, GlobalInterner, GlobalVisitor, LocalInterner, LocalVisitor};
+use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
+
+pub const SUITE: SuiteDef = SuiteDef { name: "memory", reps_full: 3, reps_quick: 2, jobs, child, report };
+
+fn all_peers() -> Vec<&'static str> {
+    peers::GLOBAL.iter().chain(peers::LOCAL).copied().collect()
+}
+
+fn jobs(ctx: &Ctx) -> Vec<Job> {
+    let mut v = Vec::new();
+    for corpus in ctx.corpora() {
+        for peer in all_peers() {
+            v.push(Job::new(peer, &corpus, "-"));
+        }
+    }
+    v
+}
+
+struct Run<'a> {
+    distinct: &'a [String],
+}
+
+impl Run<'_> {
+    fn figures(&self, out: &mut ChildOutput, snap: crate::alloc_count::Snapshot, handle_size: usize) {
+        let n = self.distinct.len() as f64;
+        let chars: usize = self.distinct.iter().map(String::len).sum();
+        out.fig("overhead_per_string", (snap.live_bytes as f64 - chars as f64) / n);
+        out.fig("slop_per_string", snap.live_slop as f64 / n);
+        out.fig("allocs_per_string", snap.alloc_calls as f64 / n);
+        out.fig("handle_bytes", handle_size as f64);
+    }
+
+    fn check<'s>(&self, out: &mut ChildOutput, texts: impl Iterator<Item = &'s str>) {
+        if let Some(i) = texts.zip(self.distinct).position(|(a, b)| a != b) {
+            out.fail(format!("string {i} does not round-trip"));
+        }
+    }
+}
+
+impl GlobalVisitor for Run<'_> {
+    type Out = ChildOutput;
+    fn visit<G: GlobalInterner>(self) -> ChildOutput {
+        let mut out = ChildOutput::default();
+        let mut handles = Vec::with_capacity(self.distinct.len());
+        let (g, snap) = counting(|| {
+            let g = G::create();
+            for s in self.distinct {
+                handles.push(g.intern(s));
+            }
+            g
+        });
+        self.figures(&mut out, snap, std::mem::size_of::<G::Handle>());
+        self.check(&mut out, handles.iter().map(|h| g.resolve(h)));
+        drop(handles);
+        out
+    }
+}
+
+impl LocalVisitor for Run<'_> {
+    type Out = ChildOutput;
+    fn visit<L: LocalInterner>(self) -> ChildOutput {
+        let mut out = ChildOutput::default();
+        let mut syms = Vec::with_capacity(self.distinct.len());
+        let (table, snap) = counting(|| {
+            let mut t = L::create();
+            for s in self.distinct {
+                syms.push(t.intern(s));
+            }
+            t
+        });
+        self.figures(&mut out, snap, std::mem::size_of::<L::Symbol>());
+        self.check(&mut out, syms.iter().map(|s| table.resolve(s)));
+        drop(syms);
+        out
+    }
+}
+
+fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
+    let corpus = ctx.load_corpus(&job.corpus);
+    let run = Run { distinct: &corpus.distinct };
+    if peers::GLOBAL.contains(&job.peer.as_str()) {
+        peers::visit_global(&job.peer, run)
+    } else {
+        peers::visit_local(&job.peer, run)
+    }
+    .unwrap_or_else(|| panic!("unknown peer {}", job.peer))
+}
+
+fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
+    rep.begin_suite(
+        "memory",
+        "Memory per distinct string",
+        "Every distinct string of the corpus interned once into a fresh interner. *overhead* = \
+         (live requested bytes − the strings' own bytes) ÷ distinct strings; *slop* = what glibc's \
+         `malloc_usable_size` adds on top of the requests, per string; handles are stored in a \
+         vector allocated beforehand and not counted (their size is its own column). dynatom's \
+         atoms of ≤7 bytes live inside the handle, so short-string corpora can show less than zero.",
+    );
+    let reference = peers::GLOBAL[0];
+    let mut t = Table::new(&[
+        "corpus",
+        "peer",
+        "overhead B/string",
+        "vs dynatom",
+        "slop B/string",
+        "allocations/string",
+        "handle B",
+    ]);
+    for corpus in ctx.corpora() {
+        let d = r.median(&Job::new(reference, &corpus, "-"), "overhead_per_string");
+        for peer in all_peers() {
+            let job = Job::new(peer, &corpus, "-");
+            let o = r.median(&job, "overhead_per_string");
+            // Ratio of bytes beyond the characters; meaningless when dynatom's is ≤ 0.
+            let ratio = if d.is_some_and(|d| d > 0.0) { fmt_ratio(o, d) } else { "—".into() };
+            t.row(vec![
+                corpus.clone(),
+                peer.to_string(),
+                cell(r, &job, "overhead_per_string"),
+                ratio,
+                cell(r, &job, "slop_per_string"),
+                cell(r, &job, "allocs_per_string"),
+                cell(r, &job, "handle_bytes"),
+            ]);
+        }
+        let bars: Vec<(String, f64)> = all_peers()
+            .iter()
+            .filter_map(|p| r.median(&Job::new(p, &corpus, "-"), "overhead_per_string").map(|v| (p.to_string(), v)))
+            .collect();
+        let file = format!("memory-{corpus}.svg");
+        let title = format!("Bytes per distinct string beyond its characters — {corpus}");
+        match crate::charts::bars(&ctx.out_dir.join(&file), &title, "bytes per string (lower is better)", &bars) {
+            Ok(()) => rep.chart(&file, &title),
+            Err(e) => eprintln!("chart {file}: {e}"),
+        }
+    }
+    rep.table(&t);
+
+    let mut parts = Vec::new();
+    let mut met = Some(true);
+    for corpus in ctx.corpora() {
+        let d = r.median(&Job::new(reference, &corpus, "-"), "overhead_per_string");
+        let best = peers::GLOBAL[1..]
+            .iter()
+            .filter_map(|p| r.median(&Job::new(p, &corpus, "-"), "overhead_per_string").map(|v| (v, *p)))
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        match (d, best) {
+            (Some(d), Some((b, name))) => {
+                combine(&mut met, Some(d <= 24.0 && d < b));
+                parts.push(format!("{corpus} {} B (best global peer {name} {} B)", fmt_num(Some(d)), fmt_num(Some(b))));
+            }
+            _ => {
+                combine(&mut met, None);
+                parts.push(format!("{corpus} not measured"));
+            }
+        }
+    }
+    rep.target(
+        "atoms: overhead ≤24 B per distinct string and below every global peer, every corpus",
+        parts.join("; "),
+        met,
+    );
+}

@@ -1,0 +1,58 @@
+//! Smoke test of the report pipeline (parent → children → markdown, JSON, charts) on the
+//! two cheapest suites. No timing assertions: only that the run completes and writes
+//! what it promises, and that bad arguments are refused.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn bench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_dynatom-bench"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dynatom-bench-smoke-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn quick_single_suite_writes_report_json_and_chart() {
+    let dir = scratch("report");
+    let json = dir.join("figures.json");
+    let out = bench()
+        .args(["--quick", "--reps", "1", "--only", "atom-to-string", "--out"])
+        .arg(&dir)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("| length (bytes) |"), "{md}");
+    assert!(md.contains("vs dynatom"));
+    assert!(md.contains("atom-to-string.svg"));
+    assert!(dir.join("atom-to-string.svg").exists());
+    let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(!figures["figures"].as_array().unwrap().is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Atom::to_str"), "progress goes to stderr");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn substrings_suite_checks_answers() {
+    let dir = scratch("substrings");
+    let out = bench().args(["--quick", "--reps", "1", "--only", "substrings", "--out"]).arg(&dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(!md.contains("| wrong ✗"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_arguments_are_refused() {
+    for args in [&["--only", "no-such-suite"][..], &["--corpus", "/no/such/file"], &["--bogus"]] {
+        let out = bench().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
