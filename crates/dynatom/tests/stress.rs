@@ -11,23 +11,44 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicIsize, Ordering};
 use std::sync::Barrier;
 
+/// Counts the bytes allocated and freed while the current thread is inside dynatom work
+/// (see `counted`), so std's own per-thread bookkeeping, which it sets up and tears down
+/// lazily around spawned threads, never blurs the figure.
 struct CountingAllocator;
 
 static LIVE_BYTES: AtomicIsize = AtomicIsize::new(0);
+
+thread_local! {
+    static COUNTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn counting() -> bool {
+    COUNTING.with(|c| c.get())
+}
+
+/// Runs `f` with this thread's allocations counted.
+fn counted<R>(f: impl FnOnce() -> R) -> R {
+    COUNTING.with(|c| c.set(true));
+    let result = f();
+    COUNTING.with(|c| c.set(false));
+    result
+}
 
 // SAFETY: forwards to the system allocator and only adds bookkeeping.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: same contract as ours.
         let ptr = unsafe { System.alloc(layout) };
-        if !ptr.is_null() {
+        if !ptr.is_null() && counting() {
             LIVE_BYTES.fetch_add(layout.size() as isize, Ordering::Relaxed);
         }
         ptr
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE_BYTES.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        if counting() {
+            LIVE_BYTES.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        }
         // SAFETY: same contract as ours.
         unsafe { System.dealloc(ptr, layout) }
     }
@@ -35,7 +56,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: same contract as ours.
         let new = unsafe { System.realloc(ptr, layout, new_size) };
-        if !new.is_null() {
+        if !new.is_null() && counting() {
             LIVE_BYTES.fetch_add(new_size as isize - layout.size() as isize, Ordering::Relaxed);
         }
         new
@@ -117,37 +138,33 @@ fn churn(table: &AtomTable, keys: &[String], seed: u64, ops: usize) {
     }
 }
 
+/// One whole run: a table, THREADS threads churning on it, the checks at the end. Every
+/// allocation the table, its blocks and its shards make or free is counted: the threads
+/// count from the first to the last operation, and this thread while it makes and drops
+/// the table.
+fn churn_round(keys: &[String], ops: usize) {
+    let table = counted(|| AtomTable::with_seed(0xDEC0DE));
+    let barrier = Barrier::new(THREADS);
+    std::thread::scope(|scope| {
+        for thread in 0..THREADS {
+            let (table, barrier) = (&table, &barrier);
+            scope.spawn(move || {
+                barrier.wait();
+                counted(|| churn(table, keys, 0x9E37_79B9 + thread as u64, ops));
+            });
+        }
+    });
+    assert_eq!(table.len(), 0, "every atom left the table");
+    let report = table.memory_report();
+    assert_eq!(report.inserts, report.removals, "{report}");
+    assert!(report.hits > 0 && report.removals > 0, "{report}");
+    counted(|| drop(table));
+}
+
 #[test]
 fn concurrent_churn_leaves_nothing_behind() {
-    let ops = ops_per_thread();
     let keys = keys();
     let before = LIVE_BYTES.load(Ordering::SeqCst);
-    {
-        let table = AtomTable::with_seed(0xDEC0DE);
-        let barrier = Barrier::new(THREADS);
-        std::thread::scope(|scope| {
-            for thread in 0..THREADS {
-                let (table, keys, barrier) = (&table, &keys, &barrier);
-                scope.spawn(move || {
-                    barrier.wait();
-                    churn(table, keys, 0x9E37_79B9 + thread as u64, ops);
-                });
-            }
-        });
-        assert_eq!(table.len(), 0, "every atom left the table");
-        let report = table.memory_report();
-        assert_eq!(report.inserts, report.removals, "{report}");
-        assert!(report.hits > 0 && report.removals > 0, "{report}");
-    }
-    // A joined thread may still be running its thread-local destructors (std frees its
-    // own thread handle there), so give those a moment to finish before comparing.
-    let mut after = LIVE_BYTES.load(Ordering::SeqCst);
-    for _ in 0..200 {
-        if after == before {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(5));
-        after = LIVE_BYTES.load(Ordering::SeqCst);
-    }
-    assert_eq!(after, before, "every byte freed (table, shards, blocks)");
+    churn_round(&keys, ops_per_thread());
+    assert_eq!(LIVE_BYTES.load(Ordering::SeqCst), before, "every byte freed (table, shards, blocks)");
 }
