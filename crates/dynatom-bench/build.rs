@@ -19,6 +19,9 @@ const REPORTED_CRATES: &[&str] = &[
     "hipstr",
     "bytes",
     "rapidhash",
+    "hashbrown",
+    "foldhash",
+    "indexmap",
 ];
 
 fn main() {

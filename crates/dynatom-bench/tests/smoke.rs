@@ -56,3 +56,28 @@ fn bad_arguments_are_refused() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
 }
+
+#[test]
+fn build_and_small_map_suites_run_and_check_answers() {
+    let dir = scratch("build-small-map");
+    let json = dir.join("figures.json");
+    for suite in ["build", "small-map"] {
+        let out = bench()
+            .args(["--quick", "--reps", "1", "--only", suite, "--out"])
+            .arg(&dir)
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{suite}: {}", String::from_utf8_lossy(&out.stderr));
+        let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        assert!(!md.contains("| wrong ✗"), "{md}");
+        assert!(md.contains(&format!("(`{suite}`)")), "{md}");
+        assert!(md.contains("vs dynatom"), "{md}");
+        assert!(md.contains("- Target:"), "{md}");
+        let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert!(figures["figures"].as_array().unwrap().iter().any(|f| f["suite"] == suite), "{suite}");
+    }
+    assert!(dir.join("small-map-lookup.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,11 +3,13 @@
 //! tables, charts and target lines.
 
 pub mod atom_to_string;
+pub mod build;
 pub mod handles;
 pub mod intern_global;
 pub mod intern_local;
 pub mod lazy_vs_eager;
 pub mod memory;
+pub mod small_map;
 pub mod substrings;
 
 use crate::corpus::Scale;
@@ -97,6 +99,8 @@ pub const SUITES: &[SuiteDef] = &[
     atom_to_string::SUITE,
     substrings::SUITE,
     handles::SUITE,
+    build::SUITE,
+    small_map::SUITE,
 ];
 
 pub fn find(name: &str) -> Option<&'static SuiteDef> {

@@ -12,60 +12,96 @@
 //!   not-found), counted by a key wrapper whose `==` counts calls, so they need no
 //!   `stats` feature.
 //!
-//! Rows: `[ns]` nanoseconds per operation (best of N runs), `[B]` bytes per map, `[x]`
-//! ratios from the same run, `[n]` counts. Targets (`Atom` keys, ≤ 8 entries): lookups
-//! ≥ 1.5× faster than hashbrown (ratio ≤ 0.67) and no slower than linear search (≤ 1.0);
-//! misses at 8 entries ≥ 2× faster than linear search (≤ 0.5); memory at 8 entries
-//! below hashbrown's.
+//! One cell is one map with one key type, all sizes; a child times each operation once
+//! (`ns_per_op`: batches until a minimum time has passed) and the report shows medians
+//! over child processes. Targets (`Atom` keys): at ≤ 8 entries lookups ≥ 1.5× faster
+//! than hashbrown; lookups no slower than linear search at every size; misses at 8
+//! entries ≥ 2× faster than linear search; memory per 8-entry map below hashbrown's.
 
 use std::cell::Cell;
 use std::collections::HashMap as StdHashMap;
 use std::hash::{Hash, Hasher};
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 use dynatom::{Atom, HintKey, SmallMap, SmallMapStats, Str};
 
+use super::{ns_per_op, ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::alloc_count;
+use crate::charts::{self, LineChart, Series};
+use crate::corpus::Scale;
+use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
 
+/// The hasher `hashbrown::HashMap::new()` uses in hashbrown 0.15 (`DefaultHashBuilder`).
 type FoldHashBuilder = foldhash::fast::RandomState;
+
+pub const SUITE: SuiteDef = SuiteDef { name: "small-map", reps_full: 5, reps_quick: 3, jobs, child, report };
 
 /// Map sizes the issue asks for.
 const SIZES: [usize; 7] = [1, 2, 4, 8, 9, 16, 64];
+/// The maps, `SmallMap` (the reference of the ratios) first.
+const MAPS: [&str; 5] = ["SmallMap", "hashbrown+foldhash", "std HashMap", "Vec linear", "indexmap+foldhash"];
+/// Key types: (cell name, description).
+const KEYS: [(&str, &str); 3] = [
+    ("atom", "`Atom` keys (20-byte texts)"),
+    ("atom<=7B", "`Atom` keys of 6 bytes (atoms by value)"),
+    ("str", "`Str` keys (20-byte heap strings)"),
+];
+/// Lookups (or inserted entries) per timed batch: enough that reading the clock once a
+/// batch costs nothing next to the batch.
+const BATCH_OPS: usize = 256;
 
-/// Runs the suite; `quick` shrinks counts and repetitions for smoke runs.
-pub fn run(quick: bool) -> Vec<(String, f64)> {
-    let scale = if quick {
-        Scale { lookups: 40_000, builds: 2_000, reps: 2 }
-    } else {
-        Scale { lookups: 1_000_000, builds: 40_000, reps: 7 }
-    };
-    let mut rows = Vec::new();
-    let long = |i: usize| format!("request.field_{i:06}"); // 20 bytes
-    let short = |i: usize| format!("f{i:05}"); // 6 bytes: an atom by value
-    key_rows(&mut rows, "atom", &scale, |i| Atom::from(long(i)), |i| Atom::from(long(i)));
-    key_rows(&mut rows, "atom<=7B", &scale, |i| Atom::from(short(i)), |i| Atom::from(short(i)));
-    key_rows(&mut rows, "str", &scale, |i| Str::from(long(i)), |i| Str::from(long(i)));
-    counter_rows(&mut rows, quick);
-    rows
+fn jobs(_: &Ctx) -> Vec<Job> {
+    let mut v = Vec::new();
+    for (kind, _) in KEYS {
+        v.extend(MAPS.iter().map(|m| Job::new(m, kind, "-")));
+    }
+    v.push(Job::new("SmallMap", "mixed", "-"));
+    v
 }
 
-struct Scale {
-    /// Lookups per timed run.
-    lookups: usize,
-    /// Map entries inserted per timed run.
-    builds: usize,
-    reps: usize,
+fn long(i: usize) -> String {
+    format!("request.field_{i:06}") // 20 bytes
+}
+
+fn short(i: usize) -> String {
+    format!("f{i:05}") // 6 bytes: an atom by value
+}
+
+fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
+    let mut out = ChildOutput::default();
+    if job.corpus == "mixed" {
+        mixed_counters(ctx, &mut out);
+        return out;
+    }
+    let min_ns = if ctx.scale == Scale::Quick { 1e6 } else { 6e6 };
+    match job.corpus.as_str() {
+        "atom" => by_map(&job.peer, &mut out, min_ns, |i| Atom::from(long(i))),
+        "atom<=7B" => by_map(&job.peer, &mut out, min_ns, |i| Atom::from(short(i))),
+        "str" => by_map(&job.peer, &mut out, min_ns, |i| Str::from(long(i))),
+        other => panic!("unknown key type {other}"),
+    }
+    out
+}
+
+fn by_map<K: HintKey + Hash + Clone>(map: &str, out: &mut ChildOutput, min_ns: f64, key: impl Fn(usize) -> K) {
+    match map {
+        "SmallMap" => measure_all::<K, SmallMap<K, u64>>(out, min_ns, key),
+        "hashbrown+foldhash" => measure_all::<K, hashbrown::HashMap<K, u64, FoldHashBuilder>>(out, min_ns, key),
+        "std HashMap" => measure_all::<K, StdHashMap<K, u64>>(out, min_ns, key),
+        "Vec linear" => measure_all::<K, Vec<(K, u64)>>(out, min_ns, key),
+        "indexmap+foldhash" => measure_all::<K, indexmap::IndexMap<K, u64, FoldHashBuilder>>(out, min_ns, key),
+        other => panic!("unknown map {other}"),
+    }
 }
 
 /// A map under test, built by inserting one entry at a time from empty.
-trait Table<K>: Sized {
+trait MapImpl<K>: Sized {
     const NAME: &'static str;
     fn build(entries: &[(K, u64)]) -> Self;
     fn find(&self, key: &K) -> Option<&u64>;
 }
 
-impl<K: HintKey + Clone> Table<K> for SmallMap<K, u64> {
+impl<K: HintKey + Clone> MapImpl<K> for SmallMap<K, u64> {
     const NAME: &'static str = "SmallMap";
     fn build(entries: &[(K, u64)]) -> Self {
         let mut map = SmallMap::new();
@@ -80,7 +116,7 @@ impl<K: HintKey + Clone> Table<K> for SmallMap<K, u64> {
     }
 }
 
-impl<K: Hash + Eq + Clone> Table<K> for hashbrown::HashMap<K, u64, FoldHashBuilder> {
+impl<K: Hash + Eq + Clone> MapImpl<K> for hashbrown::HashMap<K, u64, FoldHashBuilder> {
     const NAME: &'static str = "hashbrown+foldhash";
     fn build(entries: &[(K, u64)]) -> Self {
         let mut map = hashbrown::HashMap::with_hasher(FoldHashBuilder::default());
@@ -95,7 +131,7 @@ impl<K: Hash + Eq + Clone> Table<K> for hashbrown::HashMap<K, u64, FoldHashBuild
     }
 }
 
-impl<K: Hash + Eq + Clone> Table<K> for StdHashMap<K, u64> {
+impl<K: Hash + Eq + Clone> MapImpl<K> for StdHashMap<K, u64> {
     const NAME: &'static str = "std HashMap";
     fn build(entries: &[(K, u64)]) -> Self {
         let mut map = StdHashMap::new();
@@ -110,7 +146,7 @@ impl<K: Hash + Eq + Clone> Table<K> for StdHashMap<K, u64> {
     }
 }
 
-impl<K: Eq + Clone> Table<K> for Vec<(K, u64)> {
+impl<K: Eq + Clone> MapImpl<K> for Vec<(K, u64)> {
     const NAME: &'static str = "Vec linear";
     fn build(entries: &[(K, u64)]) -> Self {
         // Insert as a map would: replace if present, else push.
@@ -129,7 +165,7 @@ impl<K: Eq + Clone> Table<K> for Vec<(K, u64)> {
     }
 }
 
-impl<K: Hash + Eq + Clone> Table<K> for indexmap::IndexMap<K, u64, FoldHashBuilder> {
+impl<K: Hash + Eq + Clone> MapImpl<K> for indexmap::IndexMap<K, u64, FoldHashBuilder> {
     const NAME: &'static str = "indexmap+foldhash";
     fn build(entries: &[(K, u64)]) -> Self {
         let mut map = indexmap::IndexMap::with_hasher(FoldHashBuilder::default());
@@ -144,123 +180,55 @@ impl<K: Hash + Eq + Clone> Table<K> for indexmap::IndexMap<K, u64, FoldHashBuild
     }
 }
 
-/// Best wall time of `reps` runs of `f`, in seconds.
-fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> f64 {
-    (0..reps.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            black_box(f());
-            start.elapsed()
-        })
-        .min()
-        .unwrap_or(Duration::ZERO)
-        .as_secs_f64()
-}
-
-/// Nanoseconds per lookup of `probes` (cycled) in `map`.
-fn lookup_ns<K, T: Table<K>>(map: &T, probes: &[K], scale: &Scale) -> f64 {
-    let rounds = (scale.lookups / probes.len()).max(1);
-    let secs = best_of(scale.reps, || {
-        let mut sum = 0u64;
-        for _ in 0..rounds {
+/// ns per lookup of `probes` (cycled, in batches) in `map`.
+fn lookup_ns<K, T: MapImpl<K>>(map: &T, probes: &[K], min_ns: f64) -> f64 {
+    let inner = (BATCH_OPS / probes.len()).max(1);
+    ns_per_op(inner * probes.len(), min_ns, || {
+        for _ in 0..inner {
             for probe in probes {
-                if let Some(value) = black_box(map).find(black_box(probe)) {
-                    sum = sum.wrapping_add(*value);
-                }
+                black_box(black_box(map).find(black_box(probe)));
             }
         }
-        sum
-    });
-    secs * 1e9 / (rounds * probes.len()) as f64
+    })
 }
 
-/// Nanoseconds per inserted entry when building (and dropping) maps of `entries`.
-fn insert_ns<K, T: Table<K>>(entries: &[(K, u64)], scale: &Scale) -> f64 {
-    let maps = (scale.builds / entries.len()).max(1);
-    let secs = best_of(scale.reps, || {
-        for _ in 0..maps {
+/// ns per inserted entry when building (and dropping) maps of `entries`.
+fn insert_ns<K, T: MapImpl<K>>(entries: &[(K, u64)], min_ns: f64) -> f64 {
+    let inner = (BATCH_OPS / entries.len()).max(1);
+    ns_per_op(inner * entries.len(), min_ns, || {
+        for _ in 0..inner {
             black_box(T::build(black_box(entries)));
         }
-    });
-    secs * 1e9 / (maps * entries.len()) as f64
+    })
 }
 
 /// Bytes per map: its inline size plus everything it allocated, over 256 live copies.
-fn bytes_per_map<K, T: Table<K>>(entries: &[(K, u64)]) -> f64 {
+fn bytes_per_map<K, T: MapImpl<K>>(entries: &[(K, u64)]) -> f64 {
     const COPIES: usize = 256;
-    let (maps, used) = alloc_count::counting(|| {
-        let mut maps: Vec<T> = Vec::with_capacity(COPIES);
-        maps.extend((0..COPIES).map(|_| T::build(entries)));
-        maps
-    });
+    let mut maps: Vec<T> = Vec::with_capacity(COPIES);
+    let ((), used) = alloc_count::counting(|| maps.extend((0..COPIES).map(|_| T::build(entries))));
+    let bytes = (COPIES * std::mem::size_of::<T>()) as f64 + used.live_bytes as f64;
     drop(maps);
-    used.live_bytes as f64 / COPIES as f64
+    bytes / COPIES as f64
 }
 
-/// The four numbers of one implementation at one size.
-struct Measured {
-    hit: f64,
-    miss: f64,
-    insert: f64,
-    bytes: f64,
-}
-
-fn measure<K, T: Table<K>>(entries: &[(K, u64)], hits: &[K], misses: &[K], scale: &Scale) -> Measured {
-    let map = T::build(entries);
-    Measured {
-        hit: lookup_ns(&map, hits, scale),
-        miss: lookup_ns(&map, misses, scale),
-        insert: insert_ns::<K, T>(entries, scale),
-        bytes: bytes_per_map::<K, T>(entries),
-    }
-}
-
-fn key_rows<K: HintKey + Hash + Clone>(
-    rows: &mut Vec<(String, f64)>,
-    kind: &str,
-    scale: &Scale,
-    key: impl Fn(usize) -> K,
-    probe: impl Fn(usize) -> K,
-) {
+fn measure_all<K: Clone, T: MapImpl<K>>(out: &mut ChildOutput, min_ns: f64, key: impl Fn(usize) -> K) {
     for n in SIZES {
-        let entries: Vec<(K, u64)> = (0..n).map(|i| (key(i), i as u64)).collect();
-        // Probes: fresh handles of the present texts, and as many absent texts.
-        let hits: Vec<K> = (0..n).map(&probe).collect();
-        let misses: Vec<K> = (1000..1000 + n.max(8)).map(&probe).collect();
-        let results = [
-            (<SmallMap<K, u64> as Table<K>>::NAME, measure::<K, SmallMap<K, u64>>(&entries, &hits, &misses, scale)),
-            (
-                <hashbrown::HashMap<K, u64, FoldHashBuilder> as Table<K>>::NAME,
-                measure::<K, hashbrown::HashMap<K, u64, FoldHashBuilder>>(&entries, &hits, &misses, scale),
-            ),
-            (<StdHashMap<K, u64> as Table<K>>::NAME, measure::<K, StdHashMap<K, u64>>(&entries, &hits, &misses, scale)),
-            (<Vec<(K, u64)> as Table<K>>::NAME, measure::<K, Vec<(K, u64)>>(&entries, &hits, &misses, scale)),
-            (
-                <indexmap::IndexMap<K, u64, FoldHashBuilder> as Table<K>>::NAME,
-                measure::<K, indexmap::IndexMap<K, u64, FoldHashBuilder>>(&entries, &hits, &misses, scale),
-            ),
-        ];
-        let prefix = format!("small-map/{kind} n={n}");
-        for (name, m) in &results {
-            rows.push((format!("{prefix}: {name} hit [ns]"), m.hit));
-            rows.push((format!("{prefix}: {name} miss [ns]"), m.miss));
-            rows.push((format!("{prefix}: {name} insert [ns]"), m.insert));
-            rows.push((format!("{prefix}: {name} bytes per map [B]"), m.bytes));
+        let entries: Vec<(K, u64)> = (0..n).map(|i| (key(i), i as u64 + 1)).collect();
+        // Probes: fresh handles of the present texts, and as many absent texts (at least 8).
+        let hits: Vec<K> = (0..n).map(&key).collect();
+        let misses: Vec<K> = (1000..1000 + n.max(8)).map(&key).collect();
+        let map = T::build(&entries);
+        if hits.iter().enumerate().any(|(i, k)| map.find(k) != Some(&(i as u64 + 1))) {
+            out.fail(format!("{} at {n} entries: a present key was not found", T::NAME));
         }
-        let (small, brown, linear) = (&results[0].1, &results[1].1, &results[3].1);
-        let target = if kind.starts_with("atom") && n <= 8 { " (target <= 0.67)" } else { "" };
-        rows.push((format!("{prefix}: hit SmallMap ÷ hashbrown{target} [x]"), small.hit / brown.hit));
-        rows.push((format!("{prefix}: miss SmallMap ÷ hashbrown{target} [x]"), small.miss / brown.miss));
-        let target = if kind.starts_with("atom") && n <= 8 { " (target <= 1.0)" } else { "" };
-        rows.push((format!("{prefix}: hit SmallMap ÷ linear{target} [x]"), small.hit / linear.hit));
-        let target = match n {
-            8 if kind.starts_with("atom") => " (target <= 0.5)",
-            _ if kind.starts_with("atom") && n < 8 => " (target <= 1.0)",
-            _ => "",
-        };
-        rows.push((format!("{prefix}: miss SmallMap ÷ linear{target} [x]"), small.miss / linear.miss));
-        let target = if n == 8 { " (target < 1.0)" } else { "" };
-        rows.push((format!("{prefix}: bytes SmallMap ÷ hashbrown{target} [x]"), small.bytes / brown.bytes));
+        if misses.iter().any(|k| map.find(k).is_some()) {
+            out.fail(format!("{} at {n} entries: an absent key was found", T::NAME));
+        }
+        out.fig(&format!("hit_ns_{n}"), lookup_ns(&map, &hits, min_ns));
+        out.fig(&format!("miss_ns_{n}"), lookup_ns(&map, &misses, min_ns));
+        out.fig(&format!("insert_ns_{n}"), insert_ns::<K, T>(&entries, min_ns));
+        out.fig(&format!("bytes_{n}"), bytes_per_map::<K, T>(&entries));
     }
 }
 
@@ -300,9 +268,9 @@ impl Hash for Counted {
 
 /// Ruby-style counters for a mixed workload: 10,000 maps of 0 to 8 entries drawn from a
 /// 64-key vocabulary (like object fields / keyword arguments), then lookups of random
-/// vocabulary keys in random maps.
-fn counter_rows(rows: &mut Vec<(String, f64)>, quick: bool) {
-    let lookups = if quick { 100_000 } else { 2_000_000 };
+/// vocabulary keys in random maps. Deterministic: the same counts on every run.
+fn mixed_counters(ctx: &Ctx, out: &mut ChildOutput) {
+    let lookups: u64 = if ctx.scale == Scale::Quick { 100_000 } else { 2_000_000 };
     let vocabulary: Vec<Counted> = (0..64).map(|i| Counted(Atom::from(format!("vocabulary_word_{i:02}")))).collect();
     // A fixed xorshift stream: the same workload on every run.
     let mut state = 0x2545_F491_4F6C_DD1Du64;
@@ -329,16 +297,185 @@ fn counter_rows(rows: &mut Vec<(String, f64)>, quick: bool) {
     }
     let hint_hits = EQ_TRUE.with(Cell::get) - true_before;
     let false_matches = EQ_FALSE.with(Cell::get) - false_before;
-    let prefix = format!("small-map/mixed ({lookups} lookups in 10000 maps of 0..8 entries)");
-    rows.push((format!("{prefix}: hint hits [n]"), hint_hits as f64));
-    rows.push((format!("{prefix}: hint false matches [n]"), false_matches as f64));
-    rows.push((format!("{prefix}: not found [n]"), not_found as f64));
-    rows.push((format!("{prefix}: false matches per lookup [x]"), false_matches as f64 / lookups as f64));
+    out.fig("lookups", lookups as f64);
+    out.fig("hint_hits", hint_hits as f64);
+    out.fig("false_matches", false_matches as f64);
+    out.fig("not_found", not_found as f64);
+    if hint_hits + not_found != lookups {
+        out.fail(format!("{hint_hits} hint hits + {not_found} not found ≠ {lookups} lookups"));
+    }
     if SmallMapStats::ENABLED {
         // With dynatom's `stats` feature, its own counters must agree.
         let stats = SmallMapStats::current_thread().since(&stats_before);
-        rows.push((format!("{prefix}: SmallMapStats hint_hits [n]"), stats.hint_hits as f64));
-        rows.push((format!("{prefix}: SmallMapStats false_matches [n]"), stats.false_matches as f64));
-        rows.push((format!("{prefix}: SmallMapStats not_found [n]"), stats.not_found as f64));
+        out.fig("stats_hint_hits", stats.hint_hits as f64);
+        out.fig("stats_false_matches", stats.false_matches as f64);
+        out.fig("stats_not_found", stats.not_found as f64);
     }
+}
+
+fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
+    rep.begin_suite(
+        "small-map",
+        "Small maps (issue 5, article 003)",
+        "`SmallMap<K, u64>` against `hashbrown::HashMap` (foldhash, its default hasher), `std::HashMap` \
+         (SipHash), linear search in a `Vec<(K, u64)>` and `IndexMap` (foldhash). Per operation in ns: \
+         hit (a separate handle of a present key), miss (absent keys, at least 8 distinct probes), insert \
+         (building a map from empty one entry at a time and dropping it, per entry); bytes per map = \
+         `size_of` plus its own heap. Lower is better; ratios = map ÷ `SmallMap`.",
+    );
+    for (kind, desc) in KEYS {
+        rep.heading(desc);
+        let ours = Job::new(MAPS[0], kind, "-");
+        for n in SIZES {
+            rep.para(&format!("**{n} {}**", if n == 1 { "entry" } else { "entries" }));
+            let mut t = Table::new(&[
+                "map",
+                "hit ns",
+                "vs dynatom",
+                "miss ns",
+                "vs dynatom",
+                "insert ns",
+                "vs dynatom",
+                "bytes per map",
+                "vs dynatom",
+            ]);
+            for m in MAPS {
+                let j = Job::new(m, kind, "-");
+                let mut row = vec![m.to_string()];
+                for f in ["hit_ns", "miss_ns", "insert_ns", "bytes"] {
+                    let f = format!("{f}_{n}");
+                    row.push(cell(r, &j, &f));
+                    row.push(fmt_ratio(r.median(&j, &f), r.median(&ours, &f)));
+                }
+                t.row(row);
+            }
+            rep.table(&t);
+        }
+    }
+
+    let spec = LineChart {
+        title: "Atom keys (20 B): ns per hit lookup vs entries",
+        x_desc: "entries (log)",
+        y_desc: "ns per hit lookup",
+        log_x: true,
+        log_y: false,
+    };
+    let series: Vec<Series> = MAPS
+        .iter()
+        .map(|m| Series {
+            name: m.to_string(),
+            points: SIZES
+                .iter()
+                .filter_map(|n| r.median(&Job::new(m, "atom", "-"), &format!("hit_ns_{n}")).map(|v| (*n as f64, v)))
+                .collect(),
+        })
+        .collect();
+    let file = "small-map-lookup.svg";
+    match charts::lines(&ctx.out_dir.join(file), &spec, &series) {
+        Ok(()) => rep.chart(file, spec.title),
+        Err(e) => eprintln!("chart {file}: {e}"),
+    }
+
+    let mixed = Job::new("SmallMap", "mixed", "-");
+    rep.heading("Mixed workload counters (`SmallMap`)");
+    rep.para(
+        "10,000 maps of 0 to 8 `Atom` keys drawn from a 64-word vocabulary, then random lookups of \
+         vocabulary words in random maps. A hint hit is a key comparison after a matching hint that \
+         said equal; a false match is one that said different (counted by a key wrapper whose `==` \
+         counts calls). Deterministic: the same counts every run.",
+    );
+    let mut t = Table::new(&["counter", "count", "per lookup"]);
+    let lookups = r.median(&mixed, "lookups");
+    let mut names = vec![
+        ("lookups", "lookups"),
+        ("hint_hits", "hint hits"),
+        ("false_matches", "hint false matches"),
+        ("not_found", "not found"),
+    ];
+    if SmallMapStats::ENABLED {
+        names.extend([
+            ("stats_hint_hits", "SmallMapStats hint_hits"),
+            ("stats_false_matches", "SmallMapStats false_matches"),
+            ("stats_not_found", "SmallMapStats not_found"),
+        ]);
+    }
+    for (f, label) in names {
+        let v = r.median(&mixed, f);
+        let per = match (v, lookups) {
+            (Some(v), Some(l)) if l > 0.0 => format!("{:.4}", v / l),
+            _ => "—".into(),
+        };
+        t.row(vec![label.to_string(), cell(r, &mixed, f), per]);
+    }
+    rep.table(&t);
+
+    targets(r, rep);
+}
+
+/// One lookup target: (what, peer, figures, sizes, minimum `peer ÷ SmallMap`).
+type Check = (&'static str, &'static str, &'static [&'static str], &'static [usize], f64);
+
+fn targets(r: &Results, rep: &mut Report) {
+    // Atom keys: both kinds (filed and by value).
+    let atom_kinds = ["atom", "atom<=7B"];
+    let ratio = |kind: &str, peer: &str, f: &str| {
+        let ours = r.median(&Job::new(MAPS[0], kind, "-"), f)?;
+        let theirs = r.median(&Job::new(peer, kind, "-"), f)?;
+        Some(theirs / ours)
+    };
+    let checks: [Check; 3] = [
+        (
+            "`Atom` keys, ≤ 8 entries: hit and miss lookups ≥ 1.5× faster than hashbrown",
+            "hashbrown+foldhash",
+            &["hit_ns", "miss_ns"],
+            &[1, 2, 4, 8],
+            1.5,
+        ),
+        (
+            "`Atom` keys: hit and miss lookups no slower than linear search at every size",
+            "Vec linear",
+            &["hit_ns", "miss_ns"],
+            &SIZES,
+            1.0,
+        ),
+        ("`Atom` keys: misses at 8 entries ≥ 2× faster than linear search", "Vec linear", &["miss_ns"], &[8], 2.0),
+    ];
+    for (what, peer, figs, sizes, min) in checks {
+        let mut met = Some(true);
+        let mut worst: Option<(f64, String)> = None;
+        for kind in atom_kinds {
+            for n in sizes {
+                for f in figs {
+                    match ratio(kind, peer, &format!("{f}_{n}")) {
+                        Some(x) => {
+                            combine(&mut met, Some(x >= min));
+                            if worst.as_ref().is_none_or(|(w, _)| x < *w) {
+                                worst = Some((x, format!("{kind} {f} at {n}")));
+                            }
+                        }
+                        None => combine(&mut met, None),
+                    }
+                }
+            }
+        }
+        let figure = match worst {
+            Some((x, at)) => format!("worst {peer} ÷ SmallMap = {x:.2}× ({at})"),
+            None => "not measured".into(),
+        };
+        rep.target(what, figure, met);
+    }
+    let mut met = Some(true);
+    let mut parts = Vec::new();
+    for (kind, _) in KEYS {
+        let ours = r.median(&Job::new(MAPS[0], kind, "-"), "bytes_8");
+        let theirs = r.median(&Job::new("hashbrown+foldhash", kind, "-"), "bytes_8");
+        match (ours, theirs) {
+            (Some(o), Some(h)) => {
+                combine(&mut met, Some(o < h));
+                parts.push(format!("{kind}: {} B vs {} B", fmt_num(Some(o)), fmt_num(Some(h))));
+            }
+            _ => combine(&mut met, None),
+        }
+    }
+    rep.target("memory per 8-entry map below hashbrown's", parts.join("; "), met);
 }

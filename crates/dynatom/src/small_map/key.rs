@@ -53,15 +53,38 @@ pub trait HintKey: Eq {
     /// assert_eq!(Str::from("text").key_hash(), "text".key_hash());
     /// ```
     fn key_hash(&self) -> u64;
+
+    /// Whether comparing two keys costs no more than a word compare (true for
+    /// [`Atom`]). A small form of at most 4 entries is then
+    /// searched by comparing keys directly: for such keys that is cheaper than making
+    /// the hint, whose computation the lookup would otherwise have to wait for.
+    ///
+    /// ```
+    /// use dynatom::{Atom, HintKey, Str};
+    ///
+    /// assert!(<Atom as HintKey>::WORD_EQ);
+    /// assert!(!<Str as HintKey>::WORD_EQ);
+    /// ```
+    const WORD_EQ: bool = false;
 }
 
+/// The most entries a small form of [`HintKey::WORD_EQ`] keys scans without hints.
+pub(crate) const SCAN_WITHOUT_HINTS: usize = 4;
+
 impl HintKey for Atom {
+    const WORD_EQ: bool = true;
+
     /// A mix of the atom's word: equal atoms are equal words, so this is as good a key
     /// hash as the cached one, and it is computed without touching memory at all (the
     /// cached hash would cost a load from the atom's header).
     #[inline]
     fn key_hash(&self) -> u64 {
-        crate::hash::hash_word(self.word().bits() as u64, crate::hash::INLINE_ATOM_SEED)
+        // One multiply by an odd constant spreads every bit of the word into the top
+        // byte (the hint); folding the top half down mixes the low bits too, which the
+        // large form's hashbrown table takes its buckets from. Short, since a lookup
+        // waits on this chain before it can touch an entry.
+        let mixed = (self.word().bits() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        mixed ^ (mixed >> 32)
     }
 }
 
@@ -94,6 +117,8 @@ macro_rules! hint_key_as_str {
 hint_key_as_str!(String, Box<str>, Rc<str>, Arc<str>, Cow<'_, str>);
 
 impl<T: HintKey + ?Sized> HintKey for &T {
+    const WORD_EQ: bool = T::WORD_EQ;
+
     #[inline]
     fn key_hash(&self) -> u64 {
         T::key_hash(self)

@@ -265,7 +265,7 @@ impl<K: HintKey, V> SmallMap<K, V> {
         Q: Eq + ?Sized,
     {
         match &self.repr {
-            Repr::Small { hints, entries } => small::find(*hints, entries, || Hint::from_hash(hash), key),
+            Repr::Small { hints, entries } => small::find(*hints, entries, || Hint::from_hash(hash), key, false),
             Repr::Large(large) => large.find(hash, key),
         }
     }
@@ -280,7 +280,7 @@ impl<K: HintKey, V> SmallMap<K, V> {
     {
         let (at, entries) = match &self.repr {
             Repr::Small { hints, entries } => {
-                (small::find(*hints, entries, || Hint::from_hash(key.key_hash()), key)?, entries.as_slice())
+                (small::find(*hints, entries, || Hint::from_hash(key.key_hash()), key, Q::WORD_EQ)?, entries.as_slice())
             }
             Repr::Large(large) => (large.find(key.key_hash(), key)?, large.entries.as_slice()),
         };

@@ -9,14 +9,29 @@ use super::stats;
 pub(crate) const SMALL_CAPACITY: usize = 8;
 
 /// The slot of `key` among `entries`, comparing keys only where the hint matches. The
-/// hint is computed (the key hashed) only when there are entries to compare with.
+/// hint is computed (the key hashed) only when there are entries to compare with. With
+/// `scan` (keys compared as one word, see `HintKey::WORD_EQ`) a few entries are simply
+/// compared in turn.
 #[inline]
-pub(crate) fn find<K, V, Q>(hints: Hints, entries: &[(K, V)], hint: impl FnOnce() -> Hint, key: &Q) -> Option<usize>
+pub(crate) fn find<K, V, Q>(
+    hints: Hints,
+    entries: &[(K, V)],
+    hint: impl FnOnce() -> Hint,
+    key: &Q,
+    scan: bool,
+) -> Option<usize>
 where
     K: Borrow<Q>,
     Q: Eq + ?Sized,
 {
     stats::lookup();
+    if scan && entries.len() <= super::key::SCAN_WITHOUT_HINTS {
+        let found = entries.iter().position(|(k, _)| k.borrow() == key);
+        if found.is_none() {
+            stats::not_found();
+        }
+        return found;
+    }
     if !entries.is_empty() {
         for slot in hints.matches(hint(), entries.len()) {
             if entries[slot].0.borrow() == key {
