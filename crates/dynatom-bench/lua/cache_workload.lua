@@ -1,8 +1,8 @@
 -- Article 000's OpenResty cache workload, run in real LuaJIT: put COUNT values of SIZE
 -- bytes into a cache of 800 entries that evicts 300 when full, and time each creation of
 -- a value string (where LuaJIT interns: hash, chain walk, memcmp, allocate).
--- Usage: luajit cache_workload.lua SIZE COUNT similar|random
--- Prints one line: "mean_ns p99_ns max_ns checksum".
+-- Usage: luajit cache_workload.lua SIZE COUNT CAPACITY EVICT similar|random
+-- Prints the checksum on the first line, then every creation's latency in ns, one a line.
 local ffi = require("ffi")
 ffi.cdef [[
 typedef struct { long tv_sec; long tv_nsec; } timespec_t;
@@ -14,7 +14,7 @@ local function now_ns()
   return tonumber(ts.tv_sec) * 1e9 + tonumber(ts.tv_nsec)
 end
 
-local size, count, mode = tonumber(arg[1]), tonumber(arg[2]), arg[3]
+local size, count, capacity, evict, mode = tonumber(arg[1]), tonumber(arg[2]), tonumber(arg[3]), tonumber(arg[4]), arg[5]
 local tail_len = 16
 local base = string.rep("v", size - tail_len)
 
@@ -45,7 +45,7 @@ for i = 1, count do
   local t0
   if mode == "random" then
     local parts = {}
-    local n = math.floor(size / 4096)
+    local n = math.floor((size - tail_len) / 4096)
     for j = 1, n do parts[j] = chunks[(i * 7 + j * 13) % 64 + 1] end
     parts[n + 1] = string.rep("r", size - n * 4096 - tail_len)
     local body = table.concat(parts) -- a fresh random body, built before the clock starts
@@ -60,19 +60,16 @@ for i = 1, count do
   cache[i] = value
   cached = cached + 1
   order[#order + 1] = i
-  if cached >= 800 then
-    for k = 1, 300 do
+  if cached >= capacity then
+    for k = 1, evict do
       cache[order[k]] = nil
     end
     local rest = {}
-    for k = 301, #order do rest[#rest + 1] = order[k] end
+    for k = evict + 1, #order do rest[#rest + 1] = order[k] end
     order = rest
-    cached = cached - 300
+    cached = cached - evict
   end
 end
 
-table.sort(latencies)
-local sum = 0
-for i = 1, count do sum = sum + latencies[i] end
-local p99 = latencies[math.max(1, math.floor(count * 0.99))]
-print(string.format("%.0f %.0f %.0f %d", sum / count, p99, latencies[count], checksum))
+print(checksum)
+io.write(table.concat(latencies, "\n"), "\n")

@@ -10,6 +10,7 @@ mod charts;
 mod child;
 mod corpus;
 mod luajit_model;
+mod luajit_real;
 mod peers;
 mod report;
 mod suites;
@@ -105,6 +106,9 @@ fn run(opts: &Options) -> Result<(), String> {
         Some(name) => suites::find(name).into_iter().collect(),
         None => suites::SUITES.iter().collect(),
     };
+    if selected.iter().any(|s| s.name == suites::lazy_vs_eager::SUITE.name) {
+        luajit_real::ensure_installed();
+    }
     for suite in selected {
         let reps = opts.reps.unwrap_or(if opts.quick { suite.reps_quick } else { suite.reps_full }).max(1);
         let results = run_suite(suite, &ctx, reps);

@@ -14,7 +14,8 @@ use std::hint::black_box;
 
 pub const SUITE: SuiteDef = SuiteDef { name: "lazy-vs-eager", reps_full: 3, reps_quick: 2, jobs, child, report };
 
-const MODELS: &[&str] = &["dynatom Str", "Str + intern on insert", "LuaJIT 2.1 model", "String copy"];
+const MODELS: &[&str] =
+    &["dynatom Str", "Str + intern on insert", "LuaJIT 2.1 model", "LuaJIT 2.1 (luajit binary)", "String copy"];
 const WORKLOADS: &[(&str, usize)] =
     &[("similar", 1 << 20), ("random", 1 << 20), ("similar", 64 << 10), ("random", 64 << 10)];
 
@@ -216,6 +217,15 @@ fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
             lat
         }
         "String copy" => workload(&mut StringCreator, &mut values, shape, &mut out, |_, _| {}),
+        // Real LuaJIT, with its own value generator of the same shape (a shared body and a
+        // distinct 16-byte tail for "similar"; random 4 KiB blocks for "random").
+        "LuaJIT 2.1 (luajit binary)" => match crate::luajit_real::run(size, shape.0, shape.1, shape.2, similar) {
+            Ok(lat) => lat,
+            Err(why) => {
+                out.fail(why);
+                return out;
+            }
+        },
         other => panic!("unknown model {other}"),
     };
     let mut sorted = lat.clone();
@@ -237,9 +247,12 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
             "The OpenResty cache workload: {n} values put one by one into a cache of {cap} that evicts \
              {evict} when full; \"similar\" values differ from the previous one in one more byte, \
              \"random\" ones are random. Time to create each value's string object, in µs (mean, \
-             99th percentile, max over all creations of a repetition; median of repetitions). The \
-             LuaJIT row is our model of LuaJIT 2.1's `lj_str_new` (see `src/luajit_model.rs`), \
-             not LuaJIT itself. Ratios against `dynatom Str`."
+             99th percentile, max over all creations of a repetition; median of repetitions). \
+             \"LuaJIT 2.1 model\" is our model of LuaJIT 2.1's `lj_str_new` (see \
+             `src/luajit_model.rs`); \"LuaJIT 2.1 (luajit binary)\" runs the same workload in \
+             Debian's `luajit` (`lua/cache_workload.lua`, timed with `clock_gettime` through the \
+             FFI; its values are made by its own generator of the same shape, and interning \
+             happens inside the `..` that creates each value). Ratios against `dynatom Str`."
         ),
     );
     let mut t = Table::new(&["workload", "model", "mean µs", "vs dynatom Str", "p99 µs", "max µs"]);
