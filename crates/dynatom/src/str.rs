@@ -363,27 +363,11 @@ impl Str {
         }
     }
 
-    /// The cached global hash if there is one, for the equality fast path.
+    /// The block, if this string spans the whole of one.
     #[inline]
-    fn cached_global_hash(&self) -> Option<u64> {
+    fn whole_block(&self) -> Option<&Block> {
         match self.word.form() {
-            StrForm::Heap { block, offset: 0, len } if len == block.len() => {
-                let owner = block.owner();
-                let global = AtomTable::global().shared();
-                (owner.is_null() || std::ptr::eq(owner, global)).then(|| block.cached_hash()).flatten()
-            }
-            _ => None,
-        }
-    }
-
-    /// The table owning this string's whole buffer, if it is an interned atom's buffer.
-    #[inline]
-    fn interned_owner(&self) -> Option<*const crate::table::TableShared> {
-        match self.word.form() {
-            StrForm::Heap { block, offset: 0, len } if len == block.len() => {
-                let owner = block.owner();
-                (!owner.is_null()).then_some(owner)
-            }
+            StrForm::Heap { block, offset: 0, len } if len == block.len() => Some(block),
             _ => None,
         }
     }
@@ -395,22 +379,33 @@ impl Str {
         if self.word.bits() == other.word.bits() {
             return true;
         }
-        if self.len() != other.len() {
+        let (a, b) = (self.as_bytes(), other.as_bytes());
+        if a.len() != b.len() {
             return false;
         }
-        if let (Some(a), Some(b)) = (self.interned_owner(), other.interned_owner()) {
-            if std::ptr::eq(a, b) {
-                // One entry per text in a table, and the views differ: different texts.
+        if let (Some(x), Some(y)) = (self.whole_block(), other.whole_block()) {
+            if !blocks_may_be_equal(x, y) {
                 return false;
             }
         }
-        if let (Some(a), Some(b)) = (self.cached_global_hash(), other.cached_global_hash()) {
-            if a != b {
-                return false;
-            }
-        }
-        self.as_bytes() == other.as_bytes()
+        a == b
     }
+}
+
+/// False when two distinct whole blocks provably hold different texts: both interned in
+/// one table (one entry per text), or both carrying global hashes that differ.
+fn blocks_may_be_equal(x: &Block, y: &Block) -> bool {
+    let (owner_x, owner_y) = (x.owner(), y.owner());
+    if !owner_x.is_null() && std::ptr::eq(owner_x, owner_y) {
+        return false;
+    }
+    let (Some(hash_x), Some(hash_y)) = (x.cached_hash(), y.cached_hash()) else {
+        return true;
+    };
+    // A cached hash is the global table's unless a local table owns the block.
+    let global =
+        |owner: *const crate::table::TableShared| owner.is_null() || std::ptr::eq(owner, AtomTable::global().shared());
+    hash_x == hash_y || !(global(owner_x) && global(owner_y))
 }
 
 /// Resolves a range against a length the way slicing does, without checking it.

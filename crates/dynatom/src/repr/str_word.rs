@@ -141,14 +141,19 @@ impl StrWord {
                 StrForm::Static(unsafe { std::slice::from_raw_parts(self.word1, len) })
             }
             _ => {
-                debug_assert_eq!(self.tag(), TAG_HEAP);
-                // SAFETY: `Block` is a transparent wrapper of a block pointer, and the heap
-                // form's word 0 is exactly such a pointer owning one count.
-                let block = unsafe { &*(&self.word0 as *const NonNull<u8>).cast::<Block>() };
                 let packed = self.word1.addr();
-                StrForm::Heap { block, offset: packed >> 32, len: packed & 0xFFFF_FFFF }
+                StrForm::Heap { block: self.block(), offset: packed >> 32, len: packed & 0xFFFF_FFFF }
             }
         }
+    }
+
+    /// The block of a heap-form word.
+    #[inline]
+    fn block(&self) -> &Block {
+        debug_assert_eq!(self.tag(), TAG_HEAP);
+        // SAFETY: `Block` is a transparent wrapper of a block pointer, and the heap form's
+        // word 0 is exactly such a pointer owning one count.
+        unsafe { &*(&self.word0 as *const NonNull<u8>).cast::<Block>() }
     }
 
     #[inline]
@@ -187,9 +192,9 @@ impl StrWord {
 impl Clone for StrWord {
     #[inline]
     fn clone(&self) -> StrWord {
-        if let StrForm::Heap { block, .. } = self.form() {
+        if self.tag() == TAG_HEAP {
             // The copy below needs a count of its own; take it and keep it.
-            std::mem::forget(block.clone());
+            std::mem::forget(self.block().clone());
         }
         // SAFETY: inline and static forms hold no ownership, and for the heap form the
         // count the copy owns was just taken: a bitwise copy is then a valid clone.
