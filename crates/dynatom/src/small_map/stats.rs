@@ -7,7 +7,9 @@
 ///
 /// * `lookups`: searches of a map in its small form (by `get`, `insert`, `remove`,
 ///   `entry` and friends).
-/// * `hint_hits`: a hint matched and so did the key.
+/// * `hint_hits`: a hint matched and so did the key. (A small map of at most four
+///   [`Atom`](crate::Atom) keys compares them directly, with no hint: its lookups count
+///   only in `lookups` and `not_found`.)
 /// * `false_matches`: a hint matched but the key did not (one wasted key compare).
 /// * `not_found`: searches that found no key (most touch no entry at all).
 /// * `unknown_texts`: [`AtomMap`](crate::AtomMap) lookups answered `None` by the atom
@@ -17,12 +19,12 @@
 /// between threads (or between tests running in parallel).
 ///
 /// ```
-/// use dynatom::{Atom, SmallMap, SmallMapStats};
+/// use dynatom::{SmallMap, SmallMapStats, Str};
 ///
 /// let before = SmallMapStats::current_thread();
-/// let map: SmallMap<Atom, u32> = [(Atom::from("one"), 1), (Atom::from("two"), 2)].into_iter().collect();
-/// assert_eq!(map.get(&Atom::from("one")), Some(&1));
-/// assert_eq!(map.get(&Atom::from("three")), None);
+/// let map: SmallMap<Str, u32> = [(Str::from("one"), 1), (Str::from("two"), 2)].into_iter().collect();
+/// assert_eq!(map.get("one"), Some(&1));
+/// assert_eq!(map.get("three"), None);
 /// let delta = SmallMapStats::current_thread().since(&before);
 /// if SmallMapStats::ENABLED {
 ///     assert_eq!(delta.hint_hits, 1);
