@@ -1,6 +1,9 @@
 //! `Pieces::write_to`: one `writev` per 1,024 pieces, partial writes resumed, errors
 //! reported with the bytes that got through.
 
+mod common;
+use common::ChunkedWriter;
+
 use std::io::{self, IoSlice, Read, Write};
 
 use dynatom::{Atom, PartialWrite, Pieces, Str};
@@ -68,43 +71,11 @@ fn one_writev_per_1024_pieces_to_a_real_pipe() {
     assert_eq!(calls, 10_000usize.div_ceil(1024));
 }
 
-/// Accepts at most `chunk` bytes per call, and says `Interrupted` every third call.
-struct Stingy {
-    out: Vec<u8>,
-    chunk: usize,
-    calls: usize,
-}
-
-impl Write for Stingy {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.write_vectored(&[IoSlice::new(buf)])
-    }
-    fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
-        self.calls += 1;
-        if self.calls.is_multiple_of(3) {
-            return Err(io::ErrorKind::Interrupted.into());
-        }
-        let mut left = self.chunk;
-        for buf in bufs {
-            let n = buf.len().min(left);
-            self.out.extend_from_slice(&buf[..n]);
-            left -= n;
-            if left == 0 {
-                break;
-            }
-        }
-        Ok(self.chunk - left)
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn partial_writes_and_interruptions_are_resumed() {
     let (pieces, model) = numbered(3000);
     for chunk in [1, 2, 3, 7, 100, 5000] {
-        let mut out = Stingy { out: Vec::new(), chunk, calls: 0 };
+        let mut out = ChunkedWriter::new(chunk, Some(3));
         assert_eq!(pieces.write_to(&mut out).unwrap(), model.len());
         assert_eq!(out.out, model.as_bytes(), "chunk {chunk}");
     }

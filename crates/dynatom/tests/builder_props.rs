@@ -1,6 +1,9 @@
 //! Property tests: `StrBuilder`, `str_format!`, `Str::concat`/`join`, `Pieces` and the
 //! `_str` access methods behave exactly like their `String`/`str` models.
 
+mod common;
+use common::ChunkedWriter;
+
 use std::fmt::Write as _;
 
 use dynatom::{str_format, Pieces, Str, StrBuilder};
@@ -106,7 +109,7 @@ proptest! {
         prop_assert_eq!(pieces.piece_count(), parts.iter().filter(|p| !p.is_empty()).count());
         prop_assert_eq!(pieces.to_str(), model.as_str());
         prop_assert_eq!(pieces.to_string(), model.clone());
-        let mut out = Trickle { out: Vec::new(), chunk };
+        let mut out = ChunkedWriter::new(chunk, None);
         prop_assert_eq!(pieces.write_to(&mut out).unwrap(), model.len());
         prop_assert_eq!(out.out, model.as_bytes());
     }
@@ -168,35 +171,6 @@ fn check_pieces<'a>(
         }
     }
     Ok(())
-}
-
-/// A writer that takes at most `chunk` bytes per call.
-struct Trickle {
-    out: Vec<u8>,
-    chunk: usize,
-}
-
-impl std::io::Write for Trickle {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = buf.len().min(self.chunk);
-        self.out.extend_from_slice(&buf[..n]);
-        Ok(n)
-    }
-    fn write_vectored(&mut self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
-        let mut left = self.chunk;
-        for buf in bufs {
-            let n = buf.len().min(left);
-            self.out.extend_from_slice(&buf[..n]);
-            left -= n;
-            if left == 0 {
-                break;
-            }
-        }
-        Ok(self.chunk - left)
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 mod copy_free {
