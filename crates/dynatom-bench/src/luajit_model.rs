@@ -36,7 +36,7 @@ fn get_u32(s: &[u8], i: usize) -> u32 {
 pub fn hash_sparse(seed: u64, s: &[u8]) -> StrHash {
     let len = s.len();
     let mut h: StrHash = (len as u32) ^ (seed as u32);
-    let (mut a, mut b);
+    let (a, mut b);
     if len >= 4 {
         a = get_u32(s, 0);
         h ^= get_u32(s, len - 4);
@@ -53,13 +53,19 @@ pub fn hash_sparse(seed: u64, s: &[u8]) -> StrHash {
     } else {
         return h;
     }
+    mix_tail(a, b, h).2
+}
+
+/// The mixing steps both hashes share (one macro in LuaJIT's C).
+#[inline]
+fn mix_tail(mut a: StrHash, mut b: StrHash, mut h: StrHash) -> (StrHash, StrHash, StrHash) {
     a ^= h;
     a = a.wrapping_sub(h.rotate_left(11));
     b ^= a;
     b = b.wrapping_sub(a.rotate_left(25));
     h ^= b;
     h = h.wrapping_sub(b.rotate_left(16));
-    h
+    (a, b, h)
 }
 
 /// The dense hash: every byte, 12 at a time, with the same kind of mixing.
@@ -79,12 +85,7 @@ pub fn hash_dense(seed: u64, h0: StrHash, s: &[u8]) -> StrHash {
             q += 12;
             h ^= b;
             h = h.wrapping_sub(b.rotate_left(14));
-            a ^= h;
-            a = a.wrapping_sub(h.rotate_left(11));
-            b ^= a;
-            b = b.wrapping_sub(a.rotate_left(25));
-            h ^= b;
-            h = h.wrapping_sub(b.rotate_left(16));
+            (a, b, h) = mix_tail(a, b, h);
             a ^= h;
             a = a.wrapping_sub(h.rotate_left(4));
             b ^= a;
