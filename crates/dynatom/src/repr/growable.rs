@@ -12,15 +12,17 @@
 //! ```
 //!
 //! The allocation is already laid out as a [`Block`]: growing reallocates the whole thing
-//! (header room included), and finishing shrinks it to `block_layout(filled)` and writes
-//! the header in front, so the bytes are never copied into a second buffer. Only the
+//! (header room included), and finishing shrinks it to `block_layout(filled)` (unless it
+//! already has that size class: blocks of 128 KiB and more come in classes, see
+//! `block_alloc_size`) and writes the header in front, so the bytes are never copied into
+//! a second buffer. Only the
 //! filled part is ever exposed, and it only ever grows by whole `&str`s, which keeps the
 //! "a block's bytes are initialised UTF-8" invariant that [`Block::as_str`] relies on.
 
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};
 
-use super::heap::{block_layout, Block, Fallibility, HEADER_SIZE, MAX_LEN};
+use super::heap::{block_alloc_size, block_layout, Block, Fallibility, HEADER_SIZE, MAX_LEN};
 use crate::error::StrError;
 use crate::sync::raw_alloc;
 
@@ -130,10 +132,14 @@ impl GrowableBlock {
         self.resize(capacity, fallibility)
     }
 
-    /// Reallocates the whole block (header room included) to hold `capacity` bytes.
+    /// Reallocates the whole block (header room included) to hold at least `capacity`
+    /// bytes: all of the size class `block_layout` rounds it to.
     fn resize(&mut self, capacity: usize, fallibility: Fallibility) -> Result<(), StrError> {
         debug_assert!(capacity >= self.filled && capacity > 0);
         let new_layout = block_layout(capacity)?;
+        // Whatever the class adds is ours to fill; a capacity past MAX_LEN could not be
+        // used, and `block_layout(MAX_LEN)` is the same class anyway.
+        let capacity = (new_layout.size() - HEADER_SIZE).min(MAX_LEN);
         let raw = if self.capacity == 0 {
             // SAFETY: a block layout is never zero-sized (it includes the header).
             unsafe { raw_alloc::alloc(new_layout) }
@@ -171,7 +177,8 @@ impl GrowableBlock {
         if self.filled == 0 {
             return Ok(None);
         }
-        if self.capacity != self.filled {
+        // A builder that filled the top of its size class keeps its allocation as it is.
+        if block_alloc_size(HEADER_SIZE + self.capacity) != block_alloc_size(HEADER_SIZE + self.filled) {
             self.resize(self.filled, fallibility)?;
         }
         let len = self.filled;
@@ -182,7 +189,7 @@ impl GrowableBlock {
         self.bytes = NonNull::dangling();
         let base = NonNull::new(base).expect("an allocation is never null");
         // SAFETY: `base` was allocated through `raw_alloc` and now has exactly
-        // `block_layout(len)` (resized above); its `len` bytes after the header room are
+        // `block_layout(len)` (the same size class as its capacity, or resized above); its `len` bytes after the header room are
         // the UTF-8 written by `push_str`; we gave up ownership just above.
         Ok(Some(unsafe { Block::from_filled_allocation(base, len) }))
     }
@@ -220,4 +227,47 @@ unsafe fn realloc(ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         unsafe { raw_alloc::dealloc(ptr, layout) };
     }
     new
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    fn filled_to(len: usize) -> GrowableBlock {
+        let mut buf = GrowableBlock::new();
+        let piece = "0123456789";
+        while buf.len() + piece.len() <= len {
+            buf.push_str(piece, Fallibility::Infallible).unwrap();
+        }
+        buf.push_str(&piece[..len - buf.len()], Fallibility::Infallible).unwrap();
+        buf
+    }
+
+    #[test]
+    fn doubling_keeps_the_allocation_a_power_of_two() {
+        let buf = filled_to(1_000_000);
+        assert_eq!(buf.capacity() + HEADER_SIZE, 1 << 20);
+        // The text fills the top eighth of its block, so finishing keeps the block's size
+        // (and `DeadBlock` frees it with the size it has).
+        assert_eq!(block_layout(buf.len()).unwrap().size(), 1 << 20);
+        let block = buf.into_block(Fallibility::Infallible).unwrap().unwrap();
+        assert_eq!(block.len(), 1_000_000);
+    }
+
+    #[test]
+    fn a_large_reservation_gets_its_whole_size_class() {
+        let mut buf = GrowableBlock::new();
+        buf.reserve(300_000, Fallibility::Infallible).unwrap();
+        assert_eq!(buf.capacity() + HEADER_SIZE, block_alloc_size(300_000 + HEADER_SIZE));
+        assert!(buf.capacity() >= 300_000);
+    }
+
+    #[test]
+    fn finishing_short_of_the_class_shrinks_to_the_texts_class() {
+        let buf = filled_to(600_000);
+        assert_eq!(buf.capacity() + HEADER_SIZE, 1 << 20);
+        let block = buf.into_block(Fallibility::Infallible).unwrap().unwrap();
+        assert_eq!(block.as_str().len(), 600_000);
+        assert!(block.as_str().bytes().all(|b| b.is_ascii_digit()));
+    }
 }
