@@ -26,7 +26,7 @@ static ALLOC: alloc_count::CountingAlloc = alloc_count::CountingAlloc;
 
 const USAGE: &str = "usage: dynatom-bench [--quick] [--only SUITE] [--corpus FILE] [--json FILE] [--out DIR] [--reps N]
   --quick        smaller inputs and fewer repetitions (under a minute)
-  --only SUITE   run one suite: intern-global, intern-local, memory, lazy-vs-eager,
+  --only SUITE   run one suite: intern-global, intern-local, intern-sync, memory, lazy-vs-eager,
                  atom-to-string, substrings, handles, build, small-map
   --corpus FILE  add FILE as a corpus (one token per line, or any text split into identifiers)
   --json FILE    also write every figure as JSON

@@ -6,6 +6,7 @@ pub mod arena_map;
 pub mod global;
 pub mod handles;
 pub mod local;
+pub mod shared;
 
 use std::hash::Hash;
 
@@ -31,6 +32,23 @@ pub trait LocalInterner: Sized {
     fn resolve<'a>(&'a self, sym: &'a Self::Symbol) -> &'a str;
 }
 
+/// An interner shared by threads (`&self` everywhere), which freezes into a read-only
+/// reader for the phase after building.
+pub trait SharedInterner: Sync + Sized {
+    type Symbol: Copy + Eq + Hash + Send + Sync;
+    type Reader: Sync;
+    const NAME: &'static str;
+    const READER_NAME: &'static str;
+    fn create() -> Self;
+    fn intern(&self, s: &str) -> Self::Symbol;
+    /// Lookup without inserting.
+    fn get(&self, s: &str) -> Option<Self::Symbol>;
+    fn resolve(&self, sym: Self::Symbol) -> &str;
+    fn freeze(self) -> Self::Reader;
+    fn reader_get(reader: &Self::Reader, s: &str) -> Option<Self::Symbol>;
+    fn reader_resolve(reader: &Self::Reader, sym: Self::Symbol) -> &str;
+}
+
 /// An owned string handle.
 pub trait StringHandle: Clone + Eq + Hash + Sized {
     /// What `slice` hands back (some peers return a different substring type).
@@ -51,6 +69,11 @@ pub trait GlobalVisitor {
 pub trait LocalVisitor {
     type Out;
     fn visit<L: LocalInterner>(self) -> Self::Out;
+}
+
+pub trait SharedVisitor {
+    type Out;
+    fn visit<S: SharedInterner>(self) -> Self::Out;
 }
 
 pub trait HandleVisitor {
@@ -93,6 +116,12 @@ family!(
         local::SymbolTablePeer,
         arena_map::ArenaMap,
     ]
+);
+
+family!(
+    /// Interners shared by threads (dynatom's `SyncInterner` first).
+    SHARED, visit_shared, SharedInterner, SharedVisitor,
+    [dynatom::SyncInterner, lasso::ThreadedRodeo]
 );
 
 family!(

@@ -7,6 +7,7 @@ pub mod build;
 pub mod handles;
 pub mod intern_global;
 pub mod intern_local;
+pub mod intern_sync;
 pub mod lazy_vs_eager;
 pub mod memory;
 pub mod small_map;
@@ -94,6 +95,7 @@ pub struct SuiteDef {
 pub const SUITES: &[SuiteDef] = &[
     intern_global::SUITE,
     intern_local::SUITE,
+    intern_sync::SUITE,
     memory::SUITE,
     lazy_vs_eager::SUITE,
     atom_to_string::SUITE,
