@@ -169,4 +169,33 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
         parts.join("; "),
         met,
     );
+    interner_target(r, ctx, rep);
+}
+
+/// Issue 6: `Interner` keeps ≤12 B per distinct string beyond the characters, and no more
+/// than string-interner's `BufferBackend` (the leanest peer), on every corpus.
+fn interner_target(r: &Results, ctx: &Ctx, rep: &mut Report) {
+    const OURS: &str = "dynatom Interner";
+    const LEANEST_PEER: &str = "string-interner Buffer";
+    let mut parts = Vec::new();
+    let mut met = Some(true);
+    for corpus in ctx.corpora() {
+        let ours = r.median(&Job::new(OURS, &corpus, "-"), "overhead_per_string");
+        let peer = r.median(&Job::new(LEANEST_PEER, &corpus, "-"), "overhead_per_string");
+        match (ours, peer) {
+            (Some(d), Some(b)) => {
+                combine(&mut met, Some(d <= 12.0 && d <= b));
+                parts.push(format!("{corpus} {} B vs {} B", fmt_num(Some(d)), fmt_num(Some(b))));
+            }
+            _ => {
+                combine(&mut met, None);
+                parts.push(format!("{corpus} not measured"));
+            }
+        }
+    }
+    rep.target(
+        &format!("{OURS}: overhead ≤12 B per distinct string and no more than {LEANEST_PEER}, every corpus"),
+        parts.join("; "),
+        met,
+    );
 }
