@@ -1,7 +1,10 @@
-//! Suite 2: single-owner interners. Intern the token stream, then look every token up
-//! again (present keys), then resolve every symbol: ns per token for each phase.
-//! The dynatom rows are `AtomTable::new()` and `Interner`; adding another local type
-//! is one adapter plus one entry in `peers::LOCAL`.
+//! Suite 2: single-owner interners. Fill a fresh interner with every distinct string
+//! once; intern the token stream into another fresh one (first occurrences insert, the
+//! rest hit), intern it again (all hits), look every token up (present keys), resolve
+//! every symbol: ns per string or token for each phase. Each child also resolves the same
+//! symbols through the baseline of issue 6's resolve target, a `Vec` of spans plus one
+//! chunk lookup. The dynatom rows are `AtomTable::new()` and `Interner`; adding another
+//! local type is one adapter plus one entry in `peers::LOCAL`.
 
 use super::{time_ns, ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::peers::{self, LocalInterner, LocalVisitor};
@@ -11,7 +14,13 @@ use std::hint::black_box;
 
 pub const SUITE: SuiteDef = SuiteDef { name: "intern-local", reps_full: 5, reps_quick: 3, jobs, child, report };
 
-const PHASES: &[(&str, &str)] = &[("intern_ns", "intern"), ("lookup_ns", "lookup"), ("resolve_ns", "resolve")];
+const PHASES: &[(&str, &str)] = &[
+    ("fill_ns", "fill"),
+    ("intern_ns", "intern"),
+    ("hits_ns", "intern hits"),
+    ("lookup_ns", "lookup"),
+    ("resolve_ns", "resolve"),
+];
 
 fn jobs(ctx: &Ctx) -> Vec<Job> {
     let mut v = Vec::new();
@@ -25,7 +34,7 @@ fn jobs(ctx: &Ctx) -> Vec<Job> {
 
 struct Run<'a> {
     tokens: &'a [&'a str],
-    distinct: usize,
+    distinct: &'a [String],
 }
 
 impl LocalVisitor for Run<'_> {
@@ -33,6 +42,13 @@ impl LocalVisitor for Run<'_> {
     fn visit<L: LocalInterner>(self) -> ChildOutput {
         let mut out = ChildOutput::default();
         let n = self.tokens.len() as f64;
+
+        let mut filled = L::create();
+        let (filled_syms, ns) = time_ns(|| self.distinct.iter().map(|s| filled.intern(s)).collect::<Vec<_>>());
+        out.fig("fill_ns", ns / self.distinct.len() as f64);
+        drop(filled_syms);
+        drop(filled);
+
         let mut table = L::create();
         let mut syms = Vec::with_capacity(self.tokens.len());
         let ((), ns) = time_ns(|| {
@@ -41,6 +57,19 @@ impl LocalVisitor for Run<'_> {
             }
         });
         out.fig("intern_ns", ns / n);
+
+        let mut disagreed = 0usize;
+        let ((), ns) = time_ns(|| {
+            for (t, s) in self.tokens.iter().zip(&syms) {
+                if table.intern(black_box(t)) != *s {
+                    disagreed += 1;
+                }
+            }
+        });
+        out.fig("hits_ns", ns / n);
+        if disagreed > 0 {
+            out.fail(format!("{disagreed} re-interned tokens got a different symbol"));
+        }
 
         let mut misses = 0usize;
         let ((), ns) = time_ns(|| {
@@ -58,10 +87,11 @@ impl LocalVisitor for Run<'_> {
         let (total, ns) = time_ns(|| syms.iter().map(|s| table.resolve(black_box(s)).len()).sum::<usize>());
         out.fig("resolve_ns", ns / n);
         black_box(total);
+        out.fig("baseline_resolve_ns", SpanArena::resolve_ns(self.tokens));
 
         let set: HashSet<&L::Symbol> = syms.iter().collect();
-        if set.len() != self.distinct {
-            out.fail(format!("{} distinct symbols for {} distinct strings", set.len(), self.distinct));
+        if set.len() != self.distinct.len() {
+            out.fail(format!("{} distinct symbols for {} distinct strings", set.len(), self.distinct.len()));
         }
         if let Some(i) = (0..syms.len()).find(|&i| table.resolve(&syms[i]) != self.tokens[i]) {
             out.fail(format!("token {i} does not round-trip"));
@@ -71,10 +101,51 @@ impl LocalVisitor for Run<'_> {
     }
 }
 
+/// The resolve target's baseline: strings packed into fixed chunks, and a `Vec` of
+/// (chunk, start, end) per symbol; resolving is one `Vec` index plus one chunk lookup.
+struct SpanArena {
+    chunks: Vec<String>,
+    spans: Vec<(u32, u32, u32)>,
+}
+
+impl SpanArena {
+    const CHUNK: usize = 64 * 1024;
+
+    /// ns per resolve of the symbols of `tokens` (numbered by first occurrence), in
+    /// token order, as the suite resolves every peer's symbols.
+    fn resolve_ns(tokens: &[&str]) -> f64 {
+        let mut arena = SpanArena { chunks: Vec::new(), spans: Vec::new() };
+        let mut ids: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+        let syms: Vec<u32> = tokens.iter().map(|t| *ids.entry(t).or_insert_with(|| arena.push(t))).collect();
+        let (total, ns) = time_ns(|| syms.iter().map(|&s| arena.resolve(black_box(s)).len()).sum::<usize>());
+        let expected: usize = tokens.iter().map(|t| t.len()).sum();
+        assert_eq!(total, expected, "the baseline resolves every token");
+        ns / tokens.len() as f64
+    }
+
+    fn push(&mut self, s: &str) -> u32 {
+        if self.chunks.last().is_none_or(|c| c.capacity() - c.len() < s.len()) {
+            self.chunks.push(String::with_capacity(Self::CHUNK.max(s.len())));
+        }
+        let chunk = self.chunks.last_mut().expect("a chunk was just ensured");
+        let start = chunk.len();
+        chunk.push_str(s);
+        let index = |v: usize| u32::try_from(v).expect("bench corpora fit in u32");
+        self.spans.push((index(self.chunks.len() - 1), index(start), index(start + s.len())));
+        index(self.spans.len() - 1)
+    }
+
+    #[inline]
+    fn resolve(&self, sym: u32) -> &str {
+        let (chunk, start, end) = self.spans[sym as usize];
+        &self.chunks[chunk as usize][start as usize..end as usize]
+    }
+}
+
 fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
     let corpus = ctx.load_corpus(&job.corpus);
     let tokens = corpus.token_strs();
-    let run = Run { tokens: &tokens, distinct: corpus.distinct.len() };
+    let run = Run { tokens: &tokens, distinct: &corpus.distinct };
     peers::visit_local(&job.peer, run).unwrap_or_else(|| panic!("unknown peer {}", job.peer))
 }
 
@@ -82,10 +153,13 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     rep.begin_suite(
         "intern-local",
         "Local interners",
-        "A fresh interner owned by one thread: intern the token stream, look every token up again \
-         (all present), resolve every symbol. ns per token, lower is better; ratios against \
-         `dynatom AtomTable`. `symbol_table` has no lookup-without-insert, so its lookup column \
-         is an intern of a present key.",
+        "Interners owned by one thread. *fill*: every distinct string interned once into a fresh \
+         interner, ns per string. *intern*: the token stream interned into another fresh one (first \
+         occurrences insert, the rest hit), ns per token. *intern hits*: the stream interned again, \
+         all present. *lookup*: every token looked up without inserting (all present). *resolve*: \
+         every symbol back to its text. Lower is better; ratios against `dynatom AtomTable`. \
+         `symbol_table` has no lookup-without-insert, so its lookup column is an intern of a present \
+         key. Bytes per distinct string are in the `memory` suite.",
     );
     let mut headers = vec!["corpus".to_string(), "peer".to_string()];
     for (_, label) in PHASES {
@@ -107,10 +181,19 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     }
     rep.table(&t);
 
+    for (fig, label) in [("intern_ns", "intern"), ("lookup_ns", "get (lookup)")] {
+        speed_target(r, rep, fig, label);
+    }
+    resolve_target(r, ctx, rep);
+}
+
+/// Issue 6: on identifiers and keys, the fastest dynatom type ≥1.2× faster than the
+/// fastest peer at `fig`.
+fn speed_target(r: &Results, rep: &mut Report, fig: &str, label: &str) {
     let mut parts = Vec::new();
     let mut met = Some(true);
     for corpus in ["identifiers", "keys"] {
-        let median = |p: &str| r.median(&Job::new(p, corpus, "-"), "intern_ns").map(|v| (v, p.to_string()));
+        let median = |p: &str| r.median(&Job::new(p, corpus, "-"), fig).map(|v| (v, p.to_string()));
         let is_dynatom = |p: &&&str| p.starts_with("dynatom");
         let best_ours =
             peers::LOCAL.iter().filter(is_dynatom).filter_map(|p| median(p)).min_by(|a, b| a.0.total_cmp(&b.0));
@@ -140,7 +223,33 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
         }
     }
     rep.target(
-        "intern ≥1.2× faster than the fastest local peer on identifiers and keys (fastest dynatom type)",
+        &format!("{label} ≥1.2× faster than the fastest local peer on identifiers and keys (fastest dynatom type)"),
+        parts.join("; "),
+        met,
+    );
+}
+
+/// Issue 6: `Interner::resolve` no slower than a `Vec` index plus one chunk lookup,
+/// timed in the same child on the same symbols, every corpus.
+fn resolve_target(r: &Results, ctx: &Ctx, rep: &mut Report) {
+    const OURS: &str = "dynatom Interner";
+    let mut parts = Vec::new();
+    let mut met = Some(true);
+    for corpus in ctx.corpora() {
+        let job = Job::new(OURS, &corpus, "-");
+        match (r.median(&job, "resolve_ns"), r.median(&job, "baseline_resolve_ns")) {
+            (Some(d), Some(b)) => {
+                combine(&mut met, Some(d <= b));
+                parts.push(format!("{corpus} {} vs {} ns", fmt_num(Some(d)), fmt_num(Some(b))));
+            }
+            _ => {
+                combine(&mut met, None);
+                parts.push(format!("{corpus} not measured"));
+            }
+        }
+    }
+    rep.target(
+        &format!("{OURS} resolve no slower than a `Vec` index plus one chunk lookup (same child, same symbols)"),
         parts.join("; "),
         met,
     );
