@@ -41,19 +41,6 @@ fn appends(ctx: &Ctx) -> usize {
     }
 }
 
-/// Appends for the naive way. It is quadratic, and past glibc's mmap threshold every step
-/// maps, faults in and unmaps a fresh buffer: 100,000 appends of the 10-byte piece take
-/// about 18 s a run here, too long for the report's time budget, so that one cell runs
-/// 20,000 appends (and the table says so). Its ns per append therefore *understates*
-/// how far behind the naive way is at 100,000 appends.
-fn naive_appends(ctx: &Ctx, piece: &str) -> usize {
-    if piece.len() > 1 && ctx.scale == Scale::Full {
-        20_000
-    } else {
-        appends(ctx)
-    }
-}
-
 /// Timed whole runs per child (after one warm-up run); the child reports their median.
 fn runs(ctx: &Ctx) -> usize {
     if ctx.scale == Scale::Quick {
@@ -110,7 +97,7 @@ fn append_child(job: &Job, ctx: &Ctx, out: &mut ChildOutput) {
     let ns = match job.peer.as_str() {
         "naive s = s + piece" => {
             // O(n²): one run is plenty (and long: it copies n²/2 pieces).
-            let n = naive_appends(ctx, piece);
+            let n = appends(ctx);
             let (s, ns) = time_ns(|| {
                 let mut s = Str::new();
                 for _ in 0..n {
@@ -262,14 +249,6 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
             ]);
         }
         rep.table(&t);
-        let naive_n = naive_appends(ctx, piece);
-        if naive_n != n {
-            rep.para(&format!(
-                "The naive way runs {naive_n} appends here (at {n} it takes about 18 s a run: past \
-                 glibc's mmap threshold every step maps and faults in a fresh buffer). Being quadratic, \
-                 its ns per append at {n} would be several times higher: its ratio understates the gap."
-            ));
-        }
     }
 
     rep.heading("`str_format!` vs `format!` + `Str::from`");
