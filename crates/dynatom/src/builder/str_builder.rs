@@ -83,9 +83,7 @@ impl StrBuilder {
     /// assert!(matches!(too_big, Err(StrError::TooLong { .. })));
     /// ```
     pub fn try_with_capacity(capacity: usize) -> Result<StrBuilder, StrError> {
-        let mut builder = StrBuilder::new();
-        builder.try_reserve(capacity)?;
-        Ok(builder)
+        Ok(StrBuilder { buf: GrowableBlock::with_capacity(capacity, Fallibility::Fallible)? })
     }
 
     /// Appends `text`. `Str`, `Atom` and `String` work through deref: `push_str(&s)`.

@@ -13,8 +13,8 @@
 //!
 //! The allocation is already laid out as a [`Block`]: growing reallocates the whole thing
 //! (header room included), and finishing shrinks it to `block_layout(filled)` (unless it
-//! already has that size class: blocks of 128 KiB and more come in classes, see
-//! `block_alloc_size`) and writes the header in front, so the bytes are never copied into
+//! already has that size: texts of 128 KiB and more get size classes, see
+//! `capacity_class`) and writes the header in front, so the bytes are never copied into
 //! a second buffer. Only the
 //! filled part is ever exposed, and it only ever grows by whole `&str`s, which keeps the
 //! "a block's bytes are initialised UTF-8" invariant that [`Block::as_str`] relies on.
@@ -22,13 +22,15 @@
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};
 
-use super::heap::{block_alloc_size, block_layout, Block, Fallibility, HEADER_SIZE, MAX_LEN};
+use super::heap::{block_layout, capacity_class, Block, Fallibility, HEADER_SIZE, MAX_LEN};
 use crate::error::StrError;
 use crate::sync::raw_alloc;
 
-/// The first allocation holds this many bytes (a 64-byte block with its header), so
-/// short builders do not reallocate for every few bytes.
-const MIN_CAPACITY: usize = 64 - HEADER_SIZE;
+/// The first allocation holds this many bytes, so short builders do not reallocate for
+/// every few bytes. A power of two, so that doubling lands on powers of two, which are
+/// size classes (see `capacity_class`): a builder that ends in the top eighth of its
+/// buffer finishes without resizing it.
+const MIN_CAPACITY: usize = 64;
 
 /// A block whose bytes are still being appended.
 pub(crate) struct GrowableBlock {
@@ -49,6 +51,16 @@ impl GrowableBlock {
     /// An empty buffer; allocates nothing.
     pub(crate) const fn new() -> GrowableBlock {
         GrowableBlock { bytes: NonNull::dangling(), capacity: 0, filled: 0 }
+    }
+
+    /// An empty buffer with room for exactly `capacity` bytes (or its size class), so
+    /// that a text of that length finishes without resizing.
+    pub(crate) fn with_capacity(capacity: usize, fallibility: Fallibility) -> Result<GrowableBlock, StrError> {
+        let mut buf = GrowableBlock::new();
+        if capacity > 0 {
+            buf.resize(capacity, fallibility)?;
+        }
+        Ok(buf)
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -124,10 +136,10 @@ impl GrowableBlock {
         if needed > MAX_LEN {
             return Err(StrError::TooLong { len: needed });
         }
-        // Doubling the whole allocation keeps appends amortised O(1), and keeps its size
-        // a power of two (64, 128, ...) when it starts at one, which suits malloc's size
-        // classes; the clamp keeps the length in a u32.
-        let doubled = (self.capacity + HEADER_SIZE).saturating_mul(2) - HEADER_SIZE;
+        // Doubling keeps appends amortised O(1), and doubling to a power of two keeps the
+        // capacity a size class the text can fill (see MIN_CAPACITY); the clamp keeps the
+        // length in a u32.
+        let doubled = self.capacity.saturating_mul(2).checked_next_power_of_two().unwrap_or(usize::MAX);
         let capacity = needed.max(doubled).clamp(MIN_CAPACITY, MAX_LEN);
         self.resize(capacity, fallibility)
     }
@@ -178,7 +190,7 @@ impl GrowableBlock {
             return Ok(None);
         }
         // A builder that filled the top of its size class keeps its allocation as it is.
-        if block_alloc_size(HEADER_SIZE + self.capacity) != block_alloc_size(HEADER_SIZE + self.filled) {
+        if capacity_class(self.capacity) != capacity_class(self.filled) {
             self.resize(self.filled, fallibility)?;
         }
         let len = self.filled;
@@ -244,12 +256,12 @@ mod tests {
     }
 
     #[test]
-    fn doubling_keeps_the_allocation_a_power_of_two() {
+    fn doubling_keeps_the_capacity_a_power_of_two() {
         let buf = filled_to(1_000_000);
-        assert_eq!(buf.capacity() + HEADER_SIZE, 1 << 20);
+        assert_eq!(buf.capacity(), 1 << 20);
         // The text fills the top eighth of its block, so finishing keeps the block's size
         // (and `DeadBlock` frees it with the size it has).
-        assert_eq!(block_layout(buf.len()).unwrap().size(), 1 << 20);
+        assert_eq!(block_layout(buf.len()).unwrap().size(), HEADER_SIZE + (1 << 20));
         let block = buf.into_block(Fallibility::Infallible).unwrap().unwrap();
         assert_eq!(block.len(), 1_000_000);
     }
@@ -258,14 +270,14 @@ mod tests {
     fn a_large_reservation_gets_its_whole_size_class() {
         let mut buf = GrowableBlock::new();
         buf.reserve(300_000, Fallibility::Infallible).unwrap();
-        assert_eq!(buf.capacity() + HEADER_SIZE, block_alloc_size(300_000 + HEADER_SIZE));
+        assert_eq!(buf.capacity(), capacity_class(300_000));
         assert!(buf.capacity() >= 300_000);
     }
 
     #[test]
     fn finishing_short_of_the_class_shrinks_to_the_texts_class() {
         let buf = filled_to(600_000);
-        assert_eq!(buf.capacity() + HEADER_SIZE, 1 << 20);
+        assert_eq!(buf.capacity(), 1 << 20);
         let block = buf.into_block(Fallibility::Infallible).unwrap().unwrap();
         assert_eq!(block.as_str().len(), 600_000);
         assert!(block.as_str().bytes().all(|b| b.is_ascii_digit()));

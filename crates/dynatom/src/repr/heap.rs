@@ -64,41 +64,42 @@ pub(crate) enum Fallibility {
     Fallible,
 }
 
-/// Blocks of at least this many bytes (header included) are allocated in size classes
-/// rather than at their exact size: it is glibc's initial mmap threshold, the size from
-/// which an allocation may get pages of its own.
+/// Texts of at least this many bytes get a size class rather than their exact length:
+/// it is glibc's initial mmap threshold, the size from which an allocation may get pages
+/// of its own.
 const SIZE_CLASSES_FROM: usize = 128 * 1024;
 
 /// Size classes per doubling, as a power of two: 8 classes between 2^k and 2^(k+1), so
-/// a class is at most 1/8 larger than the bytes it holds.
+/// a class is at most 1/8 larger than the text it holds.
 const CLASS_STEPS_LOG2: u32 = 3;
 
-/// The allocation size of a block whose header and bytes take `needed` bytes: exact below
-/// [`SIZE_CLASSES_FROM`], else rounded up to the next of 8 classes per doubling.
+/// The room a block keeps for a text of `len` bytes: exactly `len` below
+/// [`SIZE_CLASSES_FROM`], else `len` rounded up to the next of 8 classes per doubling
+/// (powers of two among them).
 ///
 /// Why classes: a block must be freed with the size it was allocated with, and the header
 /// has no room for a capacity, so the size has to follow from the length alone. Rounding
-/// large blocks to classes lets a `StrBuilder` that grew by doubling keep its buffer at
-/// `finish` whenever the text fills the top class of it (no shrinking `realloc`), and a
-/// large block then goes back to malloc at the size the next builder will ask for, which
-/// keeps glibc's dynamic mmap threshold from sending every new builder to fresh pages.
-/// Rounding is idempotent (a class size is its own class), which the builder relies on.
-pub(super) const fn block_alloc_size(needed: usize) -> usize {
-    if needed < SIZE_CLASSES_FROM {
-        return needed;
+/// large texts to classes lets a `StrBuilder` that grew by doubling keep its buffer at
+/// `finish` whenever the text fills the top class of it (no shrinking `realloc`), and the
+/// block then goes back to malloc at the size the next builder will ask for, which keeps
+/// glibc's dynamic mmap threshold from sending every new builder to fresh pages. Rounding
+/// is idempotent (a class is its own class), which the builder relies on.
+pub(super) const fn capacity_class(len: usize) -> usize {
+    if len < SIZE_CLASSES_FROM {
+        return len;
     }
-    let step = 1usize << (usize::BITS - 1 - needed.leading_zeros() - CLASS_STEPS_LOG2);
-    needed.div_ceil(step) * step
+    let step = 1usize << (usize::BITS - 1 - len.leading_zeros() - CLASS_STEPS_LOG2);
+    len.div_ceil(step) * step
 }
 
-/// The layout of a block holding `len` bytes (the header, the bytes, and any rounding of
-/// [`block_alloc_size`]). The growable builder buffer allocates with it too, so
-/// `DeadBlock` frees every block with the layout it came from.
+/// The layout of a block holding `len` bytes: the header, then the room
+/// [`capacity_class`] keeps for them. The growable builder buffer allocates with it too,
+/// so `DeadBlock` frees every block with the layout it came from.
 pub(super) fn block_layout(len: usize) -> Result<Layout, StrError> {
     if len > MAX_LEN {
         return Err(StrError::TooLong { len });
     }
-    let size = block_alloc_size(HEADER_SIZE + len);
+    let size = HEADER_SIZE + capacity_class(len);
     Layout::from_size_align(size, std::mem::align_of::<Header>()).map_err(|_| StrError::TooLong { len })
 }
 
@@ -523,18 +524,20 @@ mod tests {
     }
 
     #[test]
-    fn small_blocks_are_exact_and_large_ones_round_to_an_eighth() {
-        assert_eq!(block_alloc_size(HEADER_SIZE + 1), HEADER_SIZE + 1);
-        assert_eq!(block_alloc_size(SIZE_CLASSES_FROM - 1), SIZE_CLASSES_FROM - 1);
-        assert_eq!(block_alloc_size(SIZE_CLASSES_FROM), SIZE_CLASSES_FROM);
-        assert_eq!(block_alloc_size(SIZE_CLASSES_FROM + 1), SIZE_CLASSES_FROM + SIZE_CLASSES_FROM / 8);
-        assert_eq!(block_alloc_size(1_000_024), 1 << 20);
-        assert_eq!(block_alloc_size((1 << 20) + 1), (1 << 20) + (1 << 17));
-        for needed in (SIZE_CLASSES_FROM..1 << 24).step_by(4093).chain([HEADER_SIZE + MAX_LEN]) {
-            let class = block_alloc_size(needed);
-            assert!(class >= needed && class - needed <= needed / 8, "{needed} -> {class}");
-            assert_eq!(block_alloc_size(class), class, "a class is its own class");
+    fn short_texts_are_exact_and_long_ones_round_to_an_eighth() {
+        assert_eq!(capacity_class(1), 1);
+        assert_eq!(capacity_class(SIZE_CLASSES_FROM - 1), SIZE_CLASSES_FROM - 1);
+        assert_eq!(capacity_class(SIZE_CLASSES_FROM), SIZE_CLASSES_FROM);
+        assert_eq!(capacity_class(SIZE_CLASSES_FROM + 1), SIZE_CLASSES_FROM + SIZE_CLASSES_FROM / 8);
+        assert_eq!(capacity_class(1_000_000), 1 << 20);
+        assert_eq!(capacity_class(1 << 20), 1 << 20, "a power of two is a class");
+        assert_eq!(capacity_class((1 << 20) + 1), (1 << 20) + (1 << 17));
+        for len in (SIZE_CLASSES_FROM..1 << 24).step_by(4093).chain([MAX_LEN]) {
+            let class = capacity_class(len);
+            assert!(class >= len && class - len <= len / 8, "{len} -> {class}");
+            assert_eq!(capacity_class(class), class, "a class is its own class");
         }
+        assert_eq!(block_layout(1 << 20).unwrap().size(), HEADER_SIZE + (1 << 20));
     }
 
     #[test]
