@@ -18,7 +18,9 @@ pub(crate) const RETAIN_MAX_RATIO: usize = 8;
 ///
 /// * Up to 15 bytes live inside the handle: no allocation.
 /// * Longer strings live in **one** allocation: a 24-byte header (count, length, cached
-///   hash, owning table) followed by the bytes.
+///   hash, owning table) followed by the bytes. Texts of 128 KiB and more get room for
+///   one of 8 size classes per doubling (at most 1/8 more, powers of two exact), so that
+///   a [`StrBuilder`](crate::StrBuilder)'s doubled buffer can become the string as it is.
 /// * Making a `Str` never hashes and never touches a table; [`Str::intern`] does that on
 ///   demand, adopting the buffer instead of copying it.
 /// * Clone is O(1); [`Str::slice`] is O(1) for any range and shares the buffer.

@@ -12,8 +12,8 @@ fn total_len(mut lens: impl Iterator<Item = usize>) -> Result<usize, StrError> {
 }
 
 impl Str {
-    /// All `pieces` back to back, in one allocation of exactly the total size (none for
-    /// a total of at most 15 bytes).
+    /// All `pieces` back to back, in one allocation sized for the total (none for a
+    /// total of at most 15 bytes; see [`Str`] for the size classes of very long texts).
     ///
     /// # Panics
     /// If the total exceeds [`Str::MAX_LEN`] bytes.
@@ -47,8 +47,8 @@ impl Str {
         Ok(sink.finish())
     }
 
-    /// The `items` with `separator` between each two, in one allocation of exactly the
-    /// total size. The iterator is walked twice (once to measure, once to copy), hence
+    /// The `items` with `separator` between each two, in one allocation sized for the
+    /// total. The iterator is walked twice (once to measure, once to copy), hence
     /// the `Clone` bound; slices, `Vec`s and most adapters over them qualify.
     ///
     /// # Panics

@@ -1,5 +1,5 @@
-//! Filling a string whose final length is known up front: one allocation of exactly
-//! that size (none at all for inline results).
+//! Filling a string whose final length is known up front: one allocation sized for
+//! it (none at all for inline results).
 
 use crate::error::StrError;
 use crate::repr::heap::{Block, Fallibility, UninitBlock};
@@ -17,7 +17,7 @@ pub(crate) enum ExactSink {
 }
 
 impl ExactSink {
-    /// Room for exactly `total` bytes.
+    /// Room for `total` bytes, allocated once.
     pub(crate) fn new(total: usize, fallibility: Fallibility) -> Result<ExactSink, StrError> {
         if total <= INLINE_CAPACITY {
             return Ok(ExactSink::Inline { buf: [0; INLINE_CAPACITY], len: 0 });

@@ -6,7 +6,7 @@
 //! * [`StrBuilder`] appends into a buffer that is already laid out as a [`Str`] heap
 //!   block, so [`StrBuilder::finish`] hands that very buffer over: no final copy.
 //! * [`str_format!`](crate::str_format) formats straight into a [`Str`] the same way.
-//! * [`Str::concat`] and [`Str::join`] measure first and allocate once, exactly.
+//! * [`Str::concat`] and [`Str::join`] measure first and allocate once.
 //! * [`Pieces`] never joins at all: it keeps a list of pieces and writes them with
 //!   vectored I/O, the way OpenResty's output functions take a table of pieces.
 //!

@@ -268,7 +268,7 @@ impl Pieces {
         self.pieces.iter().map(|piece| IoSlice::new(piece.as_bytes()))
     }
 
-    /// The joined string, made in one allocation of the exact size.
+    /// The joined string, made in one allocation sized for it.
     ///
     /// # Panics
     /// If the total exceeds [`Str::MAX_LEN`] bytes; see [`Pieces::try_to_str`].

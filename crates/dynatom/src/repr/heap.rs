@@ -24,6 +24,9 @@
 //!
 //! The header is 24 bytes; its alignment (8) leaves the three low bits of every block
 //! pointer zero, which the tagged handles above rely on.
+//!
+//! The bytes take exactly `len` bytes of room below 128 KiB; longer texts get the room of
+//! their size class ([`capacity_class`]), which is what the block is freed with.
 
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};
