@@ -68,9 +68,6 @@ pub trait HintKey: Eq {
     const WORD_EQ: bool = false;
 }
 
-/// The most entries a small form of [`HintKey::WORD_EQ`] keys scans without hints.
-pub(crate) const SCAN_WITHOUT_HINTS: usize = 4;
-
 impl HintKey for Atom {
     const WORD_EQ: bool = true;
 

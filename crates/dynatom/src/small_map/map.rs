@@ -265,26 +265,30 @@ impl<K: HintKey, V> SmallMap<K, V> {
         Q: Eq + ?Sized,
     {
         match &self.repr {
-            Repr::Small { hints, entries } => small::find(*hints, entries, || Hint::from_hash(hash), key, false),
+            Repr::Small { hints, entries } => {
+                small::find(*hints, entries, || Hint::from_hash(hash), key, false).map(|(at, _)| at)
+            }
             Repr::Large(large) => large.find(hash, key),
         }
     }
 
-    /// The position and entry of `key`, hashing it only if there is an entry to compare
-    /// with, and decoding the form once (the lookup fast path).
+    /// The position and entry of `key` (the lookup fast path). Keys that are not a word
+    /// compare are hashed only if there is an entry to compare with.
     #[inline]
     fn search<Q>(&self, key: &Q) -> Option<(usize, &(K, V))>
     where
         K: Borrow<Q>,
         Q: HintKey + ?Sized,
     {
-        let (at, entries) = match &self.repr {
+        match &self.repr {
             Repr::Small { hints, entries } => {
-                (small::find(*hints, entries, || Hint::from_hash(key.key_hash()), key, Q::WORD_EQ)?, entries.as_slice())
+                if !Q::WORD_EQ && entries.is_empty() {
+                    return small::find_nothing();
+                }
+                small::find(*hints, entries, || Hint::from_hash(key.key_hash()), key, Q::WORD_EQ)
             }
-            Repr::Large(large) => (large.find(key.key_hash(), key)?, large.entries.as_slice()),
-        };
-        Some((at, entries.get(at)?))
+            Repr::Large(large) => large.search(key),
+        }
     }
 
     /// The position of `key` in insertion order.

@@ -2,44 +2,87 @@
 
 use std::borrow::Borrow;
 
-use super::hint::{Hint, Hints};
+use super::hint::{Hint, Hints, Matches};
 use super::stats;
 
 /// Most entries the small form holds; the ninth moves the map to the large form.
 pub(crate) const SMALL_CAPACITY: usize = 8;
 
-/// The slot of `key` among `entries`, comparing keys only where the hint matches. The
-/// hint is computed (the key hashed) only when there are entries to compare with. With
-/// `scan` (keys compared as one word, see `HintKey::WORD_EQ`) a few entries are simply
-/// compared in turn.
+/// The most entries a small form of [`HintKey::WORD_EQ`](super::HintKey::WORD_EQ) keys
+/// scans without hints.
+pub(crate) const SCAN_WITHOUT_HINTS: usize = 4;
+
+/// The slot and entry of `key` among `entries`, comparing keys only where the hint
+/// matches.
+///
+/// The common cases take no loop: a miss is one test of the match word; a hit takes the
+/// lowest matching slot and compares its key (`entries.get` keeps it safe; the slot is
+/// always in bounds). Only a false match at the lowest slot goes on to the other
+/// matches, out of line.
+///
+/// With `scan` (keys compared as one word, see `HintKey::WORD_EQ`) a form of at most
+/// [`SCAN_WITHOUT_HINTS`] entries is searched by comparing keys in turn, and `hint` is
+/// never called: the loads and compares of such a scan do not wait for the hint's chain
+/// of multiplies, which is most of the time a hit through the hints takes.
 #[inline]
-pub(crate) fn find<K, V, Q>(
+pub(crate) fn find<'a, K, V, Q>(
     hints: Hints,
-    entries: &[(K, V)],
+    entries: &'a [(K, V)],
     hint: impl FnOnce() -> Hint,
     key: &Q,
     scan: bool,
-) -> Option<usize>
+) -> Option<(usize, &'a (K, V))>
 where
     K: Borrow<Q>,
     Q: Eq + ?Sized,
 {
     stats::lookup();
-    if scan && entries.len() <= super::key::SCAN_WITHOUT_HINTS {
-        let found = entries.iter().position(|(k, _)| k.borrow() == key);
+    if scan && entries.len() <= SCAN_WITHOUT_HINTS {
+        let found = entries.iter().enumerate().find(|(_, (k, _))| k.borrow() == key);
         if found.is_none() {
             stats::not_found();
         }
         return found;
     }
-    if !entries.is_empty() {
-        for slot in hints.matches(hint(), entries.len()) {
-            if entries[slot].0.borrow() == key {
-                stats::hint_hit();
-                return Some(slot);
-            }
-            stats::false_match();
+    let matches = hints.matches(hint());
+    if matches.is_empty() {
+        stats::not_found();
+        return None;
+    }
+    let slot = matches.lowest_or_8();
+    if let Some(entry) = entries.get(slot) {
+        if entry.0.borrow() == key {
+            stats::hint_hit();
+            return Some((slot, entry));
         }
+    }
+    stats::false_match();
+    find_in(matches.after_lowest(), entries, key)
+}
+
+/// A search of an empty small form: counted as one, and found nothing.
+#[inline]
+pub(crate) fn find_nothing<'a, K, V>() -> Option<(usize, &'a (K, V))> {
+    stats::lookup();
+    stats::not_found();
+    None
+}
+
+/// The rest of [`find`]: the matches above a lowest one that was a false match. Rare, so
+/// kept out of line.
+#[inline(never)]
+fn find_in<'a, K, V, Q>(matches: Matches, entries: &'a [(K, V)], key: &Q) -> Option<(usize, &'a (K, V))>
+where
+    K: Borrow<Q>,
+    Q: Eq + ?Sized,
+{
+    for slot in matches {
+        let Some(entry) = entries.get(slot) else { break };
+        if entry.0.borrow() == key {
+            stats::hint_hit();
+            return Some((slot, entry));
+        }
+        stats::false_match();
     }
     stats::not_found();
     None
@@ -69,12 +112,15 @@ pub(crate) fn remove<K, V>(hints: &mut Hints, entries: &mut Vec<(K, V)>, slot: u
 /// Keeps the entries for which `keep` says so, in order, with their hints.
 pub(crate) fn retain<K, V>(hints: &mut Hints, entries: &mut Vec<(K, V)>, mut keep: impl FnMut(&K, &mut V) -> bool) {
     let old = *hints;
+    *hints = Hints::EMPTY;
     let mut slot = 0;
     let mut kept = 0;
     entries.retain_mut(|(key, value)| {
         let stays = keep(key, value);
         if stays {
-            hints.set(kept, old.get(slot));
+            if let Some(hint) = old.get(slot) {
+                hints.set(kept, hint);
+            }
             kept += 1;
         }
         slot += 1;
