@@ -62,6 +62,14 @@ enum Repr<K, V> {
     Large(Box<Large<K, V>>),
 }
 
+/// Called on the large form's side of a lookup: a call to a `#[cold]` function marks its
+/// branch as the unlikely one, so the compiler lays the small form's lookup out as the
+/// straight path (stable Rust's stand-in for `std::hint::cold_path`, as hashbrown does).
+/// It compiles to nothing.
+#[cold]
+#[inline(always)]
+fn large_form() {}
+
 impl<K, V> SmallMap<K, V> {
     /// An empty map. Allocates nothing.
     ///
@@ -287,7 +295,10 @@ impl<K: HintKey, V> SmallMap<K, V> {
                 }
                 small::find(*hints, entries, || Hint::from_hash(key.key_hash()), key, Q::WORD_EQ)
             }
-            Repr::Large(large) => large.search(key),
+            Repr::Large(large) => {
+                large_form();
+                large.search(key)
+            }
         }
     }
 

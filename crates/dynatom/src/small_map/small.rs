@@ -69,7 +69,8 @@ pub(crate) fn find_nothing<'a, K, V>() -> Option<(usize, &'a (K, V))> {
 }
 
 /// The rest of [`find`]: the matches above a lowest one that was a false match. Rare, so
-/// kept out of line.
+/// kept out of line, and `#[cold]` so that a hit is the straight path through [`find`].
+#[cold]
 #[inline(never)]
 fn find_in<'a, K, V, Q>(matches: Matches, entries: &'a [(K, V)], key: &Q) -> Option<(usize, &'a (K, V))>
 where
