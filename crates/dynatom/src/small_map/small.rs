@@ -22,8 +22,9 @@ pub(crate) const SCAN_WITHOUT_HINTS: usize = 4;
 ///
 /// With `scan` (keys compared as one word, see `HintKey::WORD_EQ`) a form of at most
 /// [`SCAN_WITHOUT_HINTS`] entries is searched by comparing keys in turn, and `hint` is
-/// never called: the loads and compares of such a scan do not wait for the hint's chain
-/// of multiplies, which is most of the time a hit through the hints takes.
+/// never called: such a scan's compares wait only for the key, while a search through the
+/// hints waits for the hint's two multiplies and the match before it can compare, which
+/// at these sizes costs more than the compares it saves.
 #[inline]
 pub(crate) fn find<'a, K, V, Q>(
     hints: Hints,
@@ -136,4 +137,61 @@ pub(crate) fn hints_of<K, V>(entries: &[(K, V)], hash: impl Fn(&K) -> u64) -> Hi
         hints.set(slot, Hint::from_hash(hash(key)));
     }
     hints
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Entries `(id, ())` whose hash is `id << 57` (so the hint is `id`'s low seven bits),
+    /// with their hints.
+    fn form(ids: &[u8]) -> (Hints, Vec<(u8, ())>) {
+        let mut hints = Hints::EMPTY;
+        let mut entries = Vec::new();
+        for &id in ids {
+            push(&mut hints, &mut entries, Hint::from_hash(u64::from(id) << 57), (id, ()));
+        }
+        (hints, entries)
+    }
+
+    /// Every entry is found in its slot, and the slots past the entries match nothing.
+    fn assert_consistent(hints: Hints, entries: &[(u8, ())]) {
+        for (slot, (id, ())) in entries.iter().enumerate() {
+            let found = find(hints, entries, || Hint::from_hash(u64::from(*id) << 57), id, false);
+            assert_eq!(found.map(|(at, _)| at), Some(slot));
+            assert_eq!(hints.get(slot), Some(Hint::from_hash(u64::from(*id) << 57)));
+        }
+        for slot in entries.len()..SMALL_CAPACITY {
+            assert_eq!(hints.get(slot), None, "slot {slot} of {} should be empty", entries.len());
+        }
+    }
+
+    #[test]
+    fn remove_and_retain_leave_the_slots_above_empty() {
+        let (mut hints, mut entries) = form(&[3, 1, 4, 129, 5, 9, 2, 6]);
+        assert_consistent(hints, &entries);
+        assert_eq!(remove(&mut hints, &mut entries, 2), (4, ()));
+        assert_consistent(hints, &entries);
+        retain(&mut hints, &mut entries, |id, ()| id % 2 == 1);
+        assert_eq!(entries.iter().map(|(id, ())| *id).collect::<Vec<_>>(), [3, 1, 129, 5, 9]);
+        assert_consistent(hints, &entries);
+        retain(&mut hints, &mut entries, |_, ()| false);
+        assert_eq!(hints, Hints::EMPTY);
+    }
+
+    #[test]
+    fn a_false_match_at_the_lowest_slot_goes_on_to_the_next() {
+        // 1 and 129 differ but share the hint 1 (`129 << 57` loses its top bit), and so
+        // do 2 and 130.
+        let (hints, entries) = form(&[1, 129, 2]);
+        assert_eq!(find(hints, &entries, || Hint::from_hash(1 << 57), &129, false).map(|(at, _)| at), Some(1));
+        assert_eq!(find(hints, &entries, || Hint::from_hash(2 << 57), &130, false), None);
+        assert_eq!(find(hints, &entries, || Hint::from_hash(3 << 57), &3, false), None);
+    }
+
+    #[test]
+    fn hints_of_rebuilds_what_pushes_built() {
+        let (hints, entries) = form(&[7, 0, 127, 64]);
+        assert_eq!(hints_of(&entries, |id| u64::from(*id) << 57), hints);
+    }
 }
