@@ -62,17 +62,6 @@ impl<K: HintKey, V> Large<K, V> {
         self.index.find(hash, |&at| entries[at as usize].0.borrow() == key).map(|&at| at as usize)
     }
 
-    /// The position and entry of `key`.
-    #[inline]
-    pub(crate) fn search<Q>(&self, key: &Q) -> Option<(usize, &(K, V))>
-    where
-        K: Borrow<Q>,
-        Q: HintKey + ?Sized,
-    {
-        let at = self.find(key.key_hash(), key)?;
-        Some((at, self.entries.get(at)?))
-    }
-
     /// Appends a new entry (its key must not be present) and returns its position.
     pub(crate) fn push(&mut self, hash: u64, entry: (K, V)) -> usize {
         let at = self.entries.len();

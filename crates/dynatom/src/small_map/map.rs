@@ -274,16 +274,16 @@ impl<K: HintKey, V> SmallMap<K, V> {
     {
         match &self.repr {
             Repr::Small { hints, entries } => {
-                small::find(*hints, entries, || Hint::from_hash(hash), key, false).map(|(at, _)| at)
+                small::find(*hints, entries, || Hint::from_hash(hash), key, false, |at, _| at)
             }
             Repr::Large(large) => large.find(hash, key),
         }
     }
 
-    /// The position and entry of `key` (the lookup fast path). Keys that are not a word
-    /// compare are hashed only if there is an entry to compare with.
+    /// What `found` makes of the position and entry of `key` (the lookup fast path). Keys
+    /// that are not a word compare are hashed only if there is an entry to compare with.
     #[inline]
-    fn search<Q>(&self, key: &Q) -> Option<(usize, &(K, V))>
+    fn search<'a, Q, R>(&'a self, key: &Q, found: impl Fn(usize, &'a (K, V)) -> R) -> Option<R>
     where
         K: Borrow<Q>,
         Q: HintKey + ?Sized,
@@ -293,11 +293,12 @@ impl<K: HintKey, V> SmallMap<K, V> {
                 if !Q::WORD_EQ && entries.is_empty() {
                     return small::find_nothing();
                 }
-                small::find(*hints, entries, || Hint::from_hash(key.key_hash()), key, Q::WORD_EQ)
+                small::find(*hints, entries, || Hint::from_hash(key.key_hash()), key, Q::WORD_EQ, found)
             }
             Repr::Large(large) => {
                 large_form();
-                large.search(key)
+                let at = large.find(key.key_hash(), key)?;
+                Some(found(at, large.entries.get(at)?))
             }
         }
     }
@@ -317,7 +318,7 @@ impl<K: HintKey, V> SmallMap<K, V> {
         K: Borrow<Q>,
         Q: HintKey + ?Sized,
     {
-        self.search(key).map(|(at, _)| at)
+        self.search(key, |at, _| at)
     }
 
     /// The value for `key`. Any borrowed form of the key works (`&str` for `Str` or
@@ -338,7 +339,7 @@ impl<K: HintKey, V> SmallMap<K, V> {
         K: Borrow<Q>,
         Q: HintKey + ?Sized,
     {
-        self.search(key).map(|(_, (_, value))| value)
+        self.search(key, |_, (_, value)| value)
     }
 
     /// The stored key and its value.
@@ -354,7 +355,7 @@ impl<K: HintKey, V> SmallMap<K, V> {
         K: Borrow<Q>,
         Q: HintKey + ?Sized,
     {
-        self.search(key).map(|(_, (key, value))| (key, value))
+        self.search(key, |_, (key, value)| (key, value))
     }
 
     /// The value for `key`, mutable.

@@ -12,13 +12,14 @@ pub(crate) const SMALL_CAPACITY: usize = 8;
 /// scans without hints.
 pub(crate) const SCAN_WITHOUT_HINTS: usize = 4;
 
-/// The slot and entry of `key` among `entries`, comparing keys only where the hint
-/// matches.
+/// What `found` makes of the slot and entry of `key` among `entries`, comparing keys only
+/// where the hint matches.
 ///
 /// The common cases take no loop: a miss is one test of the match word; a hit takes the
 /// lowest matching slot and compares its key (`entries.get` keeps it safe; the slot is
 /// always in bounds). Only a false match at the lowest slot goes on to the other
-/// matches, out of line.
+/// matches, out of line. `found` runs where the entry is found, so that a caller wanting
+/// the value gets its address there, not an `Option` of the entry to unpack afterwards.
 ///
 /// With `scan` (keys compared as one word, see `HintKey::WORD_EQ`) a form of at most
 /// [`SCAN_WITHOUT_HINTS`] entries is searched by comparing keys in turn, and `hint` is
@@ -26,24 +27,25 @@ pub(crate) const SCAN_WITHOUT_HINTS: usize = 4;
 /// hints waits for the hint's two multiplies and the match before it can compare, which
 /// at these sizes costs more than the compares it saves.
 #[inline]
-pub(crate) fn find<'a, K, V, Q>(
+pub(crate) fn find<'a, K, V, Q, R>(
     hints: Hints,
     entries: &'a [(K, V)],
     hint: impl FnOnce() -> Hint,
     key: &Q,
     scan: bool,
-) -> Option<(usize, &'a (K, V))>
+    found: impl Fn(usize, &'a (K, V)) -> R,
+) -> Option<R>
 where
     K: Borrow<Q>,
     Q: Eq + ?Sized,
 {
     stats::lookup();
     if scan && entries.len() <= SCAN_WITHOUT_HINTS {
-        let found = entries.iter().enumerate().find(|(_, (k, _))| k.borrow() == key);
-        if found.is_none() {
+        let Some((slot, entry)) = entries.iter().enumerate().find(|(_, (k, _))| k.borrow() == key) else {
             stats::not_found();
-        }
-        return found;
+            return None;
+        };
+        return Some(found(slot, entry));
     }
     let matches = hints.matches(hint());
     if matches.is_empty() {
@@ -54,16 +56,16 @@ where
     if let Some(entry) = entries.get(slot) {
         if entry.0.borrow() == key {
             stats::hint_hit();
-            return Some((slot, entry));
+            return Some(found(slot, entry));
         }
     }
     stats::false_match();
-    find_in(matches.after_lowest(), entries, key)
+    find_in(matches.after_lowest(), entries, key).map(|(slot, entry)| found(slot, entry))
 }
 
 /// A search of an empty small form: counted as one, and found nothing.
 #[inline]
-pub(crate) fn find_nothing<'a, K, V>() -> Option<(usize, &'a (K, V))> {
+pub(crate) fn find_nothing<R>() -> Option<R> {
     stats::lookup();
     stats::not_found();
     None
@@ -157,8 +159,8 @@ mod tests {
     /// Every entry is found in its slot, and the slots past the entries match nothing.
     fn assert_consistent(hints: Hints, entries: &[(u8, ())]) {
         for (slot, (id, ())) in entries.iter().enumerate() {
-            let found = find(hints, entries, || Hint::from_hash(u64::from(*id) << 57), id, false);
-            assert_eq!(found.map(|(at, _)| at), Some(slot));
+            let found = find(hints, entries, || Hint::from_hash(u64::from(*id) << 57), id, false, |at, _| at);
+            assert_eq!(found, Some(slot));
             assert_eq!(hints.get(slot), Some(Hint::from_hash(u64::from(*id) << 57)));
         }
         for slot in entries.len()..SMALL_CAPACITY {
@@ -184,9 +186,9 @@ mod tests {
         // 1 and 129 differ but share the hint 1 (`129 << 57` loses its top bit), and so
         // do 2 and 130.
         let (hints, entries) = form(&[1, 129, 2]);
-        assert_eq!(find(hints, &entries, || Hint::from_hash(1 << 57), &129, false).map(|(at, _)| at), Some(1));
-        assert_eq!(find(hints, &entries, || Hint::from_hash(2 << 57), &130, false), None);
-        assert_eq!(find(hints, &entries, || Hint::from_hash(3 << 57), &3, false), None);
+        assert_eq!(find(hints, &entries, || Hint::from_hash(1 << 57), &129, false, |at, _| at), Some(1));
+        assert_eq!(find(hints, &entries, || Hint::from_hash(2 << 57), &130, false, |at, _| at), None);
+        assert_eq!(find(hints, &entries, || Hint::from_hash(3 << 57), &3, false, |at, _| at), None);
     }
 
     #[test]
