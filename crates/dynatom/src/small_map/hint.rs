@@ -119,7 +119,9 @@ impl Hints {
     pub(crate) fn matches(self, hint: Hint) -> Matches {
         debug_assert!(self.live_below_empty(), "{:#x}", self.0);
         let diff = self.0 ^ (u64::from(hint.0) * LANES_01);
-        Matches(!(diff.wrapping_add(LANES_7F) | diff) & LANES_80)
+        // OR-ing `0x7f` as well leaves each lane `0x7f` (a match) or `0xff`, so the
+        // complement holds exactly the matching lanes' high bits, without a mask.
+        Matches(!(diff.wrapping_add(LANES_7F) | diff | LANES_7F))
     }
 
     /// Whether the live slots (high bit clear) all sit below the empty ones: the layout
