@@ -5,7 +5,9 @@
 //! lookup compares its hint with all eight bytes in a handful of word operations and
 //! touches entries only where a byte matches: the idea of Ruby's `ar_table` hints
 //! (Feature #15602), with the byte-parallel compare that SwissTable-style tables such as
-//! hashbrown use in their portable "generic" group.
+//! hashbrown use in their portable "generic" group. As in hashbrown, a hint is seven bits
+//! of the hash and a byte with its high bit set marks an empty slot, which no hint
+//! matches: lookups need no length and no mask for the slots past it.
 
 /// A one-byte summary of a key's hash, kept per entry by a [`SmallMap`](crate::SmallMap)
 /// in its small form: the hash's top seven bits, so the byte's high bit is always clear.

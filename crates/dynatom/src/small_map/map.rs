@@ -18,9 +18,9 @@ const BACK_TO_SMALL: usize = SMALL_CAPACITY / 2;
 ///
 /// * **Small form** (up to 8 entries): the `(key, value)` pairs sit in one vector in
 ///   insertion order, and one [hint](crate::Hint) byte per entry (from the key's hash, see
-///   [`HintKey`]) sits in a `u64` inside the map. A lookup compares its hint with all
-///   eight bytes at once and compares keys only where a byte matches: a miss usually
-///   touches no entry at all.
+///   [`HintKey`]) sits in a `u64` inside the map, the slots past the last entry marked
+///   empty. A lookup compares its hint with all eight bytes at once and compares keys
+///   only where a byte matches: a miss usually touches no entry at all.
 /// * **Large form** (past 8 entries): the pairs stay in one vector in insertion order,
 ///   found through a hashbrown `HashTable` of their positions. It goes back to the small
 ///   form when it shrinks to 4 entries (or on [`SmallMap::shrink_to_fit`] at 8 or fewer).
@@ -35,8 +35,8 @@ const BACK_TO_SMALL: usize = SMALL_CAPACITY / 2;
 /// `(Atom, u64)` pairs, since the hints live in the map itself). See
 /// [`SmallMap::heap_bytes`].
 ///
-/// With [`Atom`](crate::Atom) keys no text byte is ever read: hints come from the atom's
-/// cached hash and keys compare as one word.
+/// With [`Atom`](crate::Atom) keys no text byte is ever read: hints come from a mix of the
+/// atom's word and keys compare as one word.
 ///
 /// ```
 /// use dynatom::{Atom, SmallMap};
