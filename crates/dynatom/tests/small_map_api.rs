@@ -92,7 +92,7 @@ fn colliding_hints_still_find_the_right_key() {
     assert_eq!(map.get(&Forced { id: 99, hash: 0xAB << 56 }), None);
     assert_eq!(map.get(&Forced { id: 99, hash: 0xAC << 56 }), None);
 
-    // Different hashes, same hint byte (the top byte).
+    // Different hashes, same hint (the top seven bits).
     assert_eq!(Hint::from_hash(0x0100), Hint::from_hash(0x0001));
     let mut map = SmallMap::new();
     map.insert(Forced { id: 1, hash: 0x0100 }, "a");
@@ -104,7 +104,8 @@ fn colliding_hints_still_find_the_right_key() {
 
 #[test]
 fn every_hint_value_works_in_every_slot() {
-    // Keys whose hints are 0..=255, so slot contents include 0x00, 0x7f, 0x80 and 0xff.
+    // Keys whose hashes' top bytes are 0..=255: every hint 0..=0x7f, each shared by two
+    // keys, so slot contents include 0x00 and 0x7f next to empty slots (0x80).
     let keys: Vec<Forced> = (0..256).map(|h| Forced { id: h as u32, hash: h << 56 | h }).collect();
     for window in keys.chunks(8) {
         let map: SmallMap<Forced, u32> = window.iter().map(|k| (k.clone(), k.id)).collect();

@@ -117,8 +117,9 @@ struct Chosen<const MODULUS: u64>(usize);
 impl<const MODULUS: u64> HintKey for Chosen<MODULUS> {
     fn key_hash(&self) -> u64 {
         // MODULUS 1: every key has hash 0 (one hint, one bucket for all).
-        // MODULUS 3: three hints (top byte) and buckets, each shared by a third of the keys.
-        (self.0 as u64 % MODULUS).wrapping_mul(0x0101_0101_0101_0101)
+        // MODULUS 3: three hints (top seven bits) and buckets, each shared by a third of
+        // the keys.
+        (self.0 as u64 % MODULUS).wrapping_mul(0x0202_0202_0202_0202)
     }
 }
 

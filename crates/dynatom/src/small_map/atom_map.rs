@@ -11,7 +11,7 @@ use crate::atom::Atom;
 use crate::str::Str;
 
 /// A map keyed by text that interns each key on insert, so that the map itself only ever
-/// sees [`Atom`]s: one-word keys whose hints come from a cached hash.
+/// sees [`Atom`]s: one-word keys whose hints come from a mix of that word.
 ///
 /// * [`AtomMap::insert`] turns the key into a global [`Atom`] ([`Str::intern`]): a heap
 ///   string spanning its buffer is adopted, not copied.

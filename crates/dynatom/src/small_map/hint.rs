@@ -5,22 +5,29 @@
 //! lookup compares its hint with all eight bytes in a handful of word operations and
 //! touches entries only where a byte matches: the idea of Ruby's `ar_table` hints
 //! (Feature #15602), with the byte-parallel compare that SwissTable-style tables such as
-//! hashbrown use in their portable "generic" group.
+//! hashbrown use in their portable "generic" group. As in hashbrown, a hint is seven bits
+//! of the hash and a byte with its high bit set marks an empty slot, which no hint
+//! matches: lookups need no length and no mask for the slots past it.
 
 /// A one-byte summary of a key's hash, kept per entry by a [`SmallMap`](crate::SmallMap)
-/// in its small form: the hash's top byte.
+/// in its small form: the hash's top seven bits, so the byte's high bit is always clear.
+///
+/// Seven bits rather than eight leave the values `0x80..=0xff` to mark empty slots, which
+/// no hint can match: a lookup then needs neither the map's length nor a mask to ignore
+/// them (hashbrown keeps 7-bit tags for the same reason).
 ///
 /// ```
 /// use dynatom::Hint;
 ///
-/// assert_eq!(Hint::from_hash(0x2a << 56).byte(), 0x2a);
+/// assert_eq!(Hint::from_hash(0x2a << 57).byte(), 0x2a);
+/// assert_eq!(Hint::from_hash(u64::MAX).byte(), 0x7f);
 /// assert_eq!(Hint::from_hash(0x2a).byte(), 0);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Hint(u8);
 
 impl Hint {
-    /// The hint of a 64-bit hash: its top byte. One shift on the lookup path; keys'
+    /// The hint of a 64-bit hash: its top seven bits. One shift on the lookup path; keys'
     /// hashes must be well mixed in their high bits anyway, since the large form's
     /// hashbrown table takes its 7-bit tags from there too. (Ruby takes the low byte of
     /// its hash.)
@@ -29,17 +36,17 @@ impl Hint {
     /// use dynatom::Hint;
     ///
     /// let hash = dynatom::Atom::from("a key of some length").hash64();
-    /// assert_eq!(Hint::from_hash(hash).byte(), (hash >> 56) as u8);
+    /// assert_eq!(Hint::from_hash(hash).byte(), (hash >> 57) as u8);
     /// ```
     #[inline]
     pub const fn from_hash(hash: u64) -> Hint {
-        Hint((hash >> 56) as u8)
+        Hint((hash >> 57) as u8)
     }
 
-    /// The hint's byte.
+    /// The hint's byte (below `0x80`).
     ///
     /// ```
-    /// assert_eq!(dynatom::Hint::from_hash(7 << 56).byte(), 7);
+    /// assert_eq!(dynatom::Hint::from_hash(7 << 57).byte(), 7);
     /// ```
     #[inline]
     pub const fn byte(self) -> u8 {
@@ -49,26 +56,35 @@ impl Hint {
 
 /// The byte `0x01` in every lane: multiplying a byte by it copies the byte to all lanes.
 const LANES_01: u64 = 0x0101_0101_0101_0101;
-/// The low seven bits of every lane.
+/// `0x7f` in every lane.
 const LANES_7F: u64 = 0x7f7f_7f7f_7f7f_7f7f;
 /// The high bit of every lane.
 const LANES_80: u64 = 0x8080_8080_8080_8080;
+/// The byte of a slot that holds no entry: its high bit set, so no [`Hint`] equals it.
+const EMPTY_SLOT: u64 = 0x80;
 
 /// The hints of up to eight entries, slot `i` in bits `8i..8i + 8`. Slots at or past the
-/// map's length hold stale bytes; [`Hints::matches`] masks them off by length, so all
-/// 256 hint values stay available to keys.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// map's length hold [`EMPTY_SLOT`], which no hint matches, so [`Hints::matches`] needs
+/// no length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Hints(u64);
 
-impl Hints {
-    /// Hints for no entries.
-    pub(crate) const EMPTY: Hints = Hints(0);
+impl Default for Hints {
+    fn default() -> Self {
+        Hints::EMPTY
+    }
+}
 
-    /// The hint in `slot` (0..8).
+impl Hints {
+    /// Hints for no entries: every slot empty.
+    pub(crate) const EMPTY: Hints = Hints(LANES_80);
+
+    /// The hint in `slot` (0..8), or `None` for an empty slot.
     #[inline]
-    pub(crate) fn get(self, slot: usize) -> Hint {
+    pub(crate) fn get(self, slot: usize) -> Option<Hint> {
         debug_assert!(slot < 8);
-        Hint((self.0 >> (8 * slot)) as u8)
+        let byte = (self.0 >> (8 * slot)) as u8;
+        (u64::from(byte) & EMPTY_SLOT == 0).then_some(Hint(byte))
     }
 
     /// Stores `hint` in `slot` (0..8).
@@ -80,41 +96,70 @@ impl Hints {
     }
 
     /// Removes `slot` (0..8), moving the hints above it down by one, as `Vec::remove`
-    /// moves the entries.
+    /// moves the entries; the top slot becomes empty.
     #[inline]
     pub(crate) fn remove(&mut self, slot: usize) {
         debug_assert!(slot < 8);
         // `slot < 8`, so the shift is at most 56 and `below` is exact.
         let below = (1u64 << (8 * slot)) - 1;
-        self.0 = (self.0 & below) | ((self.0 >> 8) & !below);
+        self.0 = (self.0 & below) | (((self.0 >> 8) | (EMPTY_SLOT << 56)) & !below);
     }
 
-    /// The slots among the first `len` (0..=8) whose hint equals `hint`, lowest first.
+    /// The slots whose hint equals `hint`, lowest first.
     ///
-    /// The exact "which bytes are zero" test from *Hacker's Delight* (section 6-1) and
-    /// Bit Twiddling Hacks: XOR with the broadcast hint turns matching lanes to zero;
-    /// adding `0x7f` to each lane's low seven bits sets its high bit unless those bits
-    /// are all zero, and cannot carry into the next lane (`0x7f + 0x7f < 0x100`); OR-ing
-    /// the lane itself catches a set high bit. Lanes whose high bit is still clear are
-    /// exactly the zero lanes. (The shorter `(x - 0x01..) & !x & 0x80..` used by memchr
-    /// can flag a lane above a true zero through its borrow: a needless key compare
-    /// here, and a wrong false-match count.)
+    /// A "which bytes are zero" test in the spirit of *Hacker's Delight* (section 6-1),
+    /// made exact and one step shorter by the layout: XOR with the broadcast hint turns
+    /// matching lanes to zero. A live lane is then below `0x80` (hint and slot both are),
+    /// so adding `0x7f` sets its high bit unless it is zero, without a carry out. An empty
+    /// lane has its high bit set, so OR-ing the lane itself keeps it unflagged whatever
+    /// carry it takes or makes; and empty slots are all above the live ones, so their
+    /// carries never reach a live lane. Lanes whose high bit is still clear are exactly
+    /// the matching live slots. (The usual `(x - 0x01..) & !x & 0x80..` can flag a lane
+    /// above a true zero through its borrow: a needless key compare here, and a wrong
+    /// false-match count.)
     #[inline]
-    pub(crate) fn matches(self, hint: Hint, len: usize) -> Matches {
-        debug_assert!(len <= 8);
-        if len == 0 {
-            return Matches(0);
-        }
+    pub(crate) fn matches(self, hint: Hint) -> Matches {
+        debug_assert!(self.live_below_empty(), "{:#x}", self.0);
         let diff = self.0 ^ (u64::from(hint.0) * LANES_01);
-        let nonzero_low = (diff & LANES_7F) + LANES_7F;
-        let zero_lanes = !(nonzero_low | diff | LANES_7F);
-        // `len` is 1..=8, so the shift is 0..=56: keep the high bits of the live slots.
-        Matches(zero_lanes & (LANES_80 >> (64 - 8 * len)))
+        // OR-ing `0x7f` as well leaves each lane `0x7f` (a match) or `0xff`, so the
+        // complement holds exactly the matching lanes' high bits, without a mask.
+        Matches(!(diff.wrapping_add(LANES_7F) | diff | LANES_7F))
+    }
+
+    /// Whether the live slots (high bit clear) all sit below the empty ones: the layout
+    /// [`Hints::matches`] relies on.
+    fn live_below_empty(self) -> bool {
+        let empty = self.0 & LANES_80;
+        // Every lane from the lowest empty one up is empty (or none is).
+        let lowest = empty & empty.wrapping_neg();
+        empty == 0 || empty == LANES_80 & !(lowest - 1)
     }
 }
 
 /// Slot numbers of matching hints, lowest first (one high bit per matching lane).
+#[derive(Clone, Copy)]
 pub(crate) struct Matches(u64);
+
+impl Matches {
+    /// The lowest matching slot, or 8 if none matches: one instruction, no branch, and
+    /// past the end of any small form's entries, so `entries.get(slot)` answers both.
+    #[inline]
+    pub(crate) fn lowest_or_8(self) -> usize {
+        self.0.trailing_zeros() as usize / 8
+    }
+
+    /// Whether no slot matches.
+    #[inline]
+    pub(crate) fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The matches after the lowest one.
+    #[inline]
+    pub(crate) fn after_lowest(self) -> Matches {
+        Matches(self.0 & self.0.wrapping_sub(1))
+    }
+}
 
 impl Iterator for Matches {
     type Item = usize;
@@ -124,8 +169,8 @@ impl Iterator for Matches {
         if self.0 == 0 {
             return None;
         }
-        let slot = self.0.trailing_zeros() as usize / 8;
-        self.0 &= self.0 - 1;
+        let slot = self.lowest_or_8();
+        *self = self.after_lowest();
         Some(slot)
     }
 }
@@ -135,14 +180,15 @@ mod tests {
     use super::*;
 
     /// The obvious loop the word trick must agree with.
-    fn naive(hints: Hints, hint: Hint, len: usize) -> Vec<usize> {
-        (0..len).filter(|&slot| hints.get(slot) == hint).collect()
+    fn naive(hints: Hints, hint: Hint) -> Vec<usize> {
+        (0..8).filter(|&slot| hints.get(slot) == Some(hint)).collect()
     }
 
     #[test]
     fn matches_agree_with_a_loop() {
-        // Lanes drawn from the values that stress carries and borrows, and the hint.
-        let picks = [0x00u8, 0x01, 0x7f, 0x80, 0x81, 0xfe, 0xff];
+        // Live lanes drawn from the hint values that stress carries, empty lanes on top,
+        // and the hint itself in some lanes.
+        let picks = [0x00u8, 0x01, 0x3f, 0x40, 0x7e, 0x7f];
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         for round in 0..50_000 {
             // xorshift64: a cheap, deterministic stream of lane choices.
@@ -150,14 +196,22 @@ mod tests {
             state ^= state >> 7;
             state ^= state << 17;
             let hint = Hint(picks[round % picks.len()]);
+            let len = (state >> 60) as usize % 9;
             let mut hints = Hints::EMPTY;
-            for slot in 0..8 {
-                let choice = (state >> (8 * slot)) as usize % (picks.len() + 1);
+            for slot in 0..len {
+                let choice = (state >> (6 * slot)) as usize % (picks.len() + 1);
                 hints.set(slot, picks.get(choice).map_or(hint, |&byte| Hint(byte)));
             }
-            for len in 0..=8 {
-                assert_eq!(hints.matches(hint, len).collect::<Vec<_>>(), naive(hints, hint, len));
-            }
+            let expected = naive(hints, hint);
+            assert_eq!(hints.matches(hint).collect::<Vec<_>>(), expected);
+            assert_eq!(hints.matches(hint).lowest_or_8(), expected.first().copied().unwrap_or(8));
+        }
+    }
+
+    #[test]
+    fn empty_slots_match_no_hint() {
+        for byte in 0..0x80 {
+            assert_eq!(Hints::EMPTY.matches(Hint(byte)).lowest_or_8(), 8);
         }
     }
 
@@ -168,18 +222,20 @@ mod tests {
             hints.set(slot, Hint(slot as u8 + 10));
         }
         hints.remove(2);
-        let got: Vec<u8> = (0..7).map(|slot| hints.get(slot).byte()).collect();
-        assert_eq!(got, [10, 11, 13, 14, 15, 16, 17]);
+        let got: Vec<Option<u8>> = (0..8).map(|slot| hints.get(slot).map(Hint::byte)).collect();
+        assert_eq!(got, [Some(10), Some(11), Some(13), Some(14), Some(15), Some(16), Some(17), None]);
         hints.remove(6);
-        assert_eq!(hints.get(5).byte(), 16);
+        assert_eq!(hints.get(5), Some(Hint(16)));
+        assert_eq!(hints.get(6), None);
         hints.remove(0);
-        assert_eq!(hints.get(0).byte(), 11);
+        assert_eq!(hints.get(0), Some(Hint(11)));
+        assert_eq!(hints.matches(Hint(17)).lowest_or_8(), 8);
     }
 
     #[test]
     fn set_overwrites_only_its_slot() {
-        let mut hints = Hints(u64::MAX);
+        let mut hints = Hints::EMPTY;
         hints.set(3, Hint(0));
-        assert_eq!(hints.0, !(0xff << 24));
+        assert_eq!(hints.0, LANES_80 & !(0xff << 24));
     }
 }

@@ -13,9 +13,9 @@ use crate::table::AtomTable;
 ///
 /// Contract: equal keys have equal `key_hash`es, and when `K: Borrow<Q>`, a key and its
 /// borrowed form hash alike (`k.key_hash() == k.borrow().key_hash()`). A broken contract
-/// makes lookups miss; it is never unsound. The hash should be well mixed, its top byte
-/// above all: that byte is the small form's hint, and hashbrown (the large form) takes its
-/// tags from the top bits and its buckets from the low ones. A poor top byte only costs
+/// makes lookups miss; it is never unsound. The hash should be well mixed, its top seven
+/// bits above all: they are the small form's hint, and hashbrown (the large form) takes
+/// its tags from the top bits and its buckets from the low ones. Poor top bits only cost
 /// speed (more key compares).
 ///
 /// * [`Atom`]: a mix of the atom's 8-byte word (equal atoms are equal words); no text
@@ -67,9 +67,6 @@ pub trait HintKey: Eq {
     /// ```
     const WORD_EQ: bool = false;
 }
-
-/// The most entries a small form of [`HintKey::WORD_EQ`] keys scans without hints.
-pub(crate) const SCAN_WITHOUT_HINTS: usize = 4;
 
 impl HintKey for Atom {
     const WORD_EQ: bool = true;

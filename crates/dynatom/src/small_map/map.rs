@@ -18,9 +18,9 @@ const BACK_TO_SMALL: usize = SMALL_CAPACITY / 2;
 ///
 /// * **Small form** (up to 8 entries): the `(key, value)` pairs sit in one vector in
 ///   insertion order, and one [hint](crate::Hint) byte per entry (from the key's hash, see
-///   [`HintKey`]) sits in a `u64` inside the map. A lookup compares its hint with all
-///   eight bytes at once and compares keys only where a byte matches: a miss usually
-///   touches no entry at all.
+///   [`HintKey`]) sits in a `u64` inside the map, the slots past the last entry marked
+///   empty. A lookup compares its hint with all eight bytes at once and compares keys
+///   only where a byte matches: a miss usually touches no entry at all.
 /// * **Large form** (past 8 entries): the pairs stay in one vector in insertion order,
 ///   found through a hashbrown `HashTable` of their positions. It goes back to the small
 ///   form when it shrinks to 4 entries (or on [`SmallMap::shrink_to_fit`] at 8 or fewer).
@@ -35,8 +35,8 @@ const BACK_TO_SMALL: usize = SMALL_CAPACITY / 2;
 /// `(Atom, u64)` pairs, since the hints live in the map itself). See
 /// [`SmallMap::heap_bytes`].
 ///
-/// With [`Atom`](crate::Atom) keys no text byte is ever read: hints come from the atom's
-/// cached hash and keys compare as one word.
+/// With [`Atom`](crate::Atom) keys no text byte is ever read: hints come from a mix of the
+/// atom's word and keys compare as one word.
 ///
 /// ```
 /// use dynatom::{Atom, SmallMap};
@@ -61,6 +61,14 @@ enum Repr<K, V> {
     Small { hints: Hints, entries: Vec<(K, V)> },
     Large(Box<Large<K, V>>),
 }
+
+/// Called on the large form's side of a lookup: a call to a `#[cold]` function marks its
+/// branch as the unlikely one, so the compiler lays the small form's lookup out as the
+/// straight path (stable Rust's stand-in for `std::hint::cold_path`, as hashbrown does).
+/// It compiles to nothing.
+#[cold]
+#[inline(always)]
+fn large_form() {}
 
 impl<K, V> SmallMap<K, V> {
     /// An empty map. Allocates nothing.
@@ -265,26 +273,34 @@ impl<K: HintKey, V> SmallMap<K, V> {
         Q: Eq + ?Sized,
     {
         match &self.repr {
-            Repr::Small { hints, entries } => small::find(*hints, entries, || Hint::from_hash(hash), key, false),
+            Repr::Small { hints, entries } => {
+                small::find(*hints, entries, || Hint::from_hash(hash), key, false, |at, _| at)
+            }
             Repr::Large(large) => large.find(hash, key),
         }
     }
 
-    /// The position and entry of `key`, hashing it only if there is an entry to compare
-    /// with, and decoding the form once (the lookup fast path).
+    /// What `found` makes of the position and entry of `key` (the lookup fast path). Keys
+    /// that are not a word compare are hashed only if there is an entry to compare with.
     #[inline]
-    fn search<Q>(&self, key: &Q) -> Option<(usize, &(K, V))>
+    fn search<'a, Q, R>(&'a self, key: &Q, found: impl Fn(usize, &'a (K, V)) -> R) -> Option<R>
     where
         K: Borrow<Q>,
         Q: HintKey + ?Sized,
     {
-        let (at, entries) = match &self.repr {
+        match &self.repr {
             Repr::Small { hints, entries } => {
-                (small::find(*hints, entries, || Hint::from_hash(key.key_hash()), key, Q::WORD_EQ)?, entries.as_slice())
+                if !Q::WORD_EQ && entries.is_empty() {
+                    return small::find_nothing();
+                }
+                small::find(*hints, entries, || Hint::from_hash(key.key_hash()), key, Q::WORD_EQ, found)
             }
-            Repr::Large(large) => (large.find(key.key_hash(), key)?, large.entries.as_slice()),
-        };
-        Some((at, entries.get(at)?))
+            Repr::Large(large) => {
+                large_form();
+                let at = large.find(key.key_hash(), key)?;
+                Some(found(at, large.entries.get(at)?))
+            }
+        }
     }
 
     /// The position of `key` in insertion order.
@@ -302,7 +318,7 @@ impl<K: HintKey, V> SmallMap<K, V> {
         K: Borrow<Q>,
         Q: HintKey + ?Sized,
     {
-        self.search(key).map(|(at, _)| at)
+        self.search(key, |at, _| at)
     }
 
     /// The value for `key`. Any borrowed form of the key works (`&str` for `Str` or
@@ -323,7 +339,7 @@ impl<K: HintKey, V> SmallMap<K, V> {
         K: Borrow<Q>,
         Q: HintKey + ?Sized,
     {
-        self.search(key).map(|(_, (_, value))| value)
+        self.search(key, |_, (_, value)| value)
     }
 
     /// The stored key and its value.
@@ -339,7 +355,7 @@ impl<K: HintKey, V> SmallMap<K, V> {
         K: Borrow<Q>,
         Q: HintKey + ?Sized,
     {
-        self.search(key).map(|(_, (key, value))| (key, value))
+        self.search(key, |_, (key, value)| (key, value))
     }
 
     /// The value for `key`, mutable.

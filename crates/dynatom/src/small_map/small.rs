@@ -2,44 +2,91 @@
 
 use std::borrow::Borrow;
 
-use super::hint::{Hint, Hints};
+use super::hint::{Hint, Hints, Matches};
 use super::stats;
 
 /// Most entries the small form holds; the ninth moves the map to the large form.
 pub(crate) const SMALL_CAPACITY: usize = 8;
 
-/// The slot of `key` among `entries`, comparing keys only where the hint matches. The
-/// hint is computed (the key hashed) only when there are entries to compare with. With
-/// `scan` (keys compared as one word, see `HintKey::WORD_EQ`) a few entries are simply
-/// compared in turn.
+/// The most entries a small form of [`HintKey::WORD_EQ`](super::HintKey::WORD_EQ) keys
+/// scans without hints.
+pub(crate) const SCAN_WITHOUT_HINTS: usize = 4;
+
+/// What `found` makes of the slot and entry of `key` among `entries`, comparing keys only
+/// where the hint matches.
+///
+/// The common cases take no loop: a miss is one test of the match word; a hit takes the
+/// lowest matching slot and compares its key (`entries.get` keeps it safe; the slot is
+/// always in bounds). Only a false match at the lowest slot goes on to the other
+/// matches, out of line. `found` runs where the entry is found, so that a caller wanting
+/// the value gets its address there, not an `Option` of the entry to unpack afterwards.
+///
+/// With `scan` (keys compared as one word, see `HintKey::WORD_EQ`) a form of at most
+/// [`SCAN_WITHOUT_HINTS`] entries is searched by comparing keys in turn, and `hint` is
+/// never called: such a scan's compares wait only for the key, while a search through the
+/// hints waits for the hint's two multiplies and the match before it can compare, which
+/// at these sizes costs more than the compares it saves.
 #[inline]
-pub(crate) fn find<K, V, Q>(
+pub(crate) fn find<'a, K, V, Q, R>(
     hints: Hints,
-    entries: &[(K, V)],
+    entries: &'a [(K, V)],
     hint: impl FnOnce() -> Hint,
     key: &Q,
     scan: bool,
-) -> Option<usize>
+    found: impl Fn(usize, &'a (K, V)) -> R,
+) -> Option<R>
 where
     K: Borrow<Q>,
     Q: Eq + ?Sized,
 {
     stats::lookup();
-    if scan && entries.len() <= super::key::SCAN_WITHOUT_HINTS {
-        let found = entries.iter().position(|(k, _)| k.borrow() == key);
-        if found.is_none() {
+    if scan && entries.len() <= SCAN_WITHOUT_HINTS {
+        let Some((slot, entry)) = entries.iter().enumerate().find(|(_, (k, _))| k.borrow() == key) else {
             stats::not_found();
-        }
-        return found;
+            return None;
+        };
+        return Some(found(slot, entry));
     }
-    if !entries.is_empty() {
-        for slot in hints.matches(hint(), entries.len()) {
-            if entries[slot].0.borrow() == key {
-                stats::hint_hit();
-                return Some(slot);
-            }
-            stats::false_match();
+    let matches = hints.matches(hint());
+    if matches.is_empty() {
+        stats::not_found();
+        return None;
+    }
+    let slot = matches.lowest_or_8();
+    if let Some(entry) = entries.get(slot) {
+        if entry.0.borrow() == key {
+            stats::hint_hit();
+            return Some(found(slot, entry));
         }
+    }
+    stats::false_match();
+    find_in(matches.after_lowest(), entries, key).map(|(slot, entry)| found(slot, entry))
+}
+
+/// A search of an empty small form: counted as one, and found nothing.
+#[inline]
+pub(crate) fn find_nothing<R>() -> Option<R> {
+    stats::lookup();
+    stats::not_found();
+    None
+}
+
+/// The rest of [`find`]: the matches above a lowest one that was a false match. Rare, so
+/// kept out of line, and `#[cold]` so that a hit is the straight path through [`find`].
+#[cold]
+#[inline(never)]
+fn find_in<'a, K, V, Q>(matches: Matches, entries: &'a [(K, V)], key: &Q) -> Option<(usize, &'a (K, V))>
+where
+    K: Borrow<Q>,
+    Q: Eq + ?Sized,
+{
+    for slot in matches {
+        let Some(entry) = entries.get(slot) else { break };
+        if entry.0.borrow() == key {
+            stats::hint_hit();
+            return Some((slot, entry));
+        }
+        stats::false_match();
     }
     stats::not_found();
     None
@@ -69,12 +116,15 @@ pub(crate) fn remove<K, V>(hints: &mut Hints, entries: &mut Vec<(K, V)>, slot: u
 /// Keeps the entries for which `keep` says so, in order, with their hints.
 pub(crate) fn retain<K, V>(hints: &mut Hints, entries: &mut Vec<(K, V)>, mut keep: impl FnMut(&K, &mut V) -> bool) {
     let old = *hints;
+    *hints = Hints::EMPTY;
     let mut slot = 0;
     let mut kept = 0;
     entries.retain_mut(|(key, value)| {
         let stays = keep(key, value);
         if stays {
-            hints.set(kept, old.get(slot));
+            if let Some(hint) = old.get(slot) {
+                hints.set(kept, hint);
+            }
             kept += 1;
         }
         slot += 1;
@@ -89,4 +139,61 @@ pub(crate) fn hints_of<K, V>(entries: &[(K, V)], hash: impl Fn(&K) -> u64) -> Hi
         hints.set(slot, Hint::from_hash(hash(key)));
     }
     hints
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Entries `(id, ())` whose hash is `id << 57` (so the hint is `id`'s low seven bits),
+    /// with their hints.
+    fn form(ids: &[u8]) -> (Hints, Vec<(u8, ())>) {
+        let mut hints = Hints::EMPTY;
+        let mut entries = Vec::new();
+        for &id in ids {
+            push(&mut hints, &mut entries, Hint::from_hash(u64::from(id) << 57), (id, ()));
+        }
+        (hints, entries)
+    }
+
+    /// Every entry is found in its slot, and the slots past the entries match nothing.
+    fn assert_consistent(hints: Hints, entries: &[(u8, ())]) {
+        for (slot, (id, ())) in entries.iter().enumerate() {
+            let found = find(hints, entries, || Hint::from_hash(u64::from(*id) << 57), id, false, |at, _| at);
+            assert_eq!(found, Some(slot));
+            assert_eq!(hints.get(slot), Some(Hint::from_hash(u64::from(*id) << 57)));
+        }
+        for slot in entries.len()..SMALL_CAPACITY {
+            assert_eq!(hints.get(slot), None, "slot {slot} of {} should be empty", entries.len());
+        }
+    }
+
+    #[test]
+    fn remove_and_retain_leave_the_slots_above_empty() {
+        let (mut hints, mut entries) = form(&[3, 1, 4, 129, 5, 9, 2, 6]);
+        assert_consistent(hints, &entries);
+        assert_eq!(remove(&mut hints, &mut entries, 2), (4, ()));
+        assert_consistent(hints, &entries);
+        retain(&mut hints, &mut entries, |id, ()| id % 2 == 1);
+        assert_eq!(entries.iter().map(|(id, ())| *id).collect::<Vec<_>>(), [3, 1, 129, 5, 9]);
+        assert_consistent(hints, &entries);
+        retain(&mut hints, &mut entries, |_, ()| false);
+        assert_eq!(hints, Hints::EMPTY);
+    }
+
+    #[test]
+    fn a_false_match_at_the_lowest_slot_goes_on_to_the_next() {
+        // 1 and 129 differ but share the hint 1 (`129 << 57` loses its top bit), and so
+        // do 2 and 130.
+        let (hints, entries) = form(&[1, 129, 2]);
+        assert_eq!(find(hints, &entries, || Hint::from_hash(1 << 57), &129, false, |at, _| at), Some(1));
+        assert_eq!(find(hints, &entries, || Hint::from_hash(2 << 57), &130, false, |at, _| at), None);
+        assert_eq!(find(hints, &entries, || Hint::from_hash(3 << 57), &3, false, |at, _| at), None);
+    }
+
+    #[test]
+    fn hints_of_rebuilds_what_pushes_built() {
+        let (hints, entries) = form(&[7, 0, 127, 64]);
+        assert_eq!(hints_of(&entries, |id| u64::from(*id) << 57), hints);
+    }
 }
