@@ -6,9 +6,9 @@
 //! * [`Resolver`]: the read-only, wait-free form of a `SyncInterner` ([`SyncInterner::freeze`]).
 //!
 //! Strings are never freed one at a time; symbols are numbered `0..len` in insertion
-//! order. The single-threaded interner costs about 9–12 bytes per distinct string
-//! beyond its characters (a 4-byte end offset plus a packed 4-byte hash-table slot
-//! at 47–95 % load; see [`Interner`]).
+//! order. The single-threaded interner costs about 7–11 bytes per distinct string
+//! beyond its characters (a 2-byte end offset, a page pointer per 32 strings and a
+//! packed 4-byte hash-table slot at 47–95 % load; see [`Interner`]).
 //!
 //! ```
 //! use dynatom::interner::Interner;
@@ -28,6 +28,7 @@ mod segments;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod shard_table;
+mod strhash;
 mod symbol;
 mod sync;
 mod sync_arena;
@@ -39,9 +40,12 @@ pub use resolver::Resolver;
 pub use symbol::Symbol;
 pub use sync::SyncInterner;
 
-use chunks::TextStore;
+use chunks::{TextStore, INLINE_MAX};
 use report::Stats;
-use table::{hash28, SymTable};
+use strhash::Seeds;
+use table::{hash27, SymTable};
+
+use std::num::NonZeroU32;
 
 /// Seed used by the `deterministic` constructors.
 pub(crate) const FIXED_SEED: u64 = 0x5EED_D1A7_0A70_u64;
@@ -59,18 +63,28 @@ pub(crate) fn hash_str(seed: u64, s: &str) -> u64 {
     rapidhash::rapidhash_seeded(s.as_bytes(), seed)
 }
 
+#[cold]
+#[inline(never)]
+fn intern_failed(e: InternerError) -> ! {
+    panic!("Interner::intern: {e}")
+}
+
 /// A single-threaded string interner with 4-byte [`Symbol`]s.
 ///
 /// Layout: characters packed into chunks of at most 64 KiB that are never
-/// reallocated (strings over 16 KiB get their own block), one `u32` end offset per
-/// symbol, and a cuckoo hash table of packed `u32` slots (symbol + 28 hash bits,
-/// so growth never re-reads strings and mismatches are rejected without touching
-/// them). Reading (`get`, `resolve`, `iter`) works through `&self`, so a finished
-/// interner can be shared by reference across threads.
+/// reallocated (strings over 16 KiB get their own block). Symbols are grouped in
+/// pages of 32 whose strings lie back to back, so the symbol → text index is one
+/// `u16` end offset per symbol plus one pointer per page (strings over 255 bytes
+/// and `intern_static` strings are reached through a small side list). The hash
+/// table is a cuckoo table of packed `u32` slots, sixteen to a cache line (symbol +
+/// 27 hash bits, so growth never re-reads strings and mismatches are rejected
+/// without touching them). A lookup that hits costs one bucket, one index entry
+/// and the characters. Reading (`get`, `resolve`, `iter`) works through `&self`,
+/// so a finished interner can be shared by reference across threads.
 ///
 /// Limits: at most [`Symbol::MAX_COUNT`] symbols in principle, about 2.04 billion in
-/// practice (the table's size), and 4 GiB of text address space;
-/// [`try_intern`](Interner::try_intern) reports these and [`Limits`] as errors.
+/// practice (the table's size); [`try_intern`](Interner::try_intern) reports these
+/// and [`Limits`] as errors.
 ///
 /// ```
 /// use dynatom::interner::Interner;
@@ -80,7 +94,7 @@ pub(crate) fn hash_str(seed: u64, s: &str) -> u64 {
 /// assert_eq!(i.iter().collect::<Vec<_>>(), [(kw, "fn"), (id, "main")]);
 /// ```
 pub struct Interner {
-    seed: u64,
+    seeds: Seeds,
     text: TextStore,
     table: SymTable,
     limits: Limits,
@@ -136,7 +150,7 @@ impl Interner {
     /// ```
     pub fn with_seed(seed: u64) -> Interner {
         Interner {
-            seed,
+            seeds: Seeds::new(seed),
             text: TextStore::new(),
             table: SymTable::new(),
             limits: Limits::default(),
@@ -192,9 +206,41 @@ impl Interner {
         self.len() == 0
     }
 
-    #[inline]
-    fn find(&self, h: u64, s: &str) -> Option<Symbol> {
-        let found = self.table.find(hash28(h), |i| self.text.get(i as usize) == s);
+    #[inline(always)]
+    fn hash(&self, s: &str) -> u32 {
+        hash27(self.seeds.hash(s.as_bytes()))
+    }
+
+    /// The symbol of `s` (27-bit hash `h`), if present.
+    ///
+    /// The common cases stay inline: the first tag match in the primary bucket is
+    /// the string, or no tag matches and the bucket has room.
+    #[inline(always)]
+    fn find(&self, h: u32, s: &str) -> Option<Symbol> {
+        let q = s.as_bytes();
+        let probe = self.table.probe(h);
+        if probe.matches != 0 {
+            if q.len() <= INLINE_MAX {
+                let raw = self.table.sym_plus_one(probe.first());
+                // SAFETY: a matching slot holds a real entry, whose index (raw - 1)
+                // is below `len()`.
+                if unsafe { self.text.eq_short((raw - 1) as usize, q) } {
+                    self.stats.fast_hit();
+                    // `raw` is nonzero for a real slot; 0 cannot come back here.
+                    return NonZeroU32::new(raw).map(Symbol::from_raw);
+                }
+            }
+        } else if probe.has_room() {
+            self.stats.fast_miss();
+            return None;
+        }
+        self.find_slow(h, q)
+    }
+
+    /// Every other lookup: later matches, long strings, the alternate bucket, the stash.
+    #[inline(never)]
+    fn find_slow(&self, h: u32, q: &[u8]) -> Option<Symbol> {
+        let found = self.table.find(h, |i| self.text.eq(i as usize, q));
         self.stats.lookup(found.index.is_some(), found.probes);
         found.index.and_then(|i| Symbol::from_usize(i as usize))
     }
@@ -209,26 +255,37 @@ impl Interner {
     /// let a = i.intern("a");
     /// assert_eq!(i.intern("a"), a);
     /// ```
+    #[inline]
     pub fn intern(&mut self, s: &str) -> Symbol {
-        match self.try_intern(s) {
+        let h = self.hash(s);
+        if let Some(sym) = self.find(h, s) {
+            return sym;
+        }
+        match self.insert_owned(h, s) {
             Ok(sym) => sym,
-            Err(e) => panic!("Interner::intern: {e}"),
+            Err(e) => intern_failed(e),
         }
     }
 
     /// The symbol of `s`, adding a copy of it if new; errors instead of exceeding
-    /// the symbol space, the text space or the configured [`Limits`].
+    /// the symbol space or the configured [`Limits`].
     ///
     /// ```
     /// let mut i = dynatom::interner::Interner::new();
     /// assert_eq!(i.try_intern("a").unwrap().to_usize(), 0);
     /// ```
+    #[inline]
     pub fn try_intern(&mut self, s: &str) -> Result<Symbol, InternerError> {
-        let h = hash_str(self.seed, s);
+        let h = self.hash(s);
         if let Some(sym) = self.find(h, s) {
             return Ok(sym);
         }
-        self.insert_new(h, s.len(), |text| text.push_owned(s))
+        self.insert_owned(h, s)
+    }
+
+    #[inline(never)]
+    fn insert_owned(&mut self, h: u32, s: &str) -> Result<Symbol, InternerError> {
+        self.insert_new(h, s.len(), false, |text| text.push_owned(s))
     }
 
     /// Like [`intern`](Interner::intern) but keeps a reference to `s` instead of
@@ -254,33 +311,31 @@ impl Interner {
     /// assert!(i.try_intern_static("let").is_ok());
     /// ```
     pub fn try_intern_static(&mut self, s: &'static str) -> Result<Symbol, InternerError> {
-        let h = hash_str(self.seed, s);
+        let h = self.hash(s);
         if let Some(sym) = self.find(h, s) {
             return Ok(sym);
         }
-        self.insert_new(h, 0, |text| {
-            text.push_static(s);
-            Ok(())
-        })
+        self.insert_new(h, 0, true, |text| text.push_static(s))
     }
 
     fn insert_new(
         &mut self,
-        h: u64,
+        h: u32,
         copy_len: usize,
-        push: impl FnOnce(&mut TextStore) -> Result<(), InternerError>,
+        is_static: bool,
+        push: impl FnOnce(&mut TextStore),
     ) -> Result<Symbol, InternerError> {
         let index = self.len();
         let max = self.limits.symbol_cap().min(SymTable::max_entries());
         let sym = Symbol::from_usize(index).filter(|_| index < max).ok_or(InternerError::SymbolsExhausted { max })?;
         let table_cost = self.table.reserve_cost(1).ok_or(InternerError::SymbolsExhausted { max })?;
         if self.limits.max_bytes != usize::MAX {
-            let needed = self.memory_report().total_bytes() + table_cost + self.text.push_cost(copy_len, copy_len == 0);
+            let needed = self.memory_report().total_bytes() + table_cost + self.text.push_cost(copy_len, is_static);
             self.limits.check_bytes(needed)?;
         }
-        push(&mut self.text)?;
+        push(&mut self.text);
         self.table.reserve(1);
-        self.table.insert(hash28(h), sym.index_u32());
+        self.table.insert(h, sym.index_u32());
         self.stats.insert();
         Ok(sym)
     }
@@ -293,8 +348,9 @@ impl Interner {
     /// let a = i.intern("a");
     /// assert_eq!(i.get("a"), Some(a));
     /// ```
+    #[inline]
     pub fn get(&self, s: &str) -> Option<Symbol> {
-        self.find(hash_str(self.seed, s), s)
+        self.find(self.hash(s), s)
     }
 
     /// `get(s).is_some()`.
@@ -304,6 +360,7 @@ impl Interner {
     /// i.intern("a");
     /// assert!(i.contains("a") && !i.contains("b"));
     /// ```
+    #[inline]
     pub fn contains(&self, s: &str) -> bool {
         self.get(s).is_some()
     }
@@ -330,6 +387,7 @@ impl Interner {
     /// let i = Interner::new();
     /// assert_eq!(i.try_resolve(Symbol::from_usize(0).unwrap()), None);
     /// ```
+    #[inline]
     pub fn try_resolve(&self, sym: Symbol) -> Option<&str> {
         (sym.to_usize() < self.len()).then(|| self.resolve(sym))
     }
