@@ -223,6 +223,41 @@ unsafe fn bytes_eq(a: *const u8, b: *const u8, n: usize) -> bool {
     }
 }
 
+/// Copies `n` bytes from `src` to `dst` with word-sized overlapping moves when short.
+///
+/// # Safety
+/// `src` valid for reading and `dst` for writing `n` bytes; no overlap.
+#[inline(always)]
+unsafe fn copy_short(src: *const u8, dst: *mut u8, n: usize) {
+    // SAFETY: every access lies in `[0, n)` of its side (the caller's promise).
+    unsafe {
+        let r64 = |at: usize| src.add(at).cast::<u64>().read_unaligned();
+        let w64 = |at: usize, v: u64| dst.add(at).cast::<u64>().write_unaligned(v);
+        if (8..=16).contains(&n) {
+            let (a, b) = (r64(0), r64(n - 8));
+            w64(0, a);
+            w64(n - 8, b);
+        } else if (4..8).contains(&n) {
+            let a = src.cast::<u32>().read_unaligned();
+            let b = src.add(n - 4).cast::<u32>().read_unaligned();
+            dst.cast::<u32>().write_unaligned(a);
+            dst.add(n - 4).cast::<u32>().write_unaligned(b);
+        } else if (17..=32).contains(&n) {
+            let (a, b, c, d) = (r64(0), r64(8), r64(n - 16), r64(n - 8));
+            w64(0, a);
+            w64(8, b);
+            w64(n - 16, c);
+            w64(n - 8, d);
+        } else if (1..4).contains(&n) {
+            *dst = *src;
+            *dst.add(n / 2) = *src.add(n / 2);
+            *dst.add(n - 1) = *src.add(n - 1);
+        } else {
+            std::ptr::copy_nonoverlapping(src, dst, n);
+        }
+    }
+}
+
 impl TextStore {
     pub(crate) fn new() -> TextStore {
         TextStore {
@@ -321,14 +356,22 @@ impl TextStore {
     }
 
     /// Appends an entry ending at `end` (relative to its page's run).
+    #[inline(always)]
     fn push_end(&mut self, end: u16) {
+        if self.ends.len() == self.ends.capacity() {
+            self.grow_ends();
+        }
+        self.ends.push(end);
+    }
+
+    #[cold]
+    fn grow_ends(&mut self) {
         if self.ends.is_empty() {
             self.ends.reserve_exact(64);
             self.ends.push(0);
-        } else if self.ends.len() == self.ends.capacity() {
+        } else {
             self.ends.reserve_exact(Self::growth(self.ends.capacity(), 64));
         }
-        self.ends.push(end);
     }
 
     /// Growth step of the index vectors: 1/8 of their size, at least `min`
@@ -338,6 +381,7 @@ impl TextStore {
     }
 
     /// Length of the current page's run so far (0 when the next string starts a page).
+    #[inline(always)]
     fn run_len(&self) -> usize {
         let i = self.len();
         if i.is_multiple_of(PAGE) {
@@ -349,38 +393,49 @@ impl TextStore {
 
     /// Appends `bytes` (a short string or a record) to the current page's run and
     /// returns its end within the run.
+    #[inline(always)]
     fn append_run(&mut self, bytes: &[u8]) -> u16 {
+        let i = self.len();
+        if i.is_multiple_of(PAGE) || self.runs.room() < bytes.len() {
+            self.start_run(bytes.len());
+        }
         let run = self.run_len();
+        let dst = self.runs.tip();
+        // SAFETY: `start_run` left room for `bytes` at the open chunk's tip.
+        unsafe { copy_short(bytes.as_ptr(), dst, bytes.len()) };
+        self.runs.len += bytes.len();
+        (run + bytes.len()) as u16
+    }
+
+    /// Makes room for `need` more bytes in the current page's run: starts a new
+    /// page's run, or moves the current one into a fresh chunk so that it stays
+    /// contiguous.
+    #[cold]
+    fn start_run(&mut self, need: usize) {
         if self.len().is_multiple_of(PAGE) {
-            // A new page starts its run at the open chunk's tip.
-            if self.runs.room() < bytes.len() {
-                self.runs.open(bytes.len());
+            if self.runs.room() < need {
+                self.runs.open(need);
             }
             if self.pages.len() == self.pages.capacity() {
                 self.pages.reserve_exact(Self::growth(self.pages.capacity(), 8));
             }
             self.pages.push(self.runs.tip());
-        } else if self.runs.room() < bytes.len() {
-            // Keep the run contiguous: move it into a fresh chunk.
+        } else {
+            let run = self.run_len();
             let last = self.pages.len() - 1;
             let old = self.pages[last];
-            self.runs.open(run + bytes.len());
+            self.runs.open(run + need);
             let dst = self.runs.tip();
             // SAFETY: `old..old + run` is the run, in an older chunk (or `run` is 0);
-            // `dst` has room.
+            // `dst` has room for it and `need` more bytes.
             unsafe { std::ptr::copy_nonoverlapping(old, dst, run) };
             self.runs.len += run;
             self.pages[last] = dst;
         }
-        let end = run + bytes.len();
-        let dst = self.runs.tip();
-        // SAFETY: the open chunk has room for `bytes` at its tip.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len()) };
-        self.runs.len += bytes.len();
-        u16::try_from(end).expect("a run stays under 32 KiB")
     }
 
     /// Appends an owned copy of `s` as string `len()`.
+    #[inline]
     pub(crate) fn push_owned(&mut self, s: &str) {
         if s.len() <= INLINE_MAX {
             let end = self.append_run(s.as_bytes());

@@ -122,6 +122,8 @@ pub(crate) struct SymTable {
     bits: u32,
     buckets: Vec<Bucket>,
     len: usize,
+    /// `max_len(bits)` once allocated, 0 before.
+    grow_at: usize,
     stash: Vec<(u32, u32)>,
     rng: u32,
 }
@@ -141,6 +143,7 @@ impl SymTable {
             bits: 0,
             buckets: Vec::new(),
             len: 0,
+            grow_at: 0,
             stash: Vec::new(),
             rng: 0x2545_F491,
         }
@@ -167,9 +170,10 @@ impl SymTable {
     }
 
     /// Bytes a `reserve(additional)` would newly allocate (`None`: cannot grow).
+    #[inline]
     pub(crate) fn reserve_cost(&self, additional: usize) -> Option<usize> {
         let need = self.len.checked_add(additional)?;
-        if !self.buckets.is_empty() && need <= Self::max_len(self.bits) {
+        if need <= self.grow_at {
             return Some(0);
         }
         let bits = Self::bits_for(need)?.max(self.bits);
@@ -178,10 +182,19 @@ impl SymTable {
 
     /// Makes room for `additional` more entries. Panics if impossible (check
     /// `reserve_cost` first).
+    #[inline]
     pub(crate) fn reserve(&mut self, additional: usize) {
-        let need = self.len + additional;
-        if self.buckets.is_empty() || need > Self::max_len(self.bits) {
-            let bits = Self::bits_for(need).expect("table size checked").max(self.bits);
+        if self.len + additional > self.grow_at {
+            self.grow(self.len + additional);
+        }
+    }
+
+    #[cold]
+    fn grow(&mut self, need: usize) {
+        let bits = Self::bits_for(need).expect("table size checked").max(self.bits);
+        if bits == self.bits + 1 && !self.buckets.is_empty() {
+            self.double();
+        } else {
             self.rebuild(bits);
         }
     }
@@ -250,8 +263,24 @@ impl SymTable {
     }
 
     /// Adds an entry known to be absent; `reserve(1)` must have been called.
+    #[inline]
     pub(crate) fn insert(&mut self, h: u32, index: u32) {
-        debug_assert!(self.len < Self::max_len(self.bits));
+        debug_assert!(self.len < self.grow_at);
+        self.len += 1;
+        // The common case: a free slot in the primary bucket.
+        let primary = (h & self.mask) as usize;
+        let slot = ((h << WAY_BITS) & !self.sym_mask) | (index + 1);
+        let b = &mut self.buckets[primary];
+        let free = match_mask(b, FREE, FREE);
+        if free != 0 {
+            b.0[free.trailing_zeros() as usize] = slot;
+            return;
+        }
+        self.insert_slow(h, index);
+    }
+
+    #[cold]
+    fn insert_slow(&mut self, h: u32, index: u32) {
         if let Some(homeless) = self.place(h, index) {
             self.stash.push(homeless);
             // Repeated failures at a decent load: grow. At a low load they mean
@@ -260,7 +289,6 @@ impl SymTable {
                 self.rebuild(self.bits + 1);
             }
         }
-        self.len += 1;
     }
 
     fn next_rand(&mut self) -> u32 {
@@ -324,20 +352,26 @@ impl SymTable {
         true
     }
 
-    /// Re-inserts everything into `2^bits` buckets, from the slots' own bits.
-    fn rebuild(&mut self, bits: u32) {
-        let buckets = vec![Bucket([FREE; WAYS]); 1 << bits];
-        let mut next = SymTable {
+    /// An empty table of `2^bits` buckets with this one's length and generator.
+    fn empty_like(&self, bits: u32) -> SymTable {
+        let mut t = SymTable {
             ptr: &EMPTY,
             mask: (1u32 << bits) - 1,
             sym_mask: (1u32 << (bits + WAY_BITS)) - 1,
             bits,
-            buckets,
+            buckets: vec![Bucket([FREE; WAYS]); 1 << bits],
             len: self.len,
+            grow_at: Self::max_len(bits),
             stash: Vec::new(),
             rng: self.rng,
         };
-        next.ptr = next.buckets.as_ptr();
+        t.ptr = t.buckets.as_ptr();
+        t
+    }
+
+    /// Re-inserts everything into `2^bits` buckets, from the slots' own bits.
+    fn rebuild(&mut self, bits: u32) {
+        let mut next = self.empty_like(bits);
         for (b, bucket) in self.buckets.iter().enumerate() {
             for &val in bucket.0.iter().take_while(|&&v| v != FREE) {
                 let (h, idx) = self.decode(b as u32, val);
@@ -347,6 +381,39 @@ impl SymTable {
             }
         }
         for &(h, idx) in &self.stash {
+            if let Some(homeless) = next.place(h, idx) {
+                next.stash.push(homeless);
+            }
+        }
+        *self = next;
+    }
+
+    /// Doubles the table. An entry in its primary bucket `b` moves to `b` or
+    /// `b + 2^bits` by the tag's low bit, which leaves the slot (the symbol field
+    /// grows by that bit): bucket `b`'s primaries split in order into two fresh
+    /// buckets, with no search. The few entries sitting in their alternate bucket,
+    /// and the stash, are placed afterwards.
+    fn double(&mut self) {
+        let old_bits = self.bits;
+        let mut next = self.empty_like(old_bits + 1);
+        let half = 1usize << old_bits;
+        let split = 1u32 << (old_bits + WAY_BITS);
+        let mut later = Vec::new();
+        for (b, bucket) in self.buckets.iter().enumerate() {
+            let (mut lo, mut hi) = (0, 0);
+            for &val in bucket.0.iter().take_while(|&&v| v != FREE) {
+                if val & ALT != 0 {
+                    later.push(self.decode(b as u32, val));
+                } else if val & split == 0 {
+                    next.buckets[b].0[lo] = val;
+                    lo += 1;
+                } else {
+                    next.buckets[b + half].0[hi] = val & !split;
+                    hi += 1;
+                }
+            }
+        }
+        for &(h, idx) in later.iter().chain(&self.stash) {
             if let Some(homeless) = next.place(h, idx) {
                 next.stash.push(homeless);
             }
@@ -372,6 +439,19 @@ impl SymTable {
     pub(crate) fn stash_len(&self) -> usize {
         self.stash.len()
     }
+
+    /// Every `(hash, index)` held, in no particular order.
+    #[cfg(test)]
+    pub(crate) fn entries(&self) -> Vec<(u32, u32)> {
+        let mut v = Vec::new();
+        for (b, bucket) in self.buckets.iter().enumerate() {
+            for &val in bucket.0.iter().take_while(|&&v| v != FREE) {
+                v.push(self.decode(b as u32, val));
+            }
+        }
+        v.extend_from_slice(&self.stash);
+        v
+    }
 }
 
 #[cfg(test)]
@@ -396,6 +476,26 @@ mod tests {
         }
         assert!(t.stash_len() < 16);
         t.shrink_to_fit();
+        for (i, &h) in hashes.iter().enumerate() {
+            assert_eq!(find(&t, h, i as u32), Some(i as u32));
+        }
+    }
+
+    #[test]
+    fn doubling_keeps_every_entry() {
+        let mut t = SymTable::new();
+        let hashes: Vec<u32> =
+            (0..20_000u32).map(|i| hash27(rapidhash::rapidhash_seeded(&i.to_le_bytes(), 3))).collect();
+        for (i, &h) in hashes.iter().enumerate() {
+            t.reserve(1);
+            t.insert(h, i as u32);
+            if i % 997 == 0 {
+                let mut got = t.entries();
+                got.sort_unstable_by_key(|&(_, idx)| idx);
+                let want: Vec<(u32, u32)> = hashes[..=i].iter().enumerate().map(|(k, &h)| (h, k as u32)).collect();
+                assert_eq!(got, want, "after {i}");
+            }
+        }
         for (i, &h) in hashes.iter().enumerate() {
             assert_eq!(find(&t, h, i as u32), Some(i as u32));
         }
