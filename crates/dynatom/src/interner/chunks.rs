@@ -12,7 +12,7 @@
 //! `ends` entry carries [`FLAG`].
 //!
 //! Chunks are allocated once and never move or grow (sizes double from 4 KiB up
-//! to 64 KiB, then stay there); long strings go to chunks of their own kind, and
+//! to 32 KiB, then stay there); long strings go to chunks of their own kind, and
 //! those over [`HUGE`] bytes get a block each. A run must be contiguous, so when
 //! the open chunk cannot take the next string of a page, the page's run so far
 //! (at most `PAGE * INLINE_MAX` bytes, typically a few hundred) is copied into the
@@ -34,7 +34,7 @@ const RECORD: usize = 4;
 /// First chunk size (chunks double up to [`MAX_CHUNK`]).
 const FIRST_CHUNK: usize = 4096;
 /// Largest normal chunk.
-const MAX_CHUNK: usize = 1 << 16;
+const MAX_CHUNK: usize = 1 << 15;
 /// Long strings over this many bytes get a block of their own.
 const HUGE: usize = MAX_CHUNK / 4;
 

@@ -46,7 +46,7 @@ impl fmt::Display for InternerError {
                 write!(f, "interner memory limit exceeded ({needed} bytes needed, limit {limit})")
             }
             InternerError::TextSpaceExhausted { len } => {
-                write!(f, "interner text space (4 GiB) exhausted adding a {len}-byte string")
+                write!(f, "interner text space exhausted adding a {len}-byte string")
             }
         }
     }

@@ -71,8 +71,8 @@ fn intern_failed(e: InternerError) -> ! {
 
 /// A single-threaded string interner with 4-byte [`Symbol`]s.
 ///
-/// Layout: characters packed into chunks of at most 64 KiB that are never
-/// reallocated (strings over 16 KiB get their own block). Symbols are grouped in
+/// Layout: characters packed into chunks of at most 32 KiB that are never
+/// reallocated (strings over 8 KiB get their own block). Symbols are grouped in
 /// pages of 32 whose strings lie back to back, so the symbol → text index is one
 /// `u16` end offset per symbol plus one pointer per page (strings over 255 bytes
 /// and `intern_static` strings are reached through a small side list). The hash
