@@ -205,6 +205,17 @@ unsafe fn bytes_eq(a: *const u8, b: *const u8, n: usize) -> bool {
                 return (r64(a, 0) ^ r64(b, 0)) | (r64(a, n - 8) ^ r64(b, n - 8)) == 0;
             }
             if n <= 32 {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    use std::arch::x86_64::{
+                        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8,
+                    };
+                    let r128 = |p: *const u8, at: usize| _mm_loadu_si128(p.add(at).cast::<__m128i>());
+                    let lo = _mm_cmpeq_epi8(r128(a, 0), r128(b, 0));
+                    let hi = _mm_cmpeq_epi8(r128(a, n - 16), r128(b, n - 16));
+                    return _mm_movemask_epi8(_mm_and_si128(lo, hi)) == 0xFFFF;
+                }
+                #[cfg(not(target_arch = "x86_64"))]
                 return (r64(a, 0) ^ r64(b, 0))
                     | (r64(a, 8) ^ r64(b, 8))
                     | (r64(a, n - 16) ^ r64(b, n - 16))

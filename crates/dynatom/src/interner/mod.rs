@@ -223,11 +223,12 @@ impl Interner {
             if q.len() <= INLINE_MAX {
                 let raw = self.table.sym_plus_one(probe.first());
                 // SAFETY: a matching slot holds a real entry, whose index (raw - 1)
-                // is below `len()`.
-                if unsafe { self.text.eq_short((raw - 1) as usize, q) } {
-                    self.stats.fast_hit();
-                    // `raw` is nonzero for a real slot; 0 cannot come back here.
-                    return NonZeroU32::new(raw).map(Symbol::from_raw);
+                // is below `len()`, and whose symbol field `raw` is not 0.
+                unsafe {
+                    if self.text.eq_short((raw - 1) as usize, q) {
+                        self.stats.fast_hit();
+                        return Some(Symbol::from_raw(NonZeroU32::new_unchecked(raw)));
+                    }
                 }
             }
         } else if probe.has_room() {

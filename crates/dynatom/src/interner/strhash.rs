@@ -66,9 +66,10 @@ impl Seeds {
                 b = 0;
             }
         } else if len <= 32 {
+            // Two independent multiplies (first and last 16 bytes), so the second
+            // does not wait for the first.
             let x = fold(read_u64(d, 0) ^ k[2], read_u64(d, 8) ^ k[3]);
-            a = read_u64(d, len - 16) ^ x;
-            b = read_u64(d, len - 8);
+            return x ^ fold(read_u64(d, len - 16) ^ k[0] ^ len as u64, read_u64(d, len - 8) ^ k[1]);
         } else {
             return self.hash_long(d);
         }
