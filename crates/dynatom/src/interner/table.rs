@@ -9,8 +9,11 @@
 //!   re-hashes from the slot alone** (never reading string bytes), and a lookup
 //!   rejects a mismatch on the tag without touching the strings.
 //! * A lookup compares the whole bucket against the wanted tag at once (SSE2 on
-//!   x86-64, a plain loop elsewhere). A free slot never matches a primary-bucket
-//!   lookup (its alt bit is set), so the hit path needs no emptiness test.
+//!   x86-64, a plain loop elsewhere): the slots are stored as high and low 16-bit
+//!   halves, and the high halves hold the alt bit and the tag (its top 15 bits
+//!   while the table has at most 2^16 slots, all of it beyond). A free slot never
+//!   matches a primary-bucket lookup (its alt bit is set), so the hit path needs
+//!   no emptiness test.
 //! * Buckets fill left to right and never lose a slot (cuckoo kicks swap), and an
 //!   entry only goes to its alternate while its primary is full, so a lookup whose
 //!   primary bucket has a free slot stops there. Sixteen slots per bucket keep
@@ -35,12 +38,18 @@ const ALT: u32 = 1 << 31;
 /// than the table accepts).
 const FREE: u32 = u32::MAX;
 
+/// Sixteen `u32` slots in one cache line, stored as their high and low halves so
+/// that a probe compares only the halves holding the tag (sixteen 16-bit lanes:
+/// two SSE2 compares).
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
-pub(crate) struct Bucket([u32; WAYS]);
+pub(crate) struct Bucket {
+    hi: [u16; WAYS],
+    lo: [u16; WAYS],
+}
 
 /// What an empty table's lookups read: one bucket of free slots.
-static EMPTY: Bucket = Bucket([FREE; WAYS]);
+static EMPTY: Bucket = Bucket::FREE;
 
 /// The hash bits a table keeps, from a full 64-bit hash.
 #[inline(always)]
@@ -53,36 +62,65 @@ fn alt_offset(tag: u32, mask: u32) -> u32 {
     (tag.wrapping_mul(0x9E37_79B1).rotate_left(13) | 1) & mask
 }
 
-/// Bit `k` set when slot `k` of `b`, with the bits outside `hi` cleared, equals `want`.
-#[inline(always)]
-fn match_mask(b: &Bucket, hi: u32, want: u32) -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_and_si128, _mm_cmpeq_epi32, _mm_load_si128, _mm_movemask_epi8, _mm_packs_epi16,
-            _mm_packs_epi32, _mm_set1_epi32,
-        };
-        let p = b.0.as_ptr().cast::<__m128i>();
-        // SAFETY: SSE2 is part of the x86-64 baseline; `Bucket` is 64 bytes aligned
-        // to 64, so the four aligned 16-byte loads stay inside it.
-        unsafe {
-            let hi = _mm_set1_epi32(hi as i32);
-            let w = _mm_set1_epi32(want as i32);
-            let m0 = _mm_cmpeq_epi32(_mm_and_si128(_mm_load_si128(p), hi), w);
-            let m1 = _mm_cmpeq_epi32(_mm_and_si128(_mm_load_si128(p.add(1)), hi), w);
-            let m2 = _mm_cmpeq_epi32(_mm_and_si128(_mm_load_si128(p.add(2)), hi), w);
-            let m3 = _mm_cmpeq_epi32(_mm_and_si128(_mm_load_si128(p.add(3)), hi), w);
-            let m = _mm_packs_epi16(_mm_packs_epi32(m0, m1), _mm_packs_epi32(m2, m3));
-            _mm_movemask_epi8(m) as u32
+impl Bucket {
+    const FREE: Bucket = Bucket { hi: [u16::MAX; WAYS], lo: [u16::MAX; WAYS] };
+
+    #[inline(always)]
+    fn slot(&self, k: usize) -> u32 {
+        (u32::from(self.hi[k]) << 16) | u32::from(self.lo[k])
+    }
+
+    #[inline(always)]
+    fn set(&mut self, k: usize, v: u32) {
+        self.hi[k] = (v >> 16) as u16;
+        self.lo[k] = v as u16;
+    }
+
+    /// The occupied slots (a prefix: buckets fill left to right).
+    fn slots(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..WAYS).map(|k| self.slot(k)).take_while(|&v| v != FREE)
+    }
+
+    /// Bit `k` set when the high half of slot `k`, masked by `m` (every lane the
+    /// same), equals `w`.
+    #[inline(always)]
+    fn match_hi(&self, m: &[u16; 8], w: u16) -> u32 {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{
+                __m128i, _mm_and_si128, _mm_cmpeq_epi16, _mm_load_si128, _mm_loadu_si128, _mm_movemask_epi8,
+                _mm_packs_epi16, _mm_set1_epi16,
+            };
+            let p = self.hi.as_ptr().cast::<__m128i>();
+            // SAFETY: SSE2 is part of the x86-64 baseline; `hi` is 32 bytes at the
+            // start of a 64-aligned bucket, so both aligned 16-byte loads stay inside
+            // it; `m` is 16 bytes.
+            unsafe {
+                let m = _mm_loadu_si128(m.as_ptr().cast::<__m128i>());
+                let w = _mm_set1_epi16(w as i16);
+                let a = _mm_cmpeq_epi16(_mm_and_si128(_mm_load_si128(p), m), w);
+                let b = _mm_cmpeq_epi16(_mm_and_si128(_mm_load_si128(p.add(1)), m), w);
+                _mm_movemask_epi8(_mm_packs_epi16(a, b)) as u32
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let mut bits = 0;
+            for (k, &h) in self.hi.iter().enumerate() {
+                bits |= u32::from(h & m[0] == w) << k;
+            }
+            bits
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let mut m = 0;
-        for (k, &s) in b.0.iter().enumerate() {
-            m |= u32::from(s & hi == want) << k;
+
+    /// Bit `k` set when slot `k` is free.
+    #[inline(always)]
+    fn free_mask(&self) -> u32 {
+        let mut bits = 0;
+        for k in 0..WAYS {
+            bits |= u32::from(self.hi[k] & self.lo[k] == u16::MAX) << k;
         }
-        m
+        bits
     }
 }
 
@@ -96,13 +134,13 @@ impl Probe<'_> {
     /// No entry with this hash lives outside the primary bucket (it has a free slot).
     #[inline(always)]
     pub(crate) fn has_room(&self) -> bool {
-        self.bucket.0[WAYS - 1] == FREE
+        self.bucket.hi[WAYS - 1] & self.bucket.lo[WAYS - 1] == u16::MAX
     }
 
     /// The slot of the lowest match (`matches != 0`).
     #[inline(always)]
     pub(crate) fn first(&self) -> u32 {
-        self.bucket.0[self.matches.trailing_zeros() as usize]
+        self.bucket.slot(self.matches.trailing_zeros() as usize)
     }
 }
 
@@ -119,6 +157,8 @@ pub(crate) struct SymTable {
     mask: u32,
     /// Low `bits + WAY_BITS` bits: the symbol field (0 before the first allocation).
     sym_mask: u32,
+    /// `!sym_mask >> 16` in every lane: the tag (and alt) bits of a slot's high half.
+    hi_mask: [u16; 8],
     bits: u32,
     buckets: Vec<Bucket>,
     len: usize,
@@ -140,6 +180,7 @@ impl SymTable {
             ptr: &EMPTY,
             mask: 0,
             sym_mask: 0,
+            hi_mask: [u16::MAX; 8],
             bits: 0,
             buckets: Vec::new(),
             len: 0,
@@ -215,7 +256,7 @@ impl SymTable {
         let hi = !self.sym_mask;
         // `h < 2^27`, so the alt bit of `want` is clear: free slots never match.
         let want = (h << WAY_BITS) & hi;
-        Probe { bucket, matches: match_mask(bucket, hi, want) }
+        Probe { bucket, matches: bucket.match_hi(&self.hi_mask, (want >> 16) as u16) }
     }
 
     /// Full lookup: every match of the primary bucket, then (if it is full) the
@@ -224,7 +265,7 @@ impl SymTable {
         let p = self.probe(h);
         let mut m = p.matches;
         while m != 0 {
-            let idx = self.sym_plus_one(p.bucket.0[m.trailing_zeros() as usize]) - 1;
+            let idx = self.sym_plus_one(p.bucket.slot(m.trailing_zeros() as usize)) - 1;
             if eq(idx) {
                 return Found { index: Some(idx), probes: 1 };
             }
@@ -238,9 +279,10 @@ impl SymTable {
         let alt = (h & self.mask) ^ alt_offset(tag, self.mask);
         let b = &self.buckets[alt as usize];
         let hi = !self.sym_mask;
-        let mut m = match_mask(b, hi, ((h << WAY_BITS) & hi) | ALT);
+        let want = ((h << WAY_BITS) & hi) | ALT;
+        let mut m = b.match_hi(&self.hi_mask, (want >> 16) as u16);
         while m != 0 {
-            let slot = b.0[m.trailing_zeros() as usize];
+            let slot = b.slot(m.trailing_zeros() as usize);
             if slot == FREE {
                 // Only at the largest size (no tag bits) can a free slot match.
                 break;
@@ -271,9 +313,9 @@ impl SymTable {
         let primary = (h & self.mask) as usize;
         let slot = ((h << WAY_BITS) & !self.sym_mask) | (index + 1);
         let b = &mut self.buckets[primary];
-        let free = match_mask(b, FREE, FREE);
+        let free = b.free_mask();
         if free != 0 {
-            b.0[free.trailing_zeros() as usize] = slot;
+            b.set(free.trailing_zeros() as usize, slot);
             return;
         }
         self.insert_slow(h, index);
@@ -319,7 +361,10 @@ impl SymTable {
         let (mut bucket, mut val) = if self.next_rand() & 1 == 0 { (primary, slot) } else { (alt, slot | ALT) };
         for _ in 0..MAX_KICKS {
             let way = (self.next_rand() as usize) % WAYS;
-            std::mem::swap(&mut self.buckets[bucket as usize].0[way], &mut val);
+            let b = &mut self.buckets[bucket as usize];
+            let kicked = b.slot(way);
+            b.set(way, val);
+            val = kicked;
             let vtag = (val & !ALT) >> sym_bits;
             bucket ^= alt_offset(vtag, mask);
             val ^= ALT;
@@ -344,11 +389,11 @@ impl SymTable {
     fn put(&mut self, bucket: u32, val: u32) -> bool {
         let b = &mut self.buckets[bucket as usize];
         // Slots fill left to right: the free ones are a suffix.
-        let free = match_mask(b, FREE, FREE);
+        let free = b.free_mask();
         if free == 0 {
             return false;
         }
-        b.0[free.trailing_zeros() as usize] = val;
+        b.set(free.trailing_zeros() as usize, val);
         true
     }
 
@@ -358,8 +403,9 @@ impl SymTable {
             ptr: &EMPTY,
             mask: (1u32 << bits) - 1,
             sym_mask: (1u32 << (bits + WAY_BITS)) - 1,
+            hi_mask: [(!((1u32 << (bits + WAY_BITS)) - 1) >> 16) as u16; 8],
             bits,
-            buckets: vec![Bucket([FREE; WAYS]); 1 << bits],
+            buckets: vec![Bucket::FREE; 1 << bits],
             len: self.len,
             grow_at: Self::max_len(bits),
             stash: Vec::new(),
@@ -373,7 +419,7 @@ impl SymTable {
     fn rebuild(&mut self, bits: u32) {
         let mut next = self.empty_like(bits);
         for (b, bucket) in self.buckets.iter().enumerate() {
-            for &val in bucket.0.iter().take_while(|&&v| v != FREE) {
+            for val in bucket.slots() {
                 let (h, idx) = self.decode(b as u32, val);
                 if let Some(homeless) = next.place(h, idx) {
                     next.stash.push(homeless);
@@ -401,14 +447,14 @@ impl SymTable {
         let mut later = Vec::new();
         for (b, bucket) in self.buckets.iter().enumerate() {
             let (mut lo, mut hi) = (0, 0);
-            for &val in bucket.0.iter().take_while(|&&v| v != FREE) {
+            for val in bucket.slots() {
                 if val & ALT != 0 {
                     later.push(self.decode(b as u32, val));
                 } else if val & split == 0 {
-                    next.buckets[b].0[lo] = val;
+                    next.buckets[b].set(lo, val);
                     lo += 1;
                 } else {
-                    next.buckets[b + half].0[hi] = val & !split;
+                    next.buckets[b + half].set(hi, val & !split);
                     hi += 1;
                 }
             }
@@ -445,7 +491,7 @@ impl SymTable {
     pub(crate) fn entries(&self) -> Vec<(u32, u32)> {
         let mut v = Vec::new();
         for (b, bucket) in self.buckets.iter().enumerate() {
-            for &val in bucket.0.iter().take_while(|&&v| v != FREE) {
+            for val in bucket.slots() {
                 v.push(self.decode(b as u32, val));
             }
         }
@@ -536,7 +582,7 @@ mod tests {
             let p = t.probe(h);
             let mut m = p.matches;
             while m != 0 {
-                assert_ne!(p.bucket.0[m.trailing_zeros() as usize], FREE);
+                assert_ne!(p.bucket.slot(m.trailing_zeros() as usize), FREE);
                 m &= m - 1;
             }
         }
