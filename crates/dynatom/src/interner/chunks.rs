@@ -190,6 +190,17 @@ fn prev_mask(i: usize) -> u16 {
     0u16.wrapping_sub(u16::from(i & (PAGE - 1) != 0))
 }
 
+/// `a[..n] == b[..n]` for `n <= 32`, with overlapping word reads and no call.
+///
+/// # Safety
+/// Both pointers must be valid for `n` bytes; `n <= 32`.
+#[inline(always)]
+unsafe fn bytes_eq_32(a: *const u8, b: *const u8, n: usize) -> bool {
+    debug_assert!(n <= 32);
+    // SAFETY: the caller's promise; `bytes_eq` only calls out above 32 bytes.
+    unsafe { bytes_eq(a, b, n.min(32)) }
+}
+
 /// `a[..n] == b[..n]` for short `n`, with word-sized overlapping reads.
 ///
 /// # Safety
@@ -287,7 +298,16 @@ impl TextStore {
     }
 
     pub(crate) fn reserve(&mut self, additional: usize) {
-        self.ends.reserve_exact(additional + usize::from(self.ends.is_empty()));
+        if additional == 0 {
+            return;
+        }
+        if self.ends.is_empty() {
+            // The sentinel `ends[0] = 0` comes with the first allocation.
+            self.ends.reserve_exact(additional + 1);
+            self.ends.push(0);
+        } else {
+            self.ends.reserve_exact(additional);
+        }
         let pages = (self.len() + additional).div_ceil(PAGE);
         self.pages.reserve_exact(pages.saturating_sub(self.pages.len()));
     }
@@ -343,21 +363,21 @@ impl TextStore {
         }
     }
 
-    /// Whether string `i` equals `q`, which is at most [`INLINE_MAX`] bytes long.
+    /// Whether string `i` is inline and equals `q`, which is at most 32 bytes
+    /// long (an out-of-line string answers `false`: the caller then looks again
+    /// the slow way).
     ///
     /// # Safety
-    /// `i < self.len()`.
+    /// `i < self.len()` and `q.len() <= 32`.
     #[inline(always)]
     pub(crate) unsafe fn eq_short(&self, i: usize, q: &[u8]) -> bool {
-        debug_assert!(q.len() <= INLINE_MAX);
+        debug_assert!(q.len() <= 32);
         // SAFETY: the caller's promise. An out-of-line entry's `end - start` has
         // `FLAG` set, so it never equals a short length.
         unsafe {
             let (run, start, end) = self.raw(i);
-            if usize::from(end.wrapping_sub(start)) == q.len() {
-                return bytes_eq(run.add(usize::from(start)), q.as_ptr(), q.len());
-            }
-            end & FLAG != 0 && self.long_at(run, start).as_bytes() == q
+            usize::from(end.wrapping_sub(start)) == q.len()
+                && bytes_eq_32(run.add(usize::from(start)), q.as_ptr(), q.len())
         }
     }
 
@@ -558,8 +578,10 @@ mod tests {
         for (i, s) in strs.iter().enumerate() {
             assert_eq!(t.get(i), s);
             assert!(t.eq(i, s.as_bytes()));
-            // SAFETY: `i < len`; `s` is short.
-            assert!(unsafe { t.eq_short(i, s.as_bytes()) });
+            if s.len() <= 32 {
+                // SAFETY: `i < len`; `s` is short.
+                assert!(unsafe { t.eq_short(i, s.as_bytes()) });
+            }
         }
         assert_eq!(t.char_bytes(), strs.iter().map(|s| s.len()).sum::<usize>());
         t.shrink_to_fit();
@@ -582,13 +604,15 @@ mod tests {
         let want = ["", "while", long.as_str(), huge.as_str(), "", "x"];
         for (i, w) in want.iter().enumerate() {
             assert_eq!(t.get(i), *w);
-            if w.len() <= INLINE_MAX {
-                // SAFETY: `i < len`.
-                assert!(unsafe { t.eq_short(i, w.as_bytes()) }, "{i}");
-            }
+            assert!(t.eq(i, w.as_bytes()), "{i}");
         }
-        // SAFETY: indices below `len`.
+        // SAFETY: indices below `len`, queries short.
         unsafe {
+            assert!(t.eq_short(0, b""));
+            assert!(t.eq_short(5, b"x"));
+            // Out-of-line strings (here the static "while" and "") answer false.
+            assert!(!t.eq_short(1, b"while"));
+            assert!(!t.eq_short(4, b""));
             assert!(!t.eq_short(1, b"whilf"));
             assert!(!t.eq_short(0, b"x"));
             assert!(!t.eq_short(5, b""));
@@ -598,6 +622,19 @@ mod tests {
         for (i, w) in want.iter().enumerate() {
             assert_eq!(t.get(i), *w);
         }
+    }
+
+    #[test]
+    fn reserved_store_keeps_its_sentinel() {
+        let mut t = TextStore::new();
+        t.reserve(100);
+        assert_eq!(t.len(), 0);
+        t.push_owned("a");
+        t.push_owned("bc");
+        assert_eq!((t.len(), t.get(0), t.get(1)), (2, "a", "bc"));
+        t.reserve(1000);
+        t.push_owned("d");
+        assert_eq!(t.get(2), "d");
     }
 
     #[test]

@@ -40,9 +40,9 @@ pub use resolver::Resolver;
 pub use symbol::Symbol;
 pub use sync::SyncInterner;
 
-use chunks::{TextStore, INLINE_MAX};
+use chunks::TextStore;
 use report::Stats;
-use strhash::Seeds;
+use strhash::{Seeds, SHORT};
 use table::{hash27, SymTable};
 
 use std::num::NonZeroU32;
@@ -61,6 +61,15 @@ pub(crate) fn random_seed() -> u64 {
 #[inline]
 pub(crate) fn hash_str(seed: u64, s: &str) -> u64 {
     rapidhash::rapidhash_seeded(s.as_bytes(), seed)
+}
+
+/// Outcome of [`Interner::find_fast`].
+enum Fast {
+    Hit(Symbol),
+    /// Absent: no tag matched and the primary bucket has room.
+    Miss,
+    /// Needs the full lookup.
+    Unsure,
 }
 
 #[cold]
@@ -211,31 +220,45 @@ impl Interner {
         hash27(self.seeds.hash(s.as_bytes()))
     }
 
-    /// The symbol of `s` (27-bit hash `h`), if present.
-    ///
-    /// The common cases stay inline: the first tag match in the primary bucket is
-    /// the string, or no tag matches and the bucket has room.
+    /// The inline part of a lookup of `q` (at most [`SHORT`] bytes, 27-bit hash
+    /// `h`): the first tag match in the primary bucket is the string, or no tag
+    /// matches and the bucket has room. Makes no call, so that the callers' hot
+    /// paths need no saved registers and hand every other case to an out-of-line
+    /// function as a tail call.
     #[inline(always)]
-    fn find(&self, h: u32, s: &str) -> Option<Symbol> {
-        let q = s.as_bytes();
+    fn find_fast(&self, h: u32, q: &[u8]) -> Fast {
         let probe = self.table.probe(h);
         if probe.matches != 0 {
-            if q.len() <= INLINE_MAX {
-                let raw = self.table.sym_plus_one(probe.first());
-                // SAFETY: a matching slot holds a real entry, whose index (raw - 1)
-                // is below `len()`, and whose symbol field `raw` is not 0.
-                unsafe {
-                    if self.text.eq_short((raw - 1) as usize, q) {
-                        self.stats.fast_hit();
-                        return Some(Symbol::from_raw(NonZeroU32::new_unchecked(raw)));
-                    }
+            let raw = self.table.sym_plus_one(probe.first());
+            // SAFETY: a matching slot holds a real entry, whose index (raw - 1) is
+            // below `len()` and whose symbol field `raw` is not 0; `q` is short.
+            unsafe {
+                if self.text.eq_short((raw - 1) as usize, q) {
+                    self.stats.fast_hit();
+                    return Fast::Hit(Symbol::from_raw(NonZeroU32::new_unchecked(raw)));
                 }
             }
+            Fast::Unsure
         } else if probe.has_room() {
             self.stats.fast_miss();
-            return None;
+            Fast::Miss
+        } else {
+            Fast::Unsure
         }
-        self.find_slow(h, q)
+    }
+
+    /// The symbol of `s`, if present (any length).
+    fn find(&self, s: &str) -> (u32, Option<Symbol>) {
+        let q = s.as_bytes();
+        let h = self.hash(s);
+        if q.len() <= SHORT {
+            match self.find_fast(h, q) {
+                Fast::Hit(sym) => return (h, Some(sym)),
+                Fast::Miss => return (h, None),
+                Fast::Unsure => {}
+            }
+        }
+        (h, self.find_slow(h, q))
     }
 
     /// Every other lookup: later matches, long strings, the alternate bucket, the stash.
@@ -258,11 +281,31 @@ impl Interner {
     /// ```
     #[inline]
     pub fn intern(&mut self, s: &str) -> Symbol {
-        let h = self.hash(s);
-        if let Some(sym) = self.find(h, s) {
-            return sym;
+        let q = s.as_bytes();
+        if q.len() <= SHORT {
+            let h = hash27(self.seeds.hash_short(q));
+            return match self.find_fast(h, q) {
+                Fast::Hit(sym) => sym,
+                Fast::Miss => self.intern_new(h, s),
+                Fast::Unsure => self.intern_slow(s),
+            };
         }
+        self.intern_slow(s)
+    }
+
+    /// `intern` of a string known to be absent (hash `h`).
+    #[inline(never)]
+    fn intern_new(&mut self, h: u32, s: &str) -> Symbol {
         match self.insert_owned(h, s) {
+            Ok(sym) => sym,
+            Err(e) => intern_failed(e),
+        }
+    }
+
+    /// `intern` the slow way: a full lookup, then an insert if absent.
+    #[inline(never)]
+    fn intern_slow(&mut self, s: &str) -> Symbol {
+        match self.try_intern_slow(s) {
             Ok(sym) => sym,
             Err(e) => intern_failed(e),
         }
@@ -277,11 +320,25 @@ impl Interner {
     /// ```
     #[inline]
     pub fn try_intern(&mut self, s: &str) -> Result<Symbol, InternerError> {
-        let h = self.hash(s);
-        if let Some(sym) = self.find(h, s) {
-            return Ok(sym);
+        let q = s.as_bytes();
+        if q.len() <= SHORT {
+            let h = hash27(self.seeds.hash_short(q));
+            return match self.find_fast(h, q) {
+                Fast::Hit(sym) => Ok(sym),
+                Fast::Miss => self.insert_owned(h, s),
+                Fast::Unsure => self.try_intern_slow(s),
+            };
         }
-        self.insert_owned(h, s)
+        self.try_intern_slow(s)
+    }
+
+    #[inline(never)]
+    fn try_intern_slow(&mut self, s: &str) -> Result<Symbol, InternerError> {
+        let (h, found) = self.find(s);
+        match found {
+            Some(sym) => Ok(sym),
+            None => self.insert_owned(h, s),
+        }
     }
 
     #[inline(never)]
@@ -312,11 +369,11 @@ impl Interner {
     /// assert!(i.try_intern_static("let").is_ok());
     /// ```
     pub fn try_intern_static(&mut self, s: &'static str) -> Result<Symbol, InternerError> {
-        let h = self.hash(s);
-        if let Some(sym) = self.find(h, s) {
-            return Ok(sym);
+        let (h, found) = self.find(s);
+        match found {
+            Some(sym) => Ok(sym),
+            None => self.insert_new(h, 0, true, |text| text.push_static(s)),
         }
-        self.insert_new(h, 0, true, |text| text.push_static(s))
     }
 
     fn insert_new(
@@ -351,7 +408,21 @@ impl Interner {
     /// ```
     #[inline]
     pub fn get(&self, s: &str) -> Option<Symbol> {
-        self.find(self.hash(s), s)
+        let q = s.as_bytes();
+        if q.len() <= SHORT {
+            let h = hash27(self.seeds.hash_short(q));
+            return match self.find_fast(h, q) {
+                Fast::Hit(sym) => Some(sym),
+                Fast::Miss => None,
+                Fast::Unsure => self.find_slow(h, q),
+            };
+        }
+        self.get_slow(s)
+    }
+
+    #[inline(never)]
+    fn get_slow(&self, s: &str) -> Option<Symbol> {
+        self.find(s).1
     }
 
     /// `get(s).is_some()`.

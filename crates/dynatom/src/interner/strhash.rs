@@ -6,6 +6,9 @@
 //! byte and the length take part. It is not a cryptographic hash: a random seed
 //! (the default) keeps inputs from being chosen to collide without knowing it.
 
+/// Longest string [`Seeds::hash_short`] takes.
+pub(crate) const SHORT: usize = 32;
+
 /// `lo ^ hi` of the full 128-bit product.
 #[inline(always)]
 fn fold(x: u64, y: u64) -> u64 {
@@ -48,8 +51,19 @@ impl Seeds {
     /// 64-bit hash of `d`; the table uses its top bits.
     #[inline(always)]
     pub(crate) fn hash(&self, d: &[u8]) -> u64 {
+        if d.len() <= SHORT {
+            self.hash_short(d)
+        } else {
+            self.hash_long(d)
+        }
+    }
+
+    /// [`hash`](Seeds::hash) of at most [`SHORT`] bytes: no call, no loop.
+    #[inline(always)]
+    pub(crate) fn hash_short(&self, d: &[u8]) -> u64 {
         let k = &self.0;
         let len = d.len();
+        debug_assert!(len <= SHORT);
         let (a, b);
         if len <= 16 {
             if len >= 8 {
@@ -65,13 +79,11 @@ impl Seeds {
                 a = 0;
                 b = 0;
             }
-        } else if len <= 32 {
-            // Two independent multiplies (first and last 16 bytes), so the second
-            // does not wait for the first.
+        } else {
+            // 17..=32 bytes: two independent multiplies (first and last 16 bytes),
+            // so the second does not wait for the first.
             let x = fold(read_u64(d, 0) ^ k[2], read_u64(d, 8) ^ k[3]);
             return x ^ fold(read_u64(d, len - 16) ^ k[0] ^ len as u64, read_u64(d, len - 8) ^ k[1]);
-        } else {
-            return self.hash_long(d);
         }
         fold(a ^ k[0] ^ len as u64, b ^ k[1])
     }
