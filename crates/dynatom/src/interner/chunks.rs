@@ -38,8 +38,9 @@ const MAX_CHUNK: usize = 1 << 15;
 /// Long strings over this many bytes get a block of their own.
 const HUGE: usize = MAX_CHUNK / 4;
 
-// A page's run always fits the `u16` offsets below `FLAG`.
-const _: () = assert!(PAGE * INLINE_MAX < FLAG as usize);
+// A page's run always fits the `u16` offsets below `FLAG`, and a normal chunk
+// (a run never needs a block of its own).
+const _: () = assert!(PAGE * INLINE_MAX < FLAG as usize && PAGE * INLINE_MAX <= HUGE);
 
 fn layout(cap: usize) -> Layout {
     Layout::from_size_align(cap, 1).expect("chunk size fits a Layout")

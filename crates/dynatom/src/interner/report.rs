@@ -26,7 +26,9 @@ pub struct InternerMemoryReport {
     pub index_bytes: usize,
     /// Characters copied into chunks (`intern_static` text is not counted).
     pub char_bytes: usize,
-    /// Allocated but unused chunk capacity, in bytes.
+    /// Chunk bytes not holding characters: unused capacity (and, in the
+    /// single-threaded interner, the copies a page's run leaves behind when it
+    /// moves to a new chunk, and the 4-byte records of out-of-line strings).
     pub slack_bytes: usize,
     /// Lookups counted (`intern`, `get`); the `SyncInterner` counts only
     /// lookups that took a shard lock, so that reads write no shared memory.
