@@ -95,6 +95,23 @@ proptest! {
     }
 
     #[test]
+    fn preallocated_interner_matches_model(ops in prop::collection::vec(op(), 0..200), cap in 0usize..400) {
+        let mut i = Interner::with_capacity(cap);
+        let mut model = HashMap::new();
+        let cell = std::cell::RefCell::new(&mut i);
+        check(&mut model, &ops, |s, st| {
+            let mut i = cell.borrow_mut();
+            match st { Some(st) => i.intern_static(st), None => i.intern(s) }
+        }, |s| cell.borrow().get(s));
+        check_contents(&model, i.len(), i.iter());
+        i.shrink_to_fit();
+        check_contents(&model, i.len(), i.iter());
+        for (text, &sym) in &model {
+            prop_assert_eq!(i.get(text).map(|s| s.to_usize() as u32), Some(sym));
+        }
+    }
+
+    #[test]
     fn sync_interner_matches_model(ops in prop::collection::vec(op(), 0..300), shards in 0usize..5) {
         let i = SyncInterner::deterministic().with_shards(1 << shards);
         let mut model = HashMap::new();
@@ -146,6 +163,22 @@ fn chunk_boundaries_and_huge_strings() {
     assert_eq!(i.resolve(more), "after shrink");
     for (sym, s) in &all {
         assert_eq!(i.resolve(*sym), s);
+    }
+}
+
+#[test]
+fn with_capacity_then_grow_past_it() {
+    for cap in [0, 1, 31, 32, 33, 100, 5_000] {
+        let mut i = Interner::with_capacity(cap);
+        let words: Vec<String> = (0..cap * 2 + 70).map(|n| format!("w{n}")).collect();
+        let syms: Vec<Symbol> = words.iter().map(|w| i.intern(w)).collect();
+        for (w, &s) in words.iter().zip(&syms) {
+            assert_eq!((i.resolve(s), i.get(w)), (w.as_str(), Some(s)), "cap {cap}");
+        }
+        i.shrink_to_fit();
+        for (w, &s) in words.iter().zip(&syms) {
+            assert_eq!((i.resolve(s), i.get(w)), (w.as_str(), Some(s)), "cap {cap} after shrink");
+        }
     }
 }
 

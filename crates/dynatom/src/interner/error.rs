@@ -27,8 +27,9 @@ pub enum InternerError {
         /// The configured limit.
         limit: usize,
     },
-    /// The interner's 32-bit text address space (4 GiB of characters, counting
-    /// unused chunk tails) is full, or the string alone is longer than that.
+    /// The text storage cannot take the string. No interner in this crate reports
+    /// it at present (the single-threaded interner's text is no longer confined to
+    /// a 32-bit address space); it stays for callers that match on it.
     TextSpaceExhausted {
         /// Length of the string that did not fit.
         len: usize,
@@ -45,7 +46,7 @@ impl fmt::Display for InternerError {
                 write!(f, "interner memory limit exceeded ({needed} bytes needed, limit {limit})")
             }
             InternerError::TextSpaceExhausted { len } => {
-                write!(f, "interner text space (4 GiB) exhausted adding a {len}-byte string")
+                write!(f, "interner text space exhausted adding a {len}-byte string")
             }
         }
     }

@@ -6,9 +6,9 @@
 //! * [`Resolver`]: the read-only, wait-free form of a `SyncInterner` ([`SyncInterner::freeze`]).
 //!
 //! Strings are never freed one at a time; symbols are numbered `0..len` in insertion
-//! order. The single-threaded interner costs about 9–12 bytes per distinct string
-//! beyond its characters (a 4-byte end offset plus a packed 4-byte hash-table slot
-//! at 47–95 % load; see [`Interner`]).
+//! order. The single-threaded interner costs about 7–11 bytes per distinct string
+//! beyond its characters (a 2-byte end offset, a page pointer per 32 strings and a
+//! packed 4-byte hash-table slot at 47–95 % load; see [`Interner`]).
 //!
 //! ```
 //! use dynatom::interner::Interner;
@@ -28,6 +28,7 @@ mod segments;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod shard_table;
+mod strhash;
 mod symbol;
 mod sync;
 mod sync_arena;
@@ -41,7 +42,10 @@ pub use sync::SyncInterner;
 
 use chunks::TextStore;
 use report::Stats;
-use table::{hash28, SymTable};
+use strhash::{Seeds, SHORT};
+use table::{hash27, SymTable};
+
+use std::num::NonZeroU32;
 
 /// Seed used by the `deterministic` constructors.
 pub(crate) const FIXED_SEED: u64 = 0x5EED_D1A7_0A70_u64;
@@ -59,18 +63,37 @@ pub(crate) fn hash_str(seed: u64, s: &str) -> u64 {
     rapidhash::rapidhash_seeded(s.as_bytes(), seed)
 }
 
+/// Outcome of [`Interner::find_fast`].
+enum Fast {
+    Hit(Symbol),
+    /// Absent: no tag matched and the primary bucket has room.
+    Miss,
+    /// Needs the full lookup.
+    Unsure,
+}
+
+#[cold]
+#[inline(never)]
+fn intern_failed(e: InternerError) -> ! {
+    panic!("Interner::intern: {e}")
+}
+
 /// A single-threaded string interner with 4-byte [`Symbol`]s.
 ///
-/// Layout: characters packed into chunks of at most 64 KiB that are never
-/// reallocated (strings over 16 KiB get their own block), one `u32` end offset per
-/// symbol, and a cuckoo hash table of packed `u32` slots (symbol + 28 hash bits,
-/// so growth never re-reads strings and mismatches are rejected without touching
-/// them). Reading (`get`, `resolve`, `iter`) works through `&self`, so a finished
-/// interner can be shared by reference across threads.
+/// Layout: characters packed into chunks of at most 32 KiB that are never
+/// reallocated (strings over 8 KiB get their own block). Symbols are grouped in
+/// pages of 32 whose strings lie back to back, so the symbol → text index is one
+/// `u16` end offset per symbol plus one pointer per page (strings over 255 bytes
+/// and `intern_static` strings are reached through a small side list). The hash
+/// table is a cuckoo table of packed `u32` slots, sixteen to a cache line (symbol +
+/// 27 hash bits, so growth never re-reads strings and mismatches are rejected
+/// without touching them). A lookup that hits costs one bucket, one index entry
+/// and the characters. Reading (`get`, `resolve`, `iter`) works through `&self`,
+/// so a finished interner can be shared by reference across threads.
 ///
 /// Limits: at most [`Symbol::MAX_COUNT`] symbols in principle, about 2.04 billion in
-/// practice (the table's size), and 4 GiB of text address space;
-/// [`try_intern`](Interner::try_intern) reports these and [`Limits`] as errors.
+/// practice (the table's size); [`try_intern`](Interner::try_intern) reports these
+/// and [`Limits`] as errors.
 ///
 /// ```
 /// use dynatom::interner::Interner;
@@ -80,7 +103,7 @@ pub(crate) fn hash_str(seed: u64, s: &str) -> u64 {
 /// assert_eq!(i.iter().collect::<Vec<_>>(), [(kw, "fn"), (id, "main")]);
 /// ```
 pub struct Interner {
-    seed: u64,
+    seeds: Seeds,
     text: TextStore,
     table: SymTable,
     limits: Limits,
@@ -136,7 +159,7 @@ impl Interner {
     /// ```
     pub fn with_seed(seed: u64) -> Interner {
         Interner {
-            seed,
+            seeds: Seeds::new(seed),
             text: TextStore::new(),
             table: SymTable::new(),
             limits: Limits::default(),
@@ -192,9 +215,56 @@ impl Interner {
         self.len() == 0
     }
 
-    #[inline]
-    fn find(&self, h: u64, s: &str) -> Option<Symbol> {
-        let found = self.table.find(hash28(h), |i| self.text.get(i as usize) == s);
+    #[inline(always)]
+    fn hash(&self, s: &str) -> u32 {
+        hash27(self.seeds.hash(s.as_bytes()))
+    }
+
+    /// The inline part of a lookup of `q` (at most [`SHORT`] bytes, 27-bit hash
+    /// `h`): the first tag match in the primary bucket is the string, or no tag
+    /// matches and the bucket has room. Makes no call, so that the callers' hot
+    /// paths need no saved registers and hand every other case to an out-of-line
+    /// function as a tail call.
+    #[inline(always)]
+    fn find_fast(&self, h: u32, q: &[u8]) -> Fast {
+        let probe = self.table.probe(h);
+        if probe.matches != 0 {
+            let raw = self.table.sym_plus_one(probe.first());
+            // SAFETY: a matching slot holds a real entry, whose index (raw - 1) is
+            // below `len()` and whose symbol field `raw` is not 0; `q` is short.
+            unsafe {
+                if self.text.eq_short((raw - 1) as usize, q) {
+                    self.stats.fast_hit();
+                    return Fast::Hit(Symbol::from_raw(NonZeroU32::new_unchecked(raw)));
+                }
+            }
+            Fast::Unsure
+        } else if probe.has_room() {
+            self.stats.fast_miss();
+            Fast::Miss
+        } else {
+            Fast::Unsure
+        }
+    }
+
+    /// The symbol of `s`, if present (any length).
+    fn find(&self, s: &str) -> (u32, Option<Symbol>) {
+        let q = s.as_bytes();
+        let h = self.hash(s);
+        if q.len() <= SHORT {
+            match self.find_fast(h, q) {
+                Fast::Hit(sym) => return (h, Some(sym)),
+                Fast::Miss => return (h, None),
+                Fast::Unsure => {}
+            }
+        }
+        (h, self.find_slow(h, q))
+    }
+
+    /// Every other lookup: later matches, long strings, the alternate bucket, the stash.
+    #[inline(never)]
+    fn find_slow(&self, h: u32, q: &[u8]) -> Option<Symbol> {
+        let found = self.table.find(h, |i| self.text.eq(i as usize, q));
         self.stats.lookup(found.index.is_some(), found.probes);
         found.index.and_then(|i| Symbol::from_usize(i as usize))
     }
@@ -209,26 +279,71 @@ impl Interner {
     /// let a = i.intern("a");
     /// assert_eq!(i.intern("a"), a);
     /// ```
+    #[inline]
     pub fn intern(&mut self, s: &str) -> Symbol {
-        match self.try_intern(s) {
+        let q = s.as_bytes();
+        if q.len() <= SHORT {
+            let h = hash27(self.seeds.hash_short(q));
+            return match self.find_fast(h, q) {
+                Fast::Hit(sym) => sym,
+                Fast::Miss => self.intern_new(h, s),
+                Fast::Unsure => self.intern_slow(s),
+            };
+        }
+        self.intern_slow(s)
+    }
+
+    /// `intern` of a string known to be absent (hash `h`).
+    #[inline(never)]
+    fn intern_new(&mut self, h: u32, s: &str) -> Symbol {
+        match self.insert_owned(h, s) {
             Ok(sym) => sym,
-            Err(e) => panic!("Interner::intern: {e}"),
+            Err(e) => intern_failed(e),
+        }
+    }
+
+    /// `intern` the slow way: a full lookup, then an insert if absent.
+    #[inline(never)]
+    fn intern_slow(&mut self, s: &str) -> Symbol {
+        match self.try_intern_slow(s) {
+            Ok(sym) => sym,
+            Err(e) => intern_failed(e),
         }
     }
 
     /// The symbol of `s`, adding a copy of it if new; errors instead of exceeding
-    /// the symbol space, the text space or the configured [`Limits`].
+    /// the symbol space or the configured [`Limits`].
     ///
     /// ```
     /// let mut i = dynatom::interner::Interner::new();
     /// assert_eq!(i.try_intern("a").unwrap().to_usize(), 0);
     /// ```
+    #[inline]
     pub fn try_intern(&mut self, s: &str) -> Result<Symbol, InternerError> {
-        let h = hash_str(self.seed, s);
-        if let Some(sym) = self.find(h, s) {
-            return Ok(sym);
+        let q = s.as_bytes();
+        if q.len() <= SHORT {
+            let h = hash27(self.seeds.hash_short(q));
+            return match self.find_fast(h, q) {
+                Fast::Hit(sym) => Ok(sym),
+                Fast::Miss => self.insert_owned(h, s),
+                Fast::Unsure => self.try_intern_slow(s),
+            };
         }
-        self.insert_new(h, s.len(), |text| text.push_owned(s))
+        self.try_intern_slow(s)
+    }
+
+    #[inline(never)]
+    fn try_intern_slow(&mut self, s: &str) -> Result<Symbol, InternerError> {
+        let (h, found) = self.find(s);
+        match found {
+            Some(sym) => Ok(sym),
+            None => self.insert_owned(h, s),
+        }
+    }
+
+    #[inline(never)]
+    fn insert_owned(&mut self, h: u32, s: &str) -> Result<Symbol, InternerError> {
+        self.insert_new(h, s.len(), false, |text| text.push_owned(s))
     }
 
     /// Like [`intern`](Interner::intern) but keeps a reference to `s` instead of
@@ -254,33 +369,31 @@ impl Interner {
     /// assert!(i.try_intern_static("let").is_ok());
     /// ```
     pub fn try_intern_static(&mut self, s: &'static str) -> Result<Symbol, InternerError> {
-        let h = hash_str(self.seed, s);
-        if let Some(sym) = self.find(h, s) {
-            return Ok(sym);
+        let (h, found) = self.find(s);
+        match found {
+            Some(sym) => Ok(sym),
+            None => self.insert_new(h, 0, true, |text| text.push_static(s)),
         }
-        self.insert_new(h, 0, |text| {
-            text.push_static(s);
-            Ok(())
-        })
     }
 
     fn insert_new(
         &mut self,
-        h: u64,
+        h: u32,
         copy_len: usize,
-        push: impl FnOnce(&mut TextStore) -> Result<(), InternerError>,
+        is_static: bool,
+        push: impl FnOnce(&mut TextStore),
     ) -> Result<Symbol, InternerError> {
         let index = self.len();
         let max = self.limits.symbol_cap().min(SymTable::max_entries());
         let sym = Symbol::from_usize(index).filter(|_| index < max).ok_or(InternerError::SymbolsExhausted { max })?;
         let table_cost = self.table.reserve_cost(1).ok_or(InternerError::SymbolsExhausted { max })?;
         if self.limits.max_bytes != usize::MAX {
-            let needed = self.memory_report().total_bytes() + table_cost + self.text.push_cost(copy_len, copy_len == 0);
+            let needed = self.memory_report().total_bytes() + table_cost + self.text.push_cost(copy_len, is_static);
             self.limits.check_bytes(needed)?;
         }
-        push(&mut self.text)?;
+        push(&mut self.text);
         self.table.reserve(1);
-        self.table.insert(hash28(h), sym.index_u32());
+        self.table.insert(h, sym.index_u32());
         self.stats.insert();
         Ok(sym)
     }
@@ -293,8 +406,23 @@ impl Interner {
     /// let a = i.intern("a");
     /// assert_eq!(i.get("a"), Some(a));
     /// ```
+    #[inline]
     pub fn get(&self, s: &str) -> Option<Symbol> {
-        self.find(hash_str(self.seed, s), s)
+        let q = s.as_bytes();
+        if q.len() <= SHORT {
+            let h = hash27(self.seeds.hash_short(q));
+            return match self.find_fast(h, q) {
+                Fast::Hit(sym) => Some(sym),
+                Fast::Miss => None,
+                Fast::Unsure => self.find_slow(h, q),
+            };
+        }
+        self.get_slow(s)
+    }
+
+    #[inline(never)]
+    fn get_slow(&self, s: &str) -> Option<Symbol> {
+        self.find(s).1
     }
 
     /// `get(s).is_some()`.
@@ -304,6 +432,7 @@ impl Interner {
     /// i.intern("a");
     /// assert!(i.contains("a") && !i.contains("b"));
     /// ```
+    #[inline]
     pub fn contains(&self, s: &str) -> bool {
         self.get(s).is_some()
     }
@@ -330,6 +459,7 @@ impl Interner {
     /// let i = Interner::new();
     /// assert_eq!(i.try_resolve(Symbol::from_usize(0).unwrap()), None);
     /// ```
+    #[inline]
     pub fn try_resolve(&self, sym: Symbol) -> Option<&str> {
         (sym.to_usize() < self.len()).then(|| self.resolve(sym))
     }

@@ -26,7 +26,9 @@ pub struct InternerMemoryReport {
     pub index_bytes: usize,
     /// Characters copied into chunks (`intern_static` text is not counted).
     pub char_bytes: usize,
-    /// Allocated but unused chunk capacity, in bytes.
+    /// Chunk bytes not holding characters: unused capacity (and, in the
+    /// single-threaded interner, the copies a page's run leaves behind when it
+    /// moves to a new chunk, and the 4-byte records of out-of-line strings).
     pub slack_bytes: usize,
     /// Lookups counted (`intern`, `get`); the `SyncInterner` counts only
     /// lookups that took a shard lock, so that reads write no shared memory.
@@ -129,8 +131,14 @@ impl From<InternerMemoryReport> for crate::MemoryReport {
 /// Counters bumped with a plain load + store (no locked instruction): exact when
 /// used from one thread, possibly lossy under concurrent `&Interner` reads. Every
 /// access is Relaxed: the counters are statistics and order no other memory.
+///
+/// The common outcomes of the single-threaded interner's one-bucket lookups each
+/// bump one counter (`fast_hits`, `fast_misses`); every other lookup goes through
+/// [`Stats::lookup`].
 #[derive(Default)]
 pub(crate) struct Stats {
+    fast_hits: AtomicU64,
+    fast_misses: AtomicU64,
     lookups: AtomicU64,
     hits: AtomicU64,
     inserts: AtomicU64,
@@ -138,12 +146,24 @@ pub(crate) struct Stats {
     max_probe: AtomicU64,
 }
 
-#[inline]
+#[inline(always)]
 fn bump(c: &AtomicU64, n: u64) {
     c.store(c.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
 }
 
 impl Stats {
+    /// A lookup that found its string in the first bucket it examined.
+    #[inline(always)]
+    pub(crate) fn fast_hit(&self) {
+        bump(&self.fast_hits, 1);
+    }
+
+    /// A lookup that missed after examining one bucket.
+    #[inline(always)]
+    pub(crate) fn fast_miss(&self) {
+        bump(&self.fast_misses, 1);
+    }
+
     #[inline]
     pub(crate) fn lookup(&self, hit: bool, probes: u32) {
         bump(&self.lookups, 1);
@@ -163,11 +183,14 @@ impl Stats {
 
     /// Fills the counter fields of `r`.
     pub(crate) fn fill(&self, r: &mut InternerMemoryReport) {
-        r.lookups = self.lookups.load(Ordering::Relaxed);
-        r.hits = self.hits.load(Ordering::Relaxed).min(r.lookups);
+        let fast_hits = self.fast_hits.load(Ordering::Relaxed);
+        let fast = fast_hits.wrapping_add(self.fast_misses.load(Ordering::Relaxed));
+        r.lookups = self.lookups.load(Ordering::Relaxed).wrapping_add(fast);
+        r.hits = self.hits.load(Ordering::Relaxed).wrapping_add(fast_hits).min(r.lookups);
         r.misses = r.lookups - r.hits;
         r.inserts = self.inserts.load(Ordering::Relaxed);
-        r.max_probe = self.max_probe.load(Ordering::Relaxed);
-        r.mean_probe = if r.lookups == 0 { 0.0 } else { self.probes.load(Ordering::Relaxed) as f64 / r.lookups as f64 };
+        r.max_probe = self.max_probe.load(Ordering::Relaxed).max(u64::from(fast > 0));
+        let probes = self.probes.load(Ordering::Relaxed).wrapping_add(fast);
+        r.mean_probe = if r.lookups == 0 { 0.0 } else { probes as f64 / r.lookups as f64 };
     }
 }
