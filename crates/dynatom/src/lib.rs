@@ -31,7 +31,7 @@
 //! ```
 //!
 //! * [`Interner`] / [`SyncInterner`]: 4-byte `Copy` [`Symbol`]s for compilers and
-//!   parsers, characters packed in chunks that never move, about 10 bytes per string.
+//!   parsers, characters packed in chunks that never move, about 8 bytes per string.
 //!
 #![doc = include_str!("interner/WHICH_TYPE.md")]
 //!
