@@ -246,6 +246,33 @@ pub const RATIO_NOTE: &str = "Ratios are *peer ÷ dynatom* for lower-is-better f
 above 1.00× dynatom is faster (or smaller). A cell reading `wrong ✗` means that peer's answer failed a check \
 (distinct count or round trip) or its process crashed; such a peer never counts as the fastest.";
 
+/// A target checked once per corpus on a pair of medians (ours, the bar): `holds` decides
+/// each corpus, and the figure lists "corpus ours vs bar unit" for every one.
+pub fn pairwise_target(
+    rep: &mut Report,
+    what: &str,
+    corpora: &[String],
+    unit: &str,
+    pair: impl Fn(&str) -> (Option<f64>, Option<f64>),
+    holds: impl Fn(f64, f64) -> bool,
+) {
+    let mut parts = Vec::new();
+    let mut met = Some(true);
+    for corpus in corpora {
+        match pair(corpus) {
+            (Some(ours), Some(bar)) => {
+                combine(&mut met, Some(holds(ours, bar)));
+                parts.push(format!("{corpus} {} vs {} {unit}", fmt_num(Some(ours)), fmt_num(Some(bar))));
+            }
+            _ => {
+                combine(&mut met, None);
+                parts.push(format!("{corpus} not measured"));
+            }
+        }
+    }
+    rep.target(what, parts.join("; "), met);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@
 
 use super::{time_ns, ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::peers::{self, LocalInterner, LocalVisitor};
-use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
+use crate::report::{cell, combine, fmt_num, fmt_ratio, pairwise_target, Report, Table};
 use std::collections::HashSet;
 use std::hint::black_box;
 
@@ -233,24 +233,15 @@ fn speed_target(r: &Results, rep: &mut Report, fig: &str, label: &str) {
 /// timed in the same child on the same symbols, every corpus.
 fn resolve_target(r: &Results, ctx: &Ctx, rep: &mut Report) {
     const OURS: &str = "dynatom Interner";
-    let mut parts = Vec::new();
-    let mut met = Some(true);
-    for corpus in ctx.corpora() {
-        let job = Job::new(OURS, &corpus, "-");
-        match (r.median(&job, "resolve_ns"), r.median(&job, "baseline_resolve_ns")) {
-            (Some(d), Some(b)) => {
-                combine(&mut met, Some(d <= b));
-                parts.push(format!("{corpus} {} vs {} ns", fmt_num(Some(d)), fmt_num(Some(b))));
-            }
-            _ => {
-                combine(&mut met, None);
-                parts.push(format!("{corpus} not measured"));
-            }
-        }
-    }
-    rep.target(
+    pairwise_target(
+        rep,
         &format!("{OURS} resolve no slower than a `Vec` index plus one chunk lookup (same child, same symbols)"),
-        parts.join("; "),
-        met,
+        &ctx.corpora(),
+        "ns",
+        |corpus| {
+            let job = Job::new(OURS, corpus, "-");
+            (r.median(&job, "resolve_ns"), r.median(&job, "baseline_resolve_ns"))
+        },
+        |ours, baseline| ours <= baseline,
     );
 }

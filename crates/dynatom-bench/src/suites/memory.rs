@@ -7,7 +7,7 @@
 use super::{ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::alloc_count::counting;
 use crate::peers::{self, GlobalInterner, GlobalVisitor, LocalInterner, LocalVisitor};
-use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
+use crate::report::{cell, combine, fmt_num, fmt_ratio, pairwise_target, Report, Table};
 
 pub const SUITE: SuiteDef = SuiteDef { name: "memory", reps_full: 3, reps_quick: 2, jobs, child, report };
 
@@ -177,25 +177,15 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
 fn interner_target(r: &Results, ctx: &Ctx, rep: &mut Report) {
     const OURS: &str = "dynatom Interner";
     const LEANEST_PEER: &str = "string-interner Buffer";
-    let mut parts = Vec::new();
-    let mut met = Some(true);
-    for corpus in ctx.corpora() {
-        let ours = r.median(&Job::new(OURS, &corpus, "-"), "overhead_per_string");
-        let peer = r.median(&Job::new(LEANEST_PEER, &corpus, "-"), "overhead_per_string");
-        match (ours, peer) {
-            (Some(d), Some(b)) => {
-                combine(&mut met, Some(d <= 12.0 && d <= b));
-                parts.push(format!("{corpus} {} B vs {} B", fmt_num(Some(d)), fmt_num(Some(b))));
-            }
-            _ => {
-                combine(&mut met, None);
-                parts.push(format!("{corpus} not measured"));
-            }
-        }
-    }
-    rep.target(
+    pairwise_target(
+        rep,
         &format!("{OURS}: overhead ≤12 B per distinct string and no more than {LEANEST_PEER}, every corpus"),
-        parts.join("; "),
-        met,
+        &ctx.corpora(),
+        "B",
+        |corpus| {
+            let median = |peer: &str| r.median(&Job::new(peer, corpus, "-"), "overhead_per_string");
+            (median(OURS), median(LEANEST_PEER))
+        },
+        |ours, peer| ours <= 12.0 && ours <= peer,
     );
 }

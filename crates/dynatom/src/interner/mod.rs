@@ -283,7 +283,7 @@ impl Interner {
     pub fn intern(&mut self, s: &str) -> Symbol {
         let q = s.as_bytes();
         if q.len() <= SHORT {
-            let h = hash27(self.seeds.hash_short(q));
+            let h = hash27(self.seeds.hash(q));
             return match self.find_fast(h, q) {
                 Fast::Hit(sym) => sym,
                 Fast::Miss => self.intern_new(h, s),
@@ -322,7 +322,7 @@ impl Interner {
     pub fn try_intern(&mut self, s: &str) -> Result<Symbol, InternerError> {
         let q = s.as_bytes();
         if q.len() <= SHORT {
-            let h = hash27(self.seeds.hash_short(q));
+            let h = hash27(self.seeds.hash(q));
             return match self.find_fast(h, q) {
                 Fast::Hit(sym) => Ok(sym),
                 Fast::Miss => self.insert_owned(h, s),
@@ -410,7 +410,7 @@ impl Interner {
     pub fn get(&self, s: &str) -> Option<Symbol> {
         let q = s.as_bytes();
         if q.len() <= SHORT {
-            let h = hash27(self.seeds.hash_short(q));
+            let h = hash27(self.seeds.hash(q));
             return match self.find_fast(h, q) {
                 Fast::Hit(sym) => Some(sym),
                 Fast::Miss => None,

@@ -13,7 +13,8 @@ use std::hash::Hasher;
 use foldhash::fast::FoldHasher;
 use foldhash::SharedSeed;
 
-/// Longest string [`Seeds::hash_short`] is meant for (the interner's inline hash path).
+/// Longest key the interner's inline lookup path takes (hashing and comparing without a
+/// call); longer keys go out of line.
 pub(crate) const SHORT: usize = 32;
 
 /// The seeds of one interner's hash.
@@ -34,13 +35,6 @@ impl Seeds {
         let mut hasher = FoldHasher::with_seed(self.per_hasher, &self.shared);
         hasher.write(d);
         hasher.finish()
-    }
-
-    /// [`hash`](Seeds::hash) on the interner's hot path, for at most [`SHORT`] bytes.
-    #[inline(always)]
-    pub(crate) fn hash_short(&self, d: &[u8]) -> u64 {
-        debug_assert!(d.len() <= SHORT);
-        self.hash(d)
     }
 }
 
