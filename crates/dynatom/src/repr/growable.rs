@@ -15,9 +15,9 @@
 //! (header room included), and finishing shrinks it to `block_layout(filled)` (unless it
 //! already has that size: texts of 128 KiB and more get size classes, see
 //! `capacity_class`) and writes the header in front, so the bytes are never copied into
-//! a second buffer. Only the
-//! filled part is ever exposed, and it only ever grows by whole `&str`s, which keeps the
-//! "a block's bytes are initialised UTF-8" invariant that [`Block::as_str`] relies on.
+//! a second buffer. Only the filled part is ever exposed, and it only ever grows by whole
+//! `&str`s, which keeps the "a block's bytes are initialised UTF-8" invariant that
+//! [`Block::as_str`] relies on.
 
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};
