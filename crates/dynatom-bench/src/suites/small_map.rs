@@ -40,6 +40,10 @@ pub const SUITE: SuiteDef = SuiteDef { name: "small-map", reps_full: 5, reps_qui
 const SIZES: [usize; 7] = [1, 2, 4, 8, 9, 16, 64];
 /// The maps, `SmallMap` (the reference of the ratios) first.
 const MAPS: [&str; 5] = ["SmallMap", "hashbrown+foldhash", "std HashMap", "Vec linear", "indexmap+foldhash"];
+/// A row that times the lookup loop around a "map" that reads nothing: the part of every
+/// lookup figure that is the harness (clock, `black_box` round trips), not the map. No
+/// target reads it.
+const HARNESS_ONLY: &str = "harness only";
 /// Key types: (cell name, description).
 const KEYS: [(&str, &str); 3] = [
     ("atom", "`Atom` keys (20-byte texts)"),
@@ -53,7 +57,7 @@ const BATCH_OPS: usize = 256;
 fn jobs(_: &Ctx) -> Vec<Job> {
     let mut v = Vec::new();
     for (kind, _) in KEYS {
-        v.extend(MAPS.iter().map(|m| Job::new(m, kind, "-")));
+        v.extend(MAPS.iter().chain([&HARNESS_ONLY]).map(|m| Job::new(m, kind, "-")));
     }
     v.push(Job::new("SmallMap", "mixed", "-"));
     v
@@ -90,6 +94,7 @@ fn by_map<K: HintKey + Hash + Clone>(map: &str, out: &mut ChildOutput, min_ns: f
         "std HashMap" => measure_all::<K, StdHashMap<K, u64>>(out, min_ns, key),
         "Vec linear" => measure_all::<K, Vec<(K, u64)>>(out, min_ns, key),
         "indexmap+foldhash" => measure_all::<K, indexmap::IndexMap<K, u64, FoldHashBuilder>>(out, min_ns, key),
+        HARNESS_ONLY => measure_harness(out, min_ns, key),
         other => panic!("unknown map {other}"),
     }
 }
@@ -232,6 +237,32 @@ fn measure_all<K: Clone, T: MapImpl<K>>(out: &mut ChildOutput, min_ns: f64, key:
     }
 }
 
+/// The "map" of the [`HARNESS_ONLY`] row: every lookup answers `None` without reading
+/// the key or the map, so its figures are the cost of [`lookup_ns`]'s loop alone.
+struct NoMap;
+
+impl<K> MapImpl<K> for NoMap {
+    const NAME: &'static str = HARNESS_ONLY;
+    fn build(_: &[(K, u64)]) -> Self {
+        NoMap
+    }
+    #[inline]
+    fn find(&self, _: &K) -> Option<&u64> {
+        None
+    }
+}
+
+/// Hit and miss figures of [`NoMap`] with the same probes as [`measure_all`] (no inserts,
+/// no bytes: there is no map).
+fn measure_harness<K>(out: &mut ChildOutput, min_ns: f64, key: impl Fn(usize) -> K) {
+    for n in SIZES {
+        let hits: Vec<K> = (0..n).map(&key).collect();
+        let misses: Vec<K> = (1000..1000 + n.max(8)).map(&key).collect();
+        out.fig(&format!("hit_ns_{n}"), lookup_ns(&NoMap, &hits, min_ns));
+        out.fig(&format!("miss_ns_{n}"), lookup_ns(&NoMap, &misses, min_ns));
+    }
+}
+
 thread_local! {
     /// Key comparisons that said "equal" / "different", for [`Counted`].
     static EQ_TRUE: Cell<u64> = const { Cell::new(0) };
@@ -321,7 +352,10 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
          (SipHash), linear search in a `Vec<(K, u64)>` and `IndexMap` (foldhash). Per operation in ns: \
          hit (a separate handle of a present key), miss (absent keys, at least 8 distinct probes), insert \
          (building a map from empty one entry at a time and dropping it, per entry); bytes per map = \
-         `size_of` plus its own heap. Lower is better; ratios = map ÷ `SmallMap`.",
+         `size_of` plus its own heap. Lower is better; ratios = map ÷ `SmallMap`. The last row, \
+         *harness only*, times the same lookup loop around a map that reads nothing (every answer \
+         `None`): that much of each lookup figure is the loop and its `black_box` round trips, the \
+         same for every map; no target reads it.",
     );
     for (kind, desc) in KEYS {
         rep.heading(desc);
@@ -339,7 +373,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
                 "bytes per map",
                 "vs dynatom",
             ]);
-            for m in MAPS {
+            for m in MAPS.iter().chain([&HARNESS_ONLY]) {
                 let j = Job::new(m, kind, "-");
                 let mut row = vec![m.to_string()];
                 for f in ["hit_ns", "miss_ns", "insert_ns", "bytes"] {
