@@ -112,7 +112,11 @@ proptest! {
     }
 
     #[test]
-    fn sync_interner_matches_model(ops in prop::collection::vec(op(), 0..300), shards in 0usize..5) {
+    fn sync_interner_matches_model(
+        ops in prop::collection::vec(op(), 0..300),
+        more in prop::collection::vec(op(), 0..100),
+        shards in 0usize..5,
+    ) {
         let i = SyncInterner::deterministic().with_shards(1 << shards);
         let mut model = HashMap::new();
         check(&mut model, &ops, |s, st| match st {
@@ -122,9 +126,24 @@ proptest! {
         check_contents(&model, i.len(), i.iter());
         let r = i.freeze();
         check_contents(&model, r.len(), r.iter());
-        for text in model.keys() {
+        for (text, &sym) in &model {
+            prop_assert_eq!(r.get(text).map(|s| s.to_usize() as u32), Some(sym));
             prop_assert_eq!(r.get(text).map(|s| r.resolve(s)), Some(text.as_str()));
         }
+        // The frozen copy answers further texts (mostly absent) as the model does,
+        // then thaws back into an interner that numbers old and new texts like it.
+        for op in &more {
+            if let Op::Intern(s) | Op::Get(s) = op {
+                prop_assert_eq!(r.get(s).map(|s| s.to_usize() as u32), model.get(s).copied());
+            }
+        }
+        let thawed = r.into_interner();
+        check_contents(&model, thawed.len(), thawed.iter());
+        check(&mut model, &more, |s, st| match st {
+            Some(st) => thawed.intern_static(st),
+            None => thawed.intern(s),
+        }, |s| thawed.get(s));
+        check_contents(&model, thawed.len(), thawed.iter());
     }
 }
 

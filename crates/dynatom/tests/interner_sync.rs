@@ -88,3 +88,32 @@ fn readers_run_during_inserts() {
     });
     assert_eq!(interner.len(), 1000 + 90_000);
 }
+
+#[test]
+fn thawing_keeps_symbols_shards_and_limits() {
+    use dynatom::interner::Limits;
+    let interner =
+        SyncInterner::deterministic().with_shards(2).with_limits(Limits { max_symbols: 3, ..Limits::default() });
+    let a = interner.intern("alpha");
+    let b = interner.intern(&"long text ".repeat(100));
+    let frozen = interner.freeze();
+    assert_eq!(frozen.memory_report().strings, 2);
+    let thawed = frozen.into_interner();
+    assert_eq!((thawed.get("alpha"), thawed.get(&"long text ".repeat(100))), (Some(a), Some(b)));
+    assert!(format!("{thawed:?}").contains("shards: 2"), "{thawed:?}");
+    assert_eq!(thawed.intern("gamma").to_usize(), 2);
+    assert!(thawed.try_intern("delta").is_err(), "the symbol limit came back with the thaw");
+}
+
+#[test]
+fn frozen_lookups_write_no_counter() {
+    let interner = SyncInterner::new();
+    interner.intern("present");
+    let frozen = interner.freeze();
+    for _ in 0..10 {
+        assert!(frozen.get("present").is_some());
+        assert!(frozen.get("absent").is_none());
+    }
+    let report = frozen.memory_report();
+    assert_eq!((report.lookups, report.hits, report.misses, report.inserts), (0, 0, 0, 0));
+}

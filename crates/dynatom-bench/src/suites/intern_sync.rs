@@ -76,6 +76,7 @@ fn run_phase<R: Send>(threads: usize, n: usize, op: &(dyn Fn(usize) -> R + Sync)
                     let mut results: Vec<Option<R>> = std::iter::repeat_with(|| None).take(n).collect();
                     let mut batch_ns = vec![0.0; order.len().div_ceil(BATCH)];
                     barrier.wait();
+                    let began = Instant::now();
                     for (batch, ns) in order.chunks(BATCH).zip(&mut batch_ns) {
                         let t = Instant::now();
                         for &k in batch {
@@ -83,16 +84,19 @@ fn run_phase<R: Send>(threads: usize, n: usize, op: &(dyn Fn(usize) -> R + Sync)
                         }
                         *ns = t.elapsed().as_nanos() as f64 / batch.len() as f64;
                     }
-                    (results, batch_ns)
+                    (results, batch_ns, began, Instant::now())
                 })
             })
             .collect();
-        // The clock starts when the last thread is ready and stops when the last is done.
         barrier.wait();
-        let t = Instant::now();
         let joined: Vec<_> = workers.into_iter().map(|w| w.join().expect("worker")).collect();
-        let ns_per_op = t.elapsed().as_nanos() as f64 / (n * threads) as f64;
-        let (results, batches): (Vec<_>, Vec<_>) = joined.into_iter().unzip();
+        // Wall time from the first worker's start to the last one's end, read by the
+        // workers themselves: a clock read by this (coordinating) thread could start
+        // late when it is descheduled after the barrier, with every core busy.
+        let first = joined.iter().map(|w| w.2).min().expect("at least one worker");
+        let last = joined.iter().map(|w| w.3).max().expect("at least one worker");
+        let ns_per_op = last.duration_since(first).as_nanos() as f64 / (n * threads) as f64;
+        let (results, batches): (Vec<_>, Vec<_>) = joined.into_iter().map(|(r, b, _, _)| (r, b)).unzip();
         (results, Timing { ns_per_op, batch_ns: batches.concat() })
     })
 }

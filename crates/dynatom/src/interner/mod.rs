@@ -41,7 +41,7 @@ pub use symbol::Symbol;
 pub use sync::SyncInterner;
 
 use chunks::TextStore;
-use report::Stats;
+use report::{Counter, Stats, Uncounted};
 use strhash::{Seeds, SHORT};
 use table::{hash27, SymTable};
 
@@ -175,7 +175,12 @@ impl Interner {
     /// assert!(i.memory_report().table_bytes > 0);
     /// ```
     pub fn with_capacity(n: usize) -> Interner {
-        let mut i = Interner::new();
+        Interner::with_seed_and_capacity(random_seed(), n)
+    }
+
+    /// [`with_capacity`](Interner::with_capacity) with a given hash seed.
+    pub(crate) fn with_seed_and_capacity(seed: u64, n: usize) -> Interner {
+        let mut i = Interner::with_seed(seed);
         i.text.reserve(n);
         if n > 0 {
             i.table.reserve(n.min(SymTable::max_entries()));
@@ -226,7 +231,7 @@ impl Interner {
     /// paths need no saved registers and hand every other case to an out-of-line
     /// function as a tail call.
     #[inline(always)]
-    fn find_fast(&self, h: u32, q: &[u8]) -> Fast {
+    fn find_fast(&self, h: u32, q: &[u8], counter: &impl Counter) -> Fast {
         let probe = self.table.probe(h);
         if probe.matches != 0 {
             let raw = self.table.sym_plus_one(probe.first());
@@ -234,13 +239,13 @@ impl Interner {
             // below `len()` and whose symbol field `raw` is not 0; `q` is short.
             unsafe {
                 if self.text.eq_short((raw - 1) as usize, q) {
-                    self.stats.fast_hit();
+                    counter.fast_hit();
                     return Fast::Hit(Symbol::from_raw(NonZeroU32::new_unchecked(raw)));
                 }
             }
             Fast::Unsure
         } else if probe.has_room() {
-            self.stats.fast_miss();
+            counter.fast_miss();
             Fast::Miss
         } else {
             Fast::Unsure
@@ -248,24 +253,24 @@ impl Interner {
     }
 
     /// The symbol of `s`, if present (any length).
-    fn find(&self, s: &str) -> (u32, Option<Symbol>) {
+    fn find(&self, s: &str, counter: &impl Counter) -> (u32, Option<Symbol>) {
         let q = s.as_bytes();
         let h = self.hash(s);
         if q.len() <= SHORT {
-            match self.find_fast(h, q) {
+            match self.find_fast(h, q, counter) {
                 Fast::Hit(sym) => return (h, Some(sym)),
                 Fast::Miss => return (h, None),
                 Fast::Unsure => {}
             }
         }
-        (h, self.find_slow(h, q))
+        (h, self.find_slow(h, q, counter))
     }
 
     /// Every other lookup: later matches, long strings, the alternate bucket, the stash.
     #[inline(never)]
-    fn find_slow(&self, h: u32, q: &[u8]) -> Option<Symbol> {
+    fn find_slow(&self, h: u32, q: &[u8], counter: &impl Counter) -> Option<Symbol> {
         let found = self.table.find(h, |i| self.text.eq(i as usize, q));
-        self.stats.lookup(found.index.is_some(), found.probes);
+        counter.lookup(found.index.is_some(), found.probes);
         found.index.and_then(|i| Symbol::from_usize(i as usize))
     }
 
@@ -284,7 +289,7 @@ impl Interner {
         let q = s.as_bytes();
         if q.len() <= SHORT {
             let h = hash27(self.seeds.hash(q));
-            return match self.find_fast(h, q) {
+            return match self.find_fast(h, q, &self.stats) {
                 Fast::Hit(sym) => sym,
                 Fast::Miss => self.intern_new(h, s),
                 Fast::Unsure => self.intern_slow(s),
@@ -323,7 +328,7 @@ impl Interner {
         let q = s.as_bytes();
         if q.len() <= SHORT {
             let h = hash27(self.seeds.hash(q));
-            return match self.find_fast(h, q) {
+            return match self.find_fast(h, q, &self.stats) {
                 Fast::Hit(sym) => Ok(sym),
                 Fast::Miss => self.insert_owned(h, s),
                 Fast::Unsure => self.try_intern_slow(s),
@@ -334,7 +339,7 @@ impl Interner {
 
     #[inline(never)]
     fn try_intern_slow(&mut self, s: &str) -> Result<Symbol, InternerError> {
-        let (h, found) = self.find(s);
+        let (h, found) = self.find(s, &self.stats);
         match found {
             Some(sym) => Ok(sym),
             None => self.insert_owned(h, s),
@@ -369,7 +374,7 @@ impl Interner {
     /// assert!(i.try_intern_static("let").is_ok());
     /// ```
     pub fn try_intern_static(&mut self, s: &'static str) -> Result<Symbol, InternerError> {
-        let (h, found) = self.find(s);
+        let (h, found) = self.find(s, &self.stats);
         match found {
             Some(sym) => Ok(sym),
             None => self.insert_new(h, 0, true, |text| text.push_static(s)),
@@ -408,21 +413,38 @@ impl Interner {
     /// ```
     #[inline]
     pub fn get(&self, s: &str) -> Option<Symbol> {
+        self.get_counted(s, &self.stats)
+    }
+
+    /// [`get`](Interner::get) that writes no memory at all, not even the statistics
+    /// counters: what a [`Resolver`] shared by many threads reads through.
+    #[inline]
+    pub(crate) fn get_uncounted(&self, s: &str) -> Option<Symbol> {
+        self.get_counted(s, &Uncounted)
+    }
+
+    #[inline(always)]
+    fn get_counted(&self, s: &str, counter: &impl Counter) -> Option<Symbol> {
         let q = s.as_bytes();
         if q.len() <= SHORT {
             let h = hash27(self.seeds.hash(q));
-            return match self.find_fast(h, q) {
+            return match self.find_fast(h, q, counter) {
                 Fast::Hit(sym) => Some(sym),
                 Fast::Miss => None,
-                Fast::Unsure => self.find_slow(h, q),
+                Fast::Unsure => self.find_slow(h, q, counter),
             };
         }
-        self.get_slow(s)
+        self.get_slow(s, counter)
     }
 
     #[inline(never)]
-    fn get_slow(&self, s: &str) -> Option<Symbol> {
-        self.find(s).1
+    fn get_slow(&self, s: &str, counter: &impl Counter) -> Option<Symbol> {
+        self.find(s, counter).1
+    }
+
+    /// Forgets the lookup and insert counters (a frozen copy starts from zero).
+    pub(crate) fn reset_counters(&mut self) {
+        self.stats = Stats::default();
     }
 
     /// `get(s).is_some()`.

@@ -146,26 +146,48 @@ pub(crate) struct Stats {
     max_probe: AtomicU64,
 }
 
+/// Where a lookup reports its outcome: the interner's own [`Stats`], or [`Uncounted`]
+/// for readers that must write no memory at all (the frozen
+/// [`Resolver`](super::Resolver)).
+pub(crate) trait Counter {
+    /// A lookup that found its string in the first bucket it examined.
+    fn fast_hit(&self);
+    /// A lookup that missed after examining one bucket.
+    fn fast_miss(&self);
+    /// Any other lookup: whether it found its string, and the buckets examined.
+    fn lookup(&self, hit: bool, probes: u32);
+}
+
+/// Counts nothing (every method compiles to nothing).
+pub(crate) struct Uncounted;
+
+impl Counter for Uncounted {
+    #[inline(always)]
+    fn fast_hit(&self) {}
+    #[inline(always)]
+    fn fast_miss(&self) {}
+    #[inline(always)]
+    fn lookup(&self, _: bool, _: u32) {}
+}
+
 #[inline(always)]
 fn bump(c: &AtomicU64, n: u64) {
     c.store(c.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
 }
 
-impl Stats {
-    /// A lookup that found its string in the first bucket it examined.
+impl Counter for Stats {
     #[inline(always)]
-    pub(crate) fn fast_hit(&self) {
+    fn fast_hit(&self) {
         bump(&self.fast_hits, 1);
     }
 
-    /// A lookup that missed after examining one bucket.
     #[inline(always)]
-    pub(crate) fn fast_miss(&self) {
+    fn fast_miss(&self) {
         bump(&self.fast_misses, 1);
     }
 
     #[inline]
-    pub(crate) fn lookup(&self, hit: bool, probes: u32) {
+    fn lookup(&self, hit: bool, probes: u32) {
         bump(&self.lookups, 1);
         if hit {
             bump(&self.hits, 1);
@@ -175,7 +197,9 @@ impl Stats {
             self.max_probe.store(u64::from(probes), Ordering::Relaxed);
         }
     }
+}
 
+impl Stats {
     #[inline]
     pub(crate) fn insert(&self) {
         bump(&self.inserts, 1);

@@ -456,7 +456,9 @@ impl SyncInterner {
     }
 
     /// Ends inserting: returns a read-only, `Send + Sync`, wait-free [`Resolver`](super::Resolver)
-    /// with the same symbols (frees superseded table generations).
+    /// with the same symbols. The strings are copied into the single-threaded
+    /// interner's layout (faster lookups, about 8 bytes per string beyond the
+    /// characters); this interner's memory is freed.
     ///
     /// ```
     /// let i = dynatom::interner::SyncInterner::new();
@@ -464,8 +466,8 @@ impl SyncInterner {
     /// let r = i.freeze();
     /// assert_eq!((r.resolve(a), r.get("a")), ("a", Some(a)));
     /// ```
-    pub fn freeze(mut self) -> super::Resolver {
-        self.shrink_to_fit();
-        super::Resolver::new(self)
+    pub fn freeze(self) -> super::Resolver {
+        let rebuild = super::resolver::Rebuild { seed: self.seed, shards: self.shards.len(), limits: self.limits };
+        super::Resolver::freeze(self.iter(), rebuild)
     }
 }
