@@ -60,6 +60,15 @@ impl Timing {
     }
 }
 
+/// What one thread of [`run_phase`] hands back: its results by index, its batches'
+/// per-operation times, and when it started and ended its work.
+struct Worker<R> {
+    results: Vec<Option<R>>,
+    batch_ns: Vec<f64>,
+    began: Instant,
+    ended: Instant,
+}
+
 /// Runs `op` over every index of `0..n` on each of `threads` threads, each starting at its
 /// own offset; returns every thread's results by index, and the timing. The result
 /// vectors are written through before the clock starts, so no page is first touched
@@ -84,7 +93,7 @@ fn run_phase<R: Send>(threads: usize, n: usize, op: &(dyn Fn(usize) -> R + Sync)
                         }
                         *ns = t.elapsed().as_nanos() as f64 / batch.len() as f64;
                     }
-                    (results, batch_ns, began, Instant::now())
+                    Worker { results, batch_ns, began, ended: Instant::now() }
                 })
             })
             .collect();
@@ -93,10 +102,10 @@ fn run_phase<R: Send>(threads: usize, n: usize, op: &(dyn Fn(usize) -> R + Sync)
         // Wall time from the first worker's start to the last one's end, read by the
         // workers themselves: a clock read by this (coordinating) thread could start
         // late when it is descheduled after the barrier, with every core busy.
-        let first = joined.iter().map(|w| w.2).min().expect("at least one worker");
-        let last = joined.iter().map(|w| w.3).max().expect("at least one worker");
+        let first = joined.iter().map(|w| w.began).min().expect("at least one worker");
+        let last = joined.iter().map(|w| w.ended).max().expect("at least one worker");
         let ns_per_op = last.duration_since(first).as_nanos() as f64 / (n * threads) as f64;
-        let (results, batches): (Vec<_>, Vec<_>) = joined.into_iter().map(|(r, b, _, _)| (r, b)).unzip();
+        let (results, batches): (Vec<_>, Vec<_>) = joined.into_iter().map(|w| (w.results, w.batch_ns)).unzip();
         (results, Timing { ns_per_op, batch_ns: batches.concat() })
     })
 }

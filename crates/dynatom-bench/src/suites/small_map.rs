@@ -217,12 +217,16 @@ fn bytes_per_map<K, T: MapImpl<K>>(entries: &[(K, u64)]) -> f64 {
     bytes / COPIES as f64
 }
 
+/// Probes for a map of `n` entries `key(0..n)`: fresh handles of the present texts, and
+/// as many absent texts (at least 8).
+fn probes<K>(n: usize, key: impl Fn(usize) -> K) -> (Vec<K>, Vec<K>) {
+    ((0..n).map(&key).collect(), (1000..1000 + n.max(8)).map(&key).collect())
+}
+
 fn measure_all<K: Clone, T: MapImpl<K>>(out: &mut ChildOutput, min_ns: f64, key: impl Fn(usize) -> K) {
     for n in SIZES {
         let entries: Vec<(K, u64)> = (0..n).map(|i| (key(i), i as u64 + 1)).collect();
-        // Probes: fresh handles of the present texts, and as many absent texts (at least 8).
-        let hits: Vec<K> = (0..n).map(&key).collect();
-        let misses: Vec<K> = (1000..1000 + n.max(8)).map(&key).collect();
+        let (hits, misses) = probes(n, &key);
         let map = T::build(&entries);
         if hits.iter().enumerate().any(|(i, k)| map.find(k) != Some(&(i as u64 + 1))) {
             out.fail(format!("{} at {n} entries: a present key was not found", T::NAME));
@@ -256,8 +260,7 @@ impl<K> MapImpl<K> for NoMap {
 /// no bytes: there is no map).
 fn measure_harness<K>(out: &mut ChildOutput, min_ns: f64, key: impl Fn(usize) -> K) {
     for n in SIZES {
-        let hits: Vec<K> = (0..n).map(&key).collect();
-        let misses: Vec<K> = (1000..1000 + n.max(8)).map(&key).collect();
+        let (hits, misses) = probes(n, &key);
         out.fig(&format!("hit_ns_{n}"), lookup_ns(&NoMap, &hits, min_ns));
         out.fig(&format!("miss_ns_{n}"), lookup_ns(&NoMap, &misses, min_ns));
     }

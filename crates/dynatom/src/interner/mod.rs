@@ -288,7 +288,7 @@ impl Interner {
     pub fn intern(&mut self, s: &str) -> Symbol {
         let q = s.as_bytes();
         if q.len() <= SHORT {
-            let h = hash27(self.seeds.hash(q));
+            let h = self.hash(s);
             return match self.find_fast(h, q, &self.stats) {
                 Fast::Hit(sym) => sym,
                 Fast::Miss => self.intern_new(h, s),
@@ -327,7 +327,7 @@ impl Interner {
     pub fn try_intern(&mut self, s: &str) -> Result<Symbol, InternerError> {
         let q = s.as_bytes();
         if q.len() <= SHORT {
-            let h = hash27(self.seeds.hash(q));
+            let h = self.hash(s);
             return match self.find_fast(h, q, &self.stats) {
                 Fast::Hit(sym) => Ok(sym),
                 Fast::Miss => self.insert_owned(h, s),
@@ -427,7 +427,7 @@ impl Interner {
     fn get_counted(&self, s: &str, counter: &impl Counter) -> Option<Symbol> {
         let q = s.as_bytes();
         if q.len() <= SHORT {
-            let h = hash27(self.seeds.hash(q));
+            let h = self.hash(s);
             return match self.find_fast(h, q, counter) {
                 Fast::Hit(sym) => Some(sym),
                 Fast::Miss => None,

@@ -508,11 +508,15 @@ mod tests {
         t.find(h, |x| x == want).index
     }
 
+    /// The table's hash bits of the integers `0..n` under `seed`.
+    fn test_hashes(n: u32, seed: u64) -> Vec<u32> {
+        (0..n).map(|i| hash27(rapidhash::rapidhash_seeded(&i.to_le_bytes(), seed))).collect()
+    }
+
     #[test]
     fn insert_find_grow_without_keys() {
         let mut t = SymTable::new();
-        let hashes: Vec<u32> =
-            (0..50_000u32).map(|i| hash27(rapidhash::rapidhash_seeded(&i.to_le_bytes(), 7))).collect();
+        let hashes = test_hashes(50_000, 7);
         for (i, &h) in hashes.iter().enumerate() {
             t.reserve(1);
             t.insert(h, i as u32);
@@ -530,8 +534,7 @@ mod tests {
     #[test]
     fn doubling_keeps_every_entry() {
         let mut t = SymTable::new();
-        let hashes: Vec<u32> =
-            (0..20_000u32).map(|i| hash27(rapidhash::rapidhash_seeded(&i.to_le_bytes(), 3))).collect();
+        let hashes = test_hashes(20_000, 3);
         for (i, &h) in hashes.iter().enumerate() {
             t.reserve(1);
             t.insert(h, i as u32);
