@@ -325,6 +325,15 @@ impl PartialEq<ByteAtom> for Atom {
     }
 }
 
+impl Borrow<ByteAtom> for Atom {
+    /// An atom and the same atom seen as bytes are one word: they compare, hash and
+    /// order alike, so maps keyed by [`Atom`] can be searched with a [`ByteAtom`].
+    #[inline]
+    fn borrow(&self) -> &ByteAtom {
+        self.as_byte_atom()
+    }
+}
+
 impl From<&[u8]> for ByteAtom {
     #[inline]
     fn from(bytes: &[u8]) -> ByteAtom {
