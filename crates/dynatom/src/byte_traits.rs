@@ -386,6 +386,17 @@ mod tests {
     use std::collections::HashMap;
 
     #[test]
+    fn handles_cross_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<ByteStr>();
+        send_sync::<ByteAtom>();
+        send_sync::<crate::ByteStrBuilder>();
+        let s = ByteStr::copy_from_slice(b"moved to another thread \xff and back");
+        let back = std::thread::spawn(move || s).join().unwrap();
+        assert_eq!(back, b"moved to another thread \xff and back"[..]);
+    }
+
+    #[test]
     fn byte_str_traits_agree_with_byte_slices() {
         let mut map = HashMap::new();
         map.insert(ByteStr::from(&b"a heap key, \xff, long enough"[..]), 1);
