@@ -56,6 +56,7 @@
 
 mod atom;
 mod builder;
+mod conversions;
 mod error;
 mod hash;
 pub mod interner;
@@ -73,7 +74,7 @@ mod serde_impls;
 pub use crate::atom::Atom;
 pub use crate::builder::{BuildError, PartialWrite, Piece, Pieces, StrBuilder};
 pub use crate::error::StrError;
-pub use crate::interner::{Interner, InternerError, Resolver, Symbol, SyncInterner};
+pub use crate::interner::{Interner, InternerError, Limits, Resolver, Symbol, SyncInterner};
 pub use crate::small_map::{AtomMap, Hint, HintKey, SmallMap, SmallMapStats};
 pub use crate::str::Str;
 pub use crate::str_access::{Separator, SubStrs};

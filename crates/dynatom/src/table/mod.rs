@@ -129,6 +129,10 @@ impl AtomTable {
         if let Some(word) = AtomWord::inline(text) {
             return Ok(Atom::from_word(word));
         }
+        // Before hashing: an over-long text would be read whole only to be refused.
+        if text.len() > Str::MAX_LEN {
+            return Err(StrError::TooLong { len: text.len() });
+        }
         self.shared.intern_copy(text, fallibility).map(Atom::from_word)
     }
 
