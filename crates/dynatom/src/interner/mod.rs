@@ -487,8 +487,11 @@ impl Interner {
 
     /// The text of `sym`.
     ///
+    /// A symbol from another interner is not detected when its index is in range: it
+    /// resolves to this interner's string with that index (see [`Symbol`]).
+    ///
     /// # Panics
-    /// If `sym` is not from this interner (its index is `>= len()`).
+    /// If `sym`'s index is `>= len()` (for example a symbol from a larger interner).
     ///
     /// ```
     /// let mut i = dynatom::interner::Interner::new();

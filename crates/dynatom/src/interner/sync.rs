@@ -475,3 +475,33 @@ impl SyncInterner {
         super::Resolver::freeze(self.iter(), rebuild)
     }
 }
+
+impl Clone for SyncInterner {
+    /// A copy with the same symbols, hash seed, shard count and limits: the strings are
+    /// interned again in symbol order (O(total characters)). Strings that other threads
+    /// add while the copy is made may or may not be in it.
+    fn clone(&self) -> SyncInterner {
+        let copy = SyncInterner::with_seed(self.seed).with_shards(self.shards.len());
+        for (sym, text) in self.iter() {
+            let again = copy.intern(text);
+            debug_assert_eq!(again, sym, "cloned symbol of {text:?}");
+        }
+        copy.with_limits(self.limits)
+    }
+}
+
+impl SyncInterner {
+    /// Forgets every string and frees the memory, keeping the hash seed, shard count
+    /// and limits. Symbols handed out before no longer resolve (or resolve to new
+    /// strings: see [`Symbol`] on foreign symbols).
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::SyncInterner::new();
+    /// i.intern("gone");
+    /// i.clear();
+    /// assert!(i.is_empty());
+    /// ```
+    pub fn clear(&mut self) {
+        *self = SyncInterner::with_seed(self.seed).with_shards(self.shards.len()).with_limits(self.limits);
+    }
+}

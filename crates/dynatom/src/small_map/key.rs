@@ -26,6 +26,11 @@ use crate::table::AtomTable;
 ///   searched with a `&str`. (An `Atom` of up to 7 bytes hashes differently from that
 ///   text, which is one reason `Atom` is not `Borrow<str>`.)
 /// * `&T` for any `T: HintKey`.
+/// * The integer types, `char`, `bool`, [`Symbol`](crate::Symbol), and pairs and
+///   triples of keys: a folded multiply under a random per-process seed.
+/// * Any other `Hash + Eq` type, your own or another crate's, wrapped in
+///   [`Hashed`](crate::small_map::Hashed) (the orphan rule forbids implementing this
+///   trait for a type of another crate).
 ///
 /// ```
 /// use dynatom::{HintKey, SmallMap};
