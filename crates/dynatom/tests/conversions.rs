@@ -3,6 +3,11 @@
 //! and clearing, symbol conversions, non-string `SmallMap` keys, `AtomMap` lookups by
 //! atom, and borrowed text into `Pieces`.
 
+// These tests call exactly the impls that clippy would route around (comparing with a
+// freshly made `String`, passing `&String` to a generic, `a == b && b == a`), so its
+// advice is off here.
+#![allow(clippy::cmp_owned, clippy::needless_borrows_for_generic_args, clippy::nonminimal_bool)]
+
 use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
