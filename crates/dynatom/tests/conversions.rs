@@ -114,15 +114,6 @@ fn std_strings_convert_into_str_and_atom() {
     }
 }
 
-/// An owned text turned into an atom keeps the buffer of the `Str` it went through.
-#[test]
-fn owned_cow_into_atom_adopts_when_new() {
-    let text = format!("a text nobody else has interned: {}", std::process::id());
-    let atom = Atom::from(Cow::<str>::Owned(text.clone()));
-    assert_eq!(atom.to_str().as_ptr(), atom.as_ptr());
-    assert_eq!(Atom::lookup(&text), Some(atom));
-}
-
 #[test]
 fn str_and_atom_convert_out_into_std_types() {
     for text in TEXTS {
