@@ -103,14 +103,8 @@ fn a_byte_limit_below_one_chunk_says_why_nothing_fits() {
 
 #[test]
 fn messages_count_in_the_singular_and_plural() {
-    assert_eq!(
-        InternerError::SymbolsExhausted { max: 1 }.to_string(),
-        "interner symbol space exhausted (1 symbol)"
-    );
-    assert_eq!(
-        InternerError::SymbolsExhausted { max: 2 }.to_string(),
-        "interner symbol space exhausted (2 symbols)"
-    );
+    assert_eq!(InternerError::SymbolsExhausted { max: 1 }.to_string(), "interner symbol space exhausted (1 symbol)");
+    assert_eq!(InternerError::SymbolsExhausted { max: 2 }.to_string(), "interner symbol space exhausted (2 symbols)");
     assert_eq!(
         InternerError::AllocFailed { strings: 1 }.to_string(),
         "interner could not allocate an index for 1 string"
