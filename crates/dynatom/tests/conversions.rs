@@ -88,6 +88,8 @@ fn strs_and_atoms_are_paths_and_os_strings() {
     assert!(std::fs::File::open(&as_atom).is_ok());
     assert_eq!(AsRef::<Path>::as_ref(&as_str), file.as_path());
     assert_eq!(AsRef::<OsStr>::as_ref(&as_atom), file.as_os_str());
+    assert_eq!(AsRef::<OsStr>::as_ref(&as_str), file.as_os_str());
+    assert_eq!(AsRef::<Path>::as_ref(&as_atom), file.as_path());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
