@@ -325,10 +325,11 @@ impl From<&Str> for Atom {
 }
 
 impl std::str::FromStr for Atom {
-    type Err = std::convert::Infallible;
+    /// Text longer than [`Str::MAX_LEN`] and allocation failure are errors, not panics.
+    type Err = crate::error::StrError;
     #[inline]
     fn from_str(text: &str) -> Result<Atom, Self::Err> {
-        Ok(Atom::new(text))
+        AtomTable::global().try_intern(text)
     }
 }
 

@@ -36,29 +36,63 @@
 //! assert_eq!(back.as_ptr(), key.as_ptr());
 //! ```
 //!
-//! * [`Interner`] / [`SyncInterner`]: 4-byte `Copy` [`Symbol`]s for compilers and
-//!   parsers, characters packed in chunks that never move, about 8 bytes per string.
+//! The rest of the crate:
+//!
+//! * [`StrBuilder`] and [`str_format!`]: build or format straight into a [`Str`]; the
+//!   buffer becomes the string, no final copy. [`Str::concat`] and [`Str::join`]
+//!   allocate once.
+//! * [`Pieces`]: a string kept as a list of [`Str`] pieces, never joined, written with
+//!   vectored I/O ([`Pieces::write_to`]).
+//! * [`SmallMap`] and [`AtomMap`] (module [`small_map`]): maps for the many small tables
+//!   keyed by strings, with one-byte hash [hints](Hint) per entry; `AtomMap` interns its
+//!   keys. Keys are any [`HintKey`]: strings, atoms, integers, or anything `Hash + Eq`
+//!   through [`small_map::Hashed`].
+//! * [`Interner`], [`SyncInterner`] and [`Resolver`] (module [`interner`]): 4-byte `Copy`
+//!   [`Symbol`]s for compilers and parsers, characters packed in chunks that never move,
+//!   about 8 bytes per string; [`Limits`] caps them.
+//! * [`MemoryReport`] and [`interner::InternerMemoryReport`]: where the memory goes.
+//! * Errors: [`StrError`] (making strings), [`BuildError`] (builders), [`PartialWrite`]
+//!   (`Pieces::write_to`), [`InternerError`] (interners). Every operation that can fail on
+//!   input or memory has a `try_` form or returns a `Result`.
 //!
 #![doc = include_str!("interner/WHICH_TYPE.md")]
+//!
+//! ## Words used in these docs
+//!
+//! * **Intern**: look a text up in a table and get the one handle that all equal texts
+//!   share, adding it if new. An **atom** is such a handle for an [`AtomTable`]; a
+//!   **symbol** is a 4-byte index for an [`Interner`].
+//! * **Adopt**: when a [`Str`] is interned and its text is new, the table takes the
+//!   `Str`'s own buffer for the atom instead of copying it; both then share the bytes.
+//! * **Inline**: stored inside the handle, no allocation: up to 15 bytes in a `Str`, up
+//!   to 7 in an `Atom` (an *inline atom* is a value, in no table, equal in every table).
+//! * **Static**: a `'static` text (a literal) that a handle points at without a copy.
+//! * **Hint**: one byte of a key's hash that a [`SmallMap`] keeps beside each entry, so a
+//!   lookup compares a key only when its hint matches.
 //!
 //! ## Safety
 //!
 //! All `unsafe` code lives in the private `repr` modules, one per raw layout (and `utf8`,
-//! the one place bytes are read as text unchecked, with its invariant), plus the
-//! table's shard code that reads entries under their lock; every block has a `// SAFETY:`
-//! comment. The atomics go through one module so the table can be model-checked with
-//! loom (`RUSTFLAGS="--cfg loom"`).
+//! the one place bytes are read as text unchecked, with its invariant), plus the table's
+//! shard code that reads entries under their lock and the interners' text storage; every
+//! block has a `// SAFETY:` comment. The atomics go through one module so the tables can
+//! be model-checked with loom (`RUSTFLAGS="--cfg loom"`).
 //!
 //! ## Features
 //!
-//! * `serde`: `Serialize`/`Deserialize` for [`Str`] and [`Atom`] as plain strings, for
-//!   [`ByteStr`] and [`ByteAtom`] as byte strings.
+//! * `serde`: `Serialize`/`Deserialize` for [`Str`] and [`Atom`] (as strings),
+//!   [`ByteStr`] and [`ByteAtom`] (as byte strings), [`SmallMap`] and [`AtomMap`] (as
+//!   maps, in insertion order), [`Interner`] and [`SyncInterner`] (as the sequence of
+//!   their strings in symbol order, so symbols survive a round trip; a [`Resolver`]
+//!   serializes the same way) and [`Symbol`] (as its index).
+//! * `stats`: [`SmallMapStats`], counters of hint hits, false matches and unknown-text
+//!   lookups in the small maps (off: zero cost).
 //! * `glibc-slop` (default): memory reports ask glibc's `malloc_usable_size` for slop.
 //!   Turn it off if your program installs another global allocator.
-//! * `stats`: extra counters in the small-map code (off: zero cost).
 //!
 //! Platform: 64-bit little-endian targets.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
@@ -67,6 +101,7 @@ mod builder;
 mod byte_atom;
 mod byte_str;
 mod byte_traits;
+mod conversions;
 mod error;
 mod hash;
 pub mod interner;
@@ -86,13 +121,14 @@ pub use crate::builder::{BuildError, ByteStrBuilder, PartialWrite, Piece, Pieces
 pub use crate::byte_atom::ByteAtom;
 pub use crate::byte_str::ByteStr;
 pub use crate::error::StrError;
-pub use crate::interner::{Interner, InternerError, Resolver, Symbol, SyncInterner};
+pub use crate::interner::{Interner, InternerError, Limits, Resolver, Symbol, SyncInterner};
 pub use crate::small_map::{AtomMap, Hint, HintKey, SmallMap, SmallMapStats};
 pub use crate::str::Str;
 pub use crate::str_access::{Separator, SubStrs};
 pub use crate::table::{AtomTable, MemoryReport};
 
-/// The README's examples, compiled and run as doctests so they cannot rot.
+/// The README's examples, compiled and run as doctests so they cannot rot. The crate's
+/// `README.md` is a link to the workspace's, so this path works in the packaged crate too.
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
+#[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

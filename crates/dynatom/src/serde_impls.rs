@@ -8,12 +8,14 @@ use std::fmt;
 
 use crate::{Atom, ByteAtom, ByteStr, ByteStrBuilder, Str};
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for Str {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for Atom {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
@@ -38,12 +40,14 @@ impl Visitor<'_> for StrVisitor {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de> Deserialize<'de> for Str {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Str, D::Error> {
         deserializer.deserialize_str(StrVisitor)
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de> Deserialize<'de> for Atom {
     /// Reads a string and interns it in the global table (adopting the fresh buffer).
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Atom, D::Error> {

@@ -78,6 +78,10 @@ impl Str {
 
     /// A handle to a `'static` text. Allocates and copies nothing; usable in `const`.
     ///
+    /// # Panics
+    /// If `text` is longer than [`Str::MAX_LEN`] (a compile error in a `const`); see
+    /// [`Str::try_from_static`] for an error instead.
+    ///
     /// ```
     /// use dynatom::Str;
     ///
@@ -86,6 +90,7 @@ impl Str {
     /// ```
     #[inline]
     pub const fn from_static(text: &'static str) -> Str {
+        assert!(text.len() <= Str::MAX_LEN, "Str::from_static: text longer than Str::MAX_LEN bytes");
         Str { text: Utf8::from_static(text) }
     }
 
@@ -110,10 +115,17 @@ impl Str {
     }
 
     /// Takes a byte vector that should hold UTF-8. On error the vector comes back inside
-    /// the error, untouched.
+    /// std's [`FromUtf8Error`](std::string::FromUtf8Error), untouched, as with
+    /// [`String::from_utf8`].
+    ///
+    /// One error story: this is the only constructor that returns std's error, because
+    /// it is the only one that owns input worth handing back. `?` converts it into
+    /// [`StrError::InvalidUtf8`], the error of [`Str::from_utf8_slice`] and every other
+    /// fallible constructor.
     ///
     /// # Panics
-    /// If the text is longer than [`Str::MAX_LEN`].
+    /// If the text is longer than [`Str::MAX_LEN`] (use [`Str::from_utf8_slice`] to get
+    /// [`StrError::TooLong`] instead).
     ///
     /// ```
     /// use dynatom::Str;

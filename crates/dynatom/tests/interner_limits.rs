@@ -23,7 +23,7 @@ fn memory_limit_errors() {
     let mut i = Interner::new().with_limits(limits);
     let mut n = 0;
     let err = loop {
-        match i.try_intern(&format!("identifier-{n:04}")) {
+        match i.try_intern(format!("identifier-{n:04}")) {
             Ok(sym) => assert_eq!(sym.to_usize(), n),
             Err(e) => break e,
         }

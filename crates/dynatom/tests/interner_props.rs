@@ -152,7 +152,7 @@ fn symbols_are_small_and_ordered() {
     assert_eq!(std::mem::size_of::<Symbol>(), 4);
     assert_eq!(std::mem::size_of::<Option<Symbol>>(), 4);
     let mut i = Interner::new();
-    let syms: Vec<Symbol> = (0..100).map(|n| i.intern(&format!("s{n}"))).collect();
+    let syms: Vec<Symbol> = (0..100).map(|n| i.intern(format!("s{n}"))).collect();
     assert!(syms.windows(2).all(|w| w[0] < w[1]));
     assert_eq!(Symbol::from_usize(u32::MAX as usize - 1).unwrap().to_usize(), u32::MAX as usize - 1);
     assert!(Symbol::from_usize(u32::MAX as usize).is_none());

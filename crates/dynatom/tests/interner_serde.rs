@@ -33,7 +33,7 @@ fn interner_round_trip() {
 #[test]
 fn sync_round_trip() {
     let i = SyncInterner::new();
-    let syms: Vec<Symbol> = (0..300).map(|n| i.intern(&n.to_string())).collect();
+    let syms: Vec<Symbol> = (0..300).map(|n| i.intern(n.to_string())).collect();
     let json = serde_json::to_string(&i).unwrap();
     let back: SyncInterner = serde_json::from_str(&json).unwrap();
     let r = back.freeze();

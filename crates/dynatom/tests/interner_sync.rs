@@ -63,13 +63,13 @@ fn concurrent_inserts_give_one_symbol_per_text() {
 #[test]
 fn readers_run_during_inserts() {
     let interner = SyncInterner::new();
-    let pre: Vec<Symbol> = (0..1000).map(|n| interner.intern(&format!("pre{n}"))).collect();
+    let pre: Vec<Symbol> = (0..1000).map(|n| interner.intern(format!("pre{n}"))).collect();
     std::thread::scope(|s| {
         for t in 0..3 {
             let interner = &interner;
             s.spawn(move || {
                 for n in 0..30_000 {
-                    interner.intern(&format!("w{t}-{n}"));
+                    interner.intern(format!("w{t}-{n}"));
                 }
             });
         }
@@ -95,11 +95,11 @@ fn thawing_keeps_symbols_shards_and_limits() {
     let interner =
         SyncInterner::deterministic().with_shards(2).with_limits(Limits { max_symbols: 3, ..Limits::default() });
     let a = interner.intern("alpha");
-    let b = interner.intern(&"long text ".repeat(100));
+    let b = interner.intern("long text ".repeat(100));
     let frozen = interner.freeze();
     assert_eq!(frozen.memory_report().strings, 2);
     let thawed = frozen.into_interner();
-    assert_eq!((thawed.get("alpha"), thawed.get(&"long text ".repeat(100))), (Some(a), Some(b)));
+    assert_eq!((thawed.get("alpha"), thawed.get("long text ".repeat(100))), (Some(a), Some(b)));
     assert!(format!("{thawed:?}").contains("shards: 2"), "{thawed:?}");
     assert_eq!(thawed.intern("gamma").to_usize(), 2);
     assert!(thawed.try_intern("delta").is_err(), "the symbol limit came back with the thaw");

@@ -1,7 +1,7 @@
 //! Property tests: `SmallMap` against an insertion-ordered model (a `Vec` of pairs) and
 //! `std::collections::HashMap`, over random operation sequences that cross the 8-entry
-//! boundary in both directions; with real string keys and with test keys whose hashes
-//! (and so hints) collide on purpose.
+//! boundary in both directions; with real string keys, integer, tuple and `Hashed` keys,
+//! and test keys whose hashes (and so hints) collide on purpose.
 
 use std::collections::HashMap;
 
@@ -159,6 +159,19 @@ proptest! {
     }
 
     #[test]
+    fn integer_keys_match_the_models(ops in ops()) {
+        check(|k| k as u64 * 0x1_0000_0001, &ops);
+        check(|k| k as i32 - 12, &ops);
+        check(|k| (k as u128) << 100, &ops);
+    }
+
+    #[test]
+    fn tuple_and_hashed_keys_match_the_models(ops in ops()) {
+        check(|k| (k % 3, char::from(b'a' + k as u8)), &ops);
+        check(|k| dynatom::small_map::Hashed(std::net::Ipv4Addr::from(k as u32)), &ops);
+    }
+
+    #[test]
     fn atom_map_matches_a_hashmap(ops in ops()) {
         let mut map: AtomMap<u32> = AtomMap::new();
         let mut model: HashMap<String, u32> = HashMap::new();
@@ -172,6 +185,8 @@ proptest! {
             }
             for k in 0..KEYS {
                 prop_assert_eq!(map.get(&text(k)), model.get(&text(k)));
+                // By atom: the atom path must agree with the text path.
+                prop_assert_eq!(map.get(&Atom::from(text(k))), model.get(&text(k)));
             }
         }
     }

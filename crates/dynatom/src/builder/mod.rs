@@ -20,6 +20,7 @@ mod error;
 mod exact;
 mod format;
 mod pieces;
+mod pieces_borrowed;
 mod str_builder;
 mod write;
 

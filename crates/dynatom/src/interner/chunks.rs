@@ -32,7 +32,7 @@ const FLAG: u16 = 0x8000;
 /// Size of an out-of-line record in a run (a `u32` index into `longs`).
 const RECORD: usize = 4;
 /// First chunk size (chunks double up to [`MAX_CHUNK`]).
-const FIRST_CHUNK: usize = 4096;
+pub(crate) const FIRST_CHUNK: usize = 4096;
 /// Largest normal chunk.
 const MAX_CHUNK: usize = 1 << 15;
 /// Long strings over this many bytes get a block of their own.
@@ -298,19 +298,21 @@ impl TextStore {
         self.ends.len().saturating_sub(1)
     }
 
-    pub(crate) fn reserve(&mut self, additional: usize) {
+    /// Room for `additional` more strings in the index, or an error (capacity overflow
+    /// or a failed allocation) that leaves the store as it was.
+    pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), std::collections::TryReserveError> {
         if additional == 0 {
-            return;
+            return Ok(());
         }
         if self.ends.is_empty() {
             // The sentinel `ends[0] = 0` comes with the first allocation.
-            self.ends.reserve_exact(additional + 1);
+            self.ends.try_reserve_exact(additional.saturating_add(1))?;
             self.ends.push(0);
         } else {
-            self.ends.reserve_exact(additional);
+            self.ends.try_reserve_exact(additional)?;
         }
-        let pages = (self.len() + additional).div_ceil(PAGE);
-        self.pages.reserve_exact(pages.saturating_sub(self.pages.len()));
+        let pages = self.len().saturating_add(additional).div_ceil(PAGE);
+        self.pages.try_reserve_exact(pages.saturating_sub(self.pages.len()))
     }
 
     /// `(run, start, end)` of string `i`: its run, and its start and raw `ends`
@@ -628,12 +630,12 @@ mod tests {
     #[test]
     fn reserved_store_keeps_its_sentinel() {
         let mut t = TextStore::new();
-        t.reserve(100);
+        t.try_reserve(100).unwrap();
         assert_eq!(t.len(), 0);
         t.push_owned("a");
         t.push_owned("bc");
         assert_eq!((t.len(), t.get(0), t.get(1)), (2, "a", "bc"));
-        t.reserve(1000);
+        t.try_reserve(1000).unwrap();
         t.push_owned("d");
         assert_eq!(t.get(2), "d");
     }

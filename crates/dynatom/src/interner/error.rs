@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use super::chunks::FIRST_CHUNK;
+
 /// Why `try_intern` could not add a string.
 ///
 /// ```
@@ -34,19 +36,45 @@ pub enum InternerError {
         /// Length of the string that did not fit.
         len: usize,
     },
+    /// The allocator could not provide the index for this many strings
+    /// ([`Interner::try_with_capacity`](super::Interner::try_with_capacity)).
+    AllocFailed {
+        /// The capacity asked for, in strings.
+        strings: usize,
+    },
+}
+
+/// `"1 symbol"`, `"2 symbols"`.
+pub(crate) fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 impl fmt::Display for InternerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             InternerError::SymbolsExhausted { max } => {
-                write!(f, "interner symbol space exhausted ({max} symbols)")
+                write!(f, "interner symbol space exhausted ({})", plural(*max, "symbol"))
             }
             InternerError::MemoryLimit { needed, limit } => {
-                write!(f, "interner memory limit exceeded ({needed} bytes needed, limit {limit})")
+                write!(f, "interner memory limit exceeded ({needed} bytes needed, limit {limit})")?;
+                if *limit < FIRST_CHUNK {
+                    write!(
+                        f,
+                        "; copied text is stored in chunks of at least {FIRST_CHUNK} bytes, \
+                         so a limit this small admits no copied string"
+                    )?;
+                }
+                Ok(())
             }
             InternerError::TextSpaceExhausted { len } => {
                 write!(f, "interner text space exhausted adding a {len}-byte string")
+            }
+            InternerError::AllocFailed { strings } => {
+                write!(f, "interner could not allocate an index for {}", plural(*strings, "string"))
             }
         }
     }
@@ -67,7 +95,9 @@ pub struct Limits {
     /// The most symbols to hand out (clamped to [`Symbol::MAX_COUNT`](super::Symbol::MAX_COUNT)).
     pub max_symbols: usize,
     /// The most bytes the interner may allocate (text chunks, index, hash table),
-    /// as reported by `memory_report().total_bytes()`.
+    /// as reported by `memory_report().total_bytes()`. Text is allocated in chunks (the
+    /// first one is 4 KiB, doubling to 32 KiB), so a limit below 4 KiB admits no
+    /// copied string at all (only `intern_static` ones), and the error says so.
     pub max_bytes: usize,
 }
 

@@ -33,6 +33,7 @@ mod symbol;
 mod sync;
 mod sync_arena;
 mod table;
+mod traits;
 
 pub use error::{InternerError, Limits};
 pub use report::InternerMemoryReport;
@@ -170,6 +171,10 @@ impl Interner {
     /// An empty interner (random seed) with room for `n` strings without growing
     /// its table or index.
     ///
+    /// # Panics
+    /// If `n` is more strings than an interner can index (about 2.04 billion), or the
+    /// index cannot be allocated; [`Interner::try_with_capacity`] reports both instead.
+    ///
     /// ```
     /// let i = dynatom::interner::Interner::with_capacity(1000);
     /// assert!(i.memory_report().table_bytes > 0);
@@ -179,13 +184,30 @@ impl Interner {
     }
 
     /// [`with_capacity`](Interner::with_capacity) with a given hash seed.
+    ///
+    /// # Panics
+    /// As [`with_capacity`](Interner::with_capacity).
     pub(crate) fn with_seed_and_capacity(seed: u64, n: usize) -> Interner {
-        let mut i = Interner::with_seed(seed);
-        i.text.reserve(n);
-        if n > 0 {
-            i.table.reserve(n.min(SymTable::max_entries()));
+        Interner::try_with_seed_and_capacity(seed, n).unwrap_or_else(|e| panic!("Interner::with_capacity({n}): {e}"))
+    }
+
+    /// [`try_with_capacity`](Interner::try_with_capacity) with a given hash seed.
+    pub(crate) fn try_with_seed_and_capacity(seed: u64, n: usize) -> Result<Interner, InternerError> {
+        let max = SymTable::max_entries();
+        if n > max {
+            return Err(InternerError::SymbolsExhausted { max });
         }
-        i
+        let mut i = Interner::with_seed(seed);
+        i.text.try_reserve(n).map_err(|_| InternerError::AllocFailed { strings: n })?;
+        if n > 0 {
+            i.table.reserve(n);
+        }
+        Ok(i)
+    }
+
+    /// The hash seed, for copies that must hash alike.
+    pub(crate) fn seed(&self) -> u64 {
+        self.seeds.seed()
     }
 
     /// Sets the limits that make [`try_intern`](Interner::try_intern) fail.
@@ -285,7 +307,8 @@ impl Interner {
     /// assert_eq!(i.intern("a"), a);
     /// ```
     #[inline]
-    pub fn intern(&mut self, s: &str) -> Symbol {
+    pub fn intern(&mut self, s: impl AsRef<str>) -> Symbol {
+        let s = s.as_ref();
         let q = s.as_bytes();
         if q.len() <= SHORT {
             let h = self.hash(s);
@@ -324,7 +347,8 @@ impl Interner {
     /// assert_eq!(i.try_intern("a").unwrap().to_usize(), 0);
     /// ```
     #[inline]
-    pub fn try_intern(&mut self, s: &str) -> Result<Symbol, InternerError> {
+    pub fn try_intern(&mut self, s: impl AsRef<str>) -> Result<Symbol, InternerError> {
+        let s = s.as_ref();
         let q = s.as_bytes();
         if q.len() <= SHORT {
             let h = self.hash(s);
@@ -412,7 +436,8 @@ impl Interner {
     /// assert_eq!(i.get("a"), Some(a));
     /// ```
     #[inline]
-    pub fn get(&self, s: &str) -> Option<Symbol> {
+    pub fn get(&self, s: impl AsRef<str>) -> Option<Symbol> {
+        let s = s.as_ref();
         self.get_counted(s, &self.stats)
     }
 
@@ -455,14 +480,18 @@ impl Interner {
     /// assert!(i.contains("a") && !i.contains("b"));
     /// ```
     #[inline]
-    pub fn contains(&self, s: &str) -> bool {
+    pub fn contains(&self, s: impl AsRef<str>) -> bool {
+        let s = s.as_ref();
         self.get(s).is_some()
     }
 
     /// The text of `sym`.
     ///
+    /// A symbol from another interner is not detected when its index is in range: it
+    /// resolves to this interner's string with that index (see [`Symbol`]).
+    ///
     /// # Panics
-    /// If `sym` is not from this interner (its index is `>= len()`).
+    /// If `sym`'s index is `>= len()` (for example a symbol from a larger interner).
     ///
     /// ```
     /// let mut i = dynatom::interner::Interner::new();

@@ -83,9 +83,9 @@ impl fmt::Display for InternerMemoryReport {
         };
         writeln!(
             f,
-            "{:>12} B (100.0%) -- interner ({} strings, {:.2} B/string beyond characters)",
+            "{:>12} B (100.0%) -- interner ({}, {:.2} B/string beyond characters)",
             self.total_bytes(),
-            self.strings,
+            super::error::plural(self.strings, "string"),
             self.overhead_per_string()
         )?;
         line(f, "├──", self.table_bytes, "hash table")?;

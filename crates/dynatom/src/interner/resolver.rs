@@ -27,6 +27,7 @@ pub struct Resolver {
 }
 
 /// The settings of the `SyncInterner` a [`Resolver`] was frozen from.
+#[derive(Clone, Copy)]
 pub(crate) struct Rebuild {
     pub(crate) seed: u64,
     pub(crate) shards: usize,
@@ -40,6 +41,11 @@ impl std::fmt::Debug for Resolver {
 }
 
 impl Resolver {
+    /// The settings [`Resolver::into_interner`] rebuilds with.
+    pub(crate) fn rebuild(&self) -> &Rebuild {
+        &self.rebuild
+    }
+
     /// Copies `strings` (every symbol's text, in symbol order) into a fresh
     /// single-threaded layout.
     pub(crate) fn freeze<'a>(strings: impl ExactSizeIterator<Item = (Symbol, &'a str)>, rebuild: Rebuild) -> Resolver {
@@ -82,7 +88,8 @@ impl Resolver {
     /// let a = i.intern("a");
     /// assert_eq!(i.freeze().get("a"), Some(a));
     /// ```
-    pub fn get(&self, s: &str) -> Option<Symbol> {
+    pub fn get(&self, s: impl AsRef<str>) -> Option<Symbol> {
+        let s = s.as_ref();
         self.frozen.get_uncounted(s)
     }
 
@@ -91,7 +98,8 @@ impl Resolver {
     /// ```
     /// assert!(!dynatom::interner::SyncInterner::new().freeze().contains("a"));
     /// ```
-    pub fn contains(&self, s: &str) -> bool {
+    pub fn contains(&self, s: impl AsRef<str>) -> bool {
+        let s = s.as_ref();
         self.get(s).is_some()
     }
 

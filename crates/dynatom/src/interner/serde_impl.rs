@@ -10,12 +10,14 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::{Interner, Resolver, Symbol, SyncInterner};
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for Symbol {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_u32(self.index_u32())
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de> Deserialize<'de> for Symbol {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Symbol, D::Error> {
         let i = u32::deserialize(d)?;
@@ -35,12 +37,14 @@ fn serialize_strs<'a, S: Serializer>(
     seq.end()
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for Interner {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         serialize_strs(self.len(), self.iter(), s)
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for SyncInterner {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let it = self.iter();
@@ -48,6 +52,7 @@ impl Serialize for SyncInterner {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl Serialize for Resolver {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         serialize_strs(self.len(), self.iter(), s)
@@ -81,6 +86,7 @@ where
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de> Deserialize<'de> for Interner {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Interner, D::Error> {
         let mut interner = Interner::new();
@@ -89,6 +95,7 @@ impl<'de> Deserialize<'de> for Interner {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de> Deserialize<'de> for SyncInterner {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<SyncInterner, D::Error> {
         let interner = SyncInterner::new();

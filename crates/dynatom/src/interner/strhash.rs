@@ -29,6 +29,11 @@ impl Seeds {
         Seeds { per_hasher: seed, shared: SharedSeed::from_u64(seed) }
     }
 
+    /// The seed these were made from.
+    pub(crate) fn seed(&self) -> u64 {
+        self.per_hasher
+    }
+
     /// 64-bit hash of `d`; the table uses its top bits.
     #[inline(always)]
     pub(crate) fn hash(&self, d: &[u8]) -> u64 {

@@ -8,8 +8,34 @@ use std::num::NonZeroU32;
 ///
 /// It stores `index + 1` in a [`NonZeroU32`], so `Option<Symbol>` is also 4 bytes.
 /// Symbols are numbered contiguously from 0 in insertion order, and `Ord` follows that
-/// order (not the text's order). A symbol is only meaningful for the interner that
-/// produced it.
+/// order (not the text's order).
+///
+/// # A symbol from another interner resolves to an unrelated string
+///
+/// A symbol is an index, and nothing in its 4 bytes says which interner made it. Given
+/// to another interner, it resolves **silently to whatever string has that index
+/// there**, or panics in `resolve` (`None` from `try_resolve`) if the index is out of
+/// range. There is no checked mode: an interner id would not fit in 4 bytes without
+/// shrinking the symbol space, and a debug-only field would make `Option<Symbol>` a
+/// different size in debug and release builds. When a program holds several
+/// interners, give each its own symbol type so the compiler keeps them apart:
+///
+/// ```
+/// use dynatom::interner::{Interner, Symbol};
+///
+/// #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// struct FieldName(Symbol);
+/// #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// struct TypeName(Symbol);
+///
+/// let (mut fields, mut types) = (Interner::new(), Interner::new());
+/// let x = FieldName(fields.intern("x"));
+/// let point = TypeName(types.intern("Point"));
+/// assert_eq!(types.resolve(point.0), "Point");
+/// // `types.resolve(x.0)` would compile but answer "Point": index 0 of the other
+/// // interner. Keeping `x` a `FieldName` makes that mistake visible at the call site.
+/// assert_eq!(types.resolve(x.0), "Point");
+/// ```
 ///
 /// ```
 /// use dynatom::interner::{Interner, Symbol};

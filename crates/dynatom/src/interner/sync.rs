@@ -226,7 +226,8 @@ impl SyncInterner {
     /// let a = i.intern("a");
     /// assert_eq!((i.get("a"), i.get("b")), (Some(a), None));
     /// ```
-    pub fn get(&self, s: &str) -> Option<Symbol> {
+    pub fn get(&self, s: impl AsRef<str>) -> Option<Symbol> {
+        let s = s.as_ref();
         let h = hash_str(self.seed, s);
         let (found, _) = self.lookup(self.shard(h), h, s);
         found.and_then(|i| Symbol::from_usize(i as usize))
@@ -238,7 +239,8 @@ impl SyncInterner {
     /// let i = dynatom::interner::SyncInterner::new();
     /// assert!(!i.contains("a"));
     /// ```
-    pub fn contains(&self, s: &str) -> bool {
+    pub fn contains(&self, s: impl AsRef<str>) -> bool {
+        let s = s.as_ref();
         self.get(s).is_some()
     }
 
@@ -251,7 +253,8 @@ impl SyncInterner {
     /// let i = dynatom::interner::SyncInterner::new();
     /// assert_eq!(i.intern("a"), i.intern("a"));
     /// ```
-    pub fn intern(&self, s: &str) -> Symbol {
+    pub fn intern(&self, s: impl AsRef<str>) -> Symbol {
+        let s = s.as_ref();
         self.try_intern(s).unwrap_or_else(|e| panic!("SyncInterner::intern: {e}"))
     }
 
@@ -261,7 +264,8 @@ impl SyncInterner {
     /// let i = dynatom::interner::SyncInterner::new();
     /// assert_eq!(i.try_intern("a").unwrap().to_usize(), 0);
     /// ```
-    pub fn try_intern(&self, s: &str) -> Result<Symbol, InternerError> {
+    pub fn try_intern(&self, s: impl AsRef<str>) -> Result<Symbol, InternerError> {
+        let s = s.as_ref();
         self.intern_impl(s, None)
     }
 
@@ -469,5 +473,35 @@ impl SyncInterner {
     pub fn freeze(self) -> super::Resolver {
         let rebuild = super::resolver::Rebuild { seed: self.seed, shards: self.shards.len(), limits: self.limits };
         super::Resolver::freeze(self.iter(), rebuild)
+    }
+}
+
+impl Clone for SyncInterner {
+    /// A copy with the same symbols, hash seed, shard count and limits: the strings are
+    /// interned again in symbol order (O(total characters)). Strings that other threads
+    /// add while the copy is made may or may not be in it.
+    fn clone(&self) -> SyncInterner {
+        let copy = SyncInterner::with_seed(self.seed).with_shards(self.shards.len());
+        for (sym, text) in self.iter() {
+            let again = copy.intern(text);
+            debug_assert_eq!(again, sym, "cloned symbol of {text:?}");
+        }
+        copy.with_limits(self.limits)
+    }
+}
+
+impl SyncInterner {
+    /// Forgets every string and frees the memory, keeping the hash seed, shard count
+    /// and limits. Symbols handed out before no longer resolve (or resolve to new
+    /// strings: see [`Symbol`] on foreign symbols).
+    ///
+    /// ```
+    /// let mut i = dynatom::interner::SyncInterner::new();
+    /// i.intern("gone");
+    /// i.clear();
+    /// assert!(i.is_empty());
+    /// ```
+    pub fn clear(&mut self) {
+        *self = SyncInterner::with_seed(self.seed).with_shards(self.shards.len()).with_limits(self.limits);
     }
 }

@@ -3,10 +3,11 @@
 use std::fmt;
 use std::ops::Index;
 
+use super::atom_key::AtomMapKey;
+use super::stats;
 use super::entry::Entry;
 use super::iter::{IntoIter, Iter, IterMut, Keys, Values, ValuesMut};
 use super::map::SmallMap;
-use super::stats;
 use crate::atom::Atom;
 use crate::byte_atom::ByteAtom;
 use crate::byte_str::ByteStr;
@@ -18,9 +19,10 @@ use crate::str::Str;
 ///
 /// * [`AtomMap::insert`] turns the key into a global [`Atom`] ([`Str::intern`]): a heap
 ///   string spanning its buffer is adopted, not copied.
-/// * [`AtomMap::get`] asks the global atom table first ([`Atom::lookup`]): a text that no
-///   atom has cannot be a key of any map, so the answer is `None` without touching the
-///   map. When it does have an atom, the map search reads no text byte.
+/// * [`AtomMap::get`] of text asks the global atom table first ([`Atom::lookup`]): a
+///   text that no atom has cannot be a key of any map, so the answer is `None` without
+///   touching the map. When it does have an atom, the map search reads no text byte.
+///   `get(&atom)` takes the atom path (no table lookup): see [`AtomMapKey`].
 /// * [`AtomMap::get_atom`] skips the table when the caller holds the atom already: the
 ///   fastest lookup.
 ///
@@ -127,15 +129,6 @@ impl<V> AtomMap<V> {
         self.map.entry(key.into().intern())
     }
 
-    /// The atom for `key` if the global table has one; counts the misses.
-    fn atom_of(key: &str) -> Option<Atom> {
-        let atom = Atom::lookup(key);
-        if atom.is_none() {
-            stats::unknown_text();
-        }
-        atom
-    }
-
     /// The value for `key`: `None` at once, without touching the map, if no atom has
     /// that text.
     ///
@@ -144,8 +137,8 @@ impl<V> AtomMap<V> {
     /// assert_eq!(map.get("present key"), Some(&1));
     /// assert_eq!(map.get("absent key"), None);
     /// ```
-    pub fn get(&self, key: &str) -> Option<&V> {
-        self.map.get(&Self::atom_of(key)?)
+    pub fn get<Q: AtomMapKey + ?Sized>(&self, key: &Q) -> Option<&V> {
+        self.map.get(&*key.find_atom()?)
     }
 
     /// The value for `key`, mutable.
@@ -155,8 +148,8 @@ impl<V> AtomMap<V> {
     /// *map.get_mut("key").unwrap() = 2;
     /// assert_eq!(map.get("key"), Some(&2));
     /// ```
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
-        self.map.get_mut(&Self::atom_of(key)?)
+    pub fn get_mut<Q: AtomMapKey + ?Sized>(&mut self, key: &Q) -> Option<&mut V> {
+        self.map.get_mut(&*key.find_atom()?)
     }
 
     /// The value for `key` given as bytes: `None` at once if no atom has those bytes
@@ -239,7 +232,7 @@ impl<V> AtomMap<V> {
     /// assert!(map.contains_key("key"));
     /// assert!(!map.contains_key("other"));
     /// ```
-    pub fn contains_key(&self, key: &str) -> bool {
+    pub fn contains_key<Q: AtomMapKey + ?Sized>(&self, key: &Q) -> bool {
         self.get(key).is_some()
     }
 
@@ -250,8 +243,8 @@ impl<V> AtomMap<V> {
     /// assert_eq!(map.remove("a"), Some(1));
     /// assert_eq!(map.remove("a"), None);
     /// ```
-    pub fn remove(&mut self, key: &str) -> Option<V> {
-        self.map.remove(&Self::atom_of(key)?)
+    pub fn remove<Q: AtomMapKey + ?Sized>(&mut self, key: &Q) -> Option<V> {
+        self.map.remove(&*key.find_atom()?)
     }
 
     /// Removes an atom key, returning its value.
@@ -416,12 +409,12 @@ impl<'a, V> IntoIterator for &'a AtomMap<V> {
     }
 }
 
-impl<V> Index<&str> for AtomMap<V> {
+impl<V, Q: AtomMapKey + ?Sized> Index<&Q> for AtomMap<V> {
     type Output = V;
 
     /// # Panics
     /// If the key is absent.
-    fn index(&self, key: &str) -> &V {
+    fn index(&self, key: &Q) -> &V {
         self.get(key).expect("key not in AtomMap")
     }
 }

@@ -32,6 +32,11 @@ use crate::table::AtomTable;
 /// * [`ByteStr`], `[u8]`, `Vec<u8>`, `Box<[u8]>`: the global-table hash of the bytes, as
 ///   for text, so a `SmallMap<ByteStr, V>` can be searched with a `&[u8]`.
 /// * `&T` for any `T: HintKey`.
+/// * The integer types, `char`, `bool`, [`Symbol`](crate::Symbol), and pairs and
+///   triples of keys: a folded multiply under a random per-process seed.
+/// * Any other `Hash + Eq` type, your own or another crate's, wrapped in
+///   [`Hashed`](crate::small_map::Hashed) (the orphan rule forbids implementing this
+///   trait for a type of another crate).
 ///
 /// ```
 /// use dynatom::{HintKey, SmallMap};

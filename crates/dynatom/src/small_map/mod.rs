@@ -28,6 +28,7 @@
 //! not-found lookups per thread; without it they cost nothing. With `serde`, both maps
 //! serialize as maps in insertion order.
 
+mod atom_key;
 mod atom_map;
 mod entry;
 mod hint;
@@ -39,8 +40,10 @@ mod map;
 mod serde;
 mod small;
 mod stats;
+mod std_keys;
 mod traits;
 
+pub use atom_key::AtomMapKey;
 pub use atom_map::AtomMap;
 pub use entry::{Entry, OccupiedEntry, VacantEntry};
 pub use hint::Hint;
@@ -48,3 +51,4 @@ pub use iter::{IntoIter, Iter, IterMut, Keys, Values, ValuesMut};
 pub use key::HintKey;
 pub use map::SmallMap;
 pub use stats::SmallMapStats;
+pub use std_keys::Hashed;

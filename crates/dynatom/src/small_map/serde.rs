@@ -11,6 +11,7 @@ use super::key::HintKey;
 use super::map::SmallMap;
 use crate::str::Str;
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<K: Serialize, V: Serialize> Serialize for SmallMap<K, V> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.len()))?;
@@ -21,6 +22,7 @@ impl<K: Serialize, V: Serialize> Serialize for SmallMap<K, V> {
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<V: Serialize> Serialize for AtomMap<V> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.as_small_map().serialize(serializer)
@@ -52,6 +54,7 @@ where
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de, K, V> Deserialize<'de> for SmallMap<K, V>
 where
     K: Deserialize<'de> + HintKey,
@@ -62,6 +65,7 @@ where
     }
 }
 
+#[cfg_attr(docsrs, doc(cfg(feature = "serde")))]
 impl<'de, V: Deserialize<'de>> Deserialize<'de> for AtomMap<V> {
     /// Keys are read as [`Str`]s and interned, adopting their buffers.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

@@ -170,6 +170,10 @@ impl AtomTable {
     }
 
     fn try_intern_bytes_with(&self, bytes: &[u8], fallibility: Fallibility) -> Result<ByteAtom, StrError> {
+        // Before hashing: an over-long text would be read whole only to be refused.
+        if bytes.len() > ByteStr::MAX_LEN {
+            return Err(StrError::TooLong { len: bytes.len() });
+        }
         if let Some(word) = AtomWord::inline(bytes) {
             return Ok(ByteAtom::from_word(word));
         }

@@ -124,7 +124,8 @@ impl fmt::Display for MemoryReport {
         let line = |f: &mut fmt::Formatter<'_>, indent: &str, bytes: usize, name: &str| {
             writeln!(f, "{indent}{bytes:>12} B ({:>5.1}%) -- {name}", bytes as f64 * 100.0 / total as f64)
         };
-        writeln!(f, "{:>12} B (100.0%) -- atom-table ({} atoms)", self.total_bytes(), self.atoms)?;
+        let atoms = if self.atoms == 1 { "atom" } else { "atoms" };
+        writeln!(f, "{:>12} B (100.0%) -- atom-table ({} {atoms})", self.total_bytes(), self.atoms)?;
         line(f, "├──", self.table_bytes, "table (shards, locks, hash slots)")?;
         line(f, "├──", self.header_bytes, "atom headers")?;
         line(f, "├──", self.char_bytes, "characters")?;
