@@ -141,9 +141,9 @@ pub fn ensure_installed() -> bool {
 }
 
 /// Runs `exe args` under callgrind, counting only inside the recorder's region, with
-/// profiles written into `dir`. Returns the child's stdout and each dump's counts,
-/// indexed by dump number − 1.
-pub fn run(exe: &Path, args: &[String], dir: &Path) -> Result<(String, Vec<Counts>), String> {
+/// profiles written into `dir` (removed afterwards unless `keep`). Returns the child's
+/// stdout and each dump's counts, indexed by dump number − 1.
+pub fn run(exe: &Path, args: &[String], dir: &Path, keep: bool) -> Result<(String, Vec<Counts>), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let region = super::recorder::REGION_SYMBOL;
     let out_file = dir.join("cg.out");
@@ -171,7 +171,9 @@ pub fn run(exe: &Path, args: &[String], dir: &Path) -> Result<(String, Vec<Count
         }
         Ok((String::from_utf8_lossy(&output.stdout).into_owned(), dumps))
     })();
-    let _ = std::fs::remove_dir_all(dir);
+    if !keep {
+        let _ = std::fs::remove_dir_all(dir);
+    }
     result
 }
 

@@ -117,6 +117,11 @@ pub fn child_main(args: &[String]) -> i32 {
     }
 }
 
+/// When set to a directory, every group's callgrind profiles (`cg.out.N`, readable with
+/// `callgrind_annotate`), the child's list of what each was (`measured.json`) and the
+/// corpus inputs are kept there, for finding where an operation's counts went.
+pub const KEEP_ENV: &str = "DYNATOM_COUNTED_KEEP";
+
 /// One operation's own counts (harness subtracted), per operation.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Row {
@@ -170,7 +175,10 @@ pub fn run(quick: bool, workers: usize) -> Result<CountedRun, String> {
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     let started = Instant::now();
     let groups = groups(quick);
-    let input_dir = std::env::temp_dir().join(format!("dynatom-counted-{}-inputs", std::process::id()));
+    let input_dir = match std::env::var_os(KEEP_ENV) {
+        Some(base) => PathBuf::from(base).join("inputs"),
+        None => std::env::temp_dir().join(format!("dynatom-counted-{}-inputs", std::process::id())),
+    };
     std::fs::create_dir_all(&input_dir).map_err(|e| format!("{}: {e}", input_dir.display()))?;
     let input = |corpus: &str| input_dir.join(format!("{corpus}.txt"));
     let mut corpora = interners::corpora(quick);
@@ -210,7 +218,9 @@ pub fn run(quick: bool, workers: usize) -> Result<CountedRun, String> {
             });
         }
     });
-    let _ = std::fs::remove_dir_all(&input_dir);
+    if std::env::var_os(KEEP_ENV).is_none() {
+        let _ = std::fs::remove_dir_all(&input_dir);
+    }
     let raw = raw.into_inner().expect("workers joined");
     let mut errors = errors.into_inner().expect("workers joined");
     let rows = subtract_harness(&raw, &mut errors);
@@ -238,8 +248,20 @@ fn run_group(
     if input.exists() {
         args.extend(["--input".to_string(), input.display().to_string()]);
     }
-    let dir: PathBuf = std::env::temp_dir().join(format!("dynatom-counted-{}-{n}", std::process::id()));
-    let (stdout, dumps) = callgrind::run(exe, &args, &dir)?;
+    let (dir, keep) = match std::env::var_os(KEEP_ENV) {
+        Some(base) => {
+            let name: String = format!("{n:03}-{}-{}-{}", g.kind, g.peer, g.param)
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+                .collect();
+            (PathBuf::from(base).join(name), true)
+        }
+        None => (std::env::temp_dir().join(format!("dynatom-counted-{}-{n}", std::process::id())), false),
+    };
+    let (stdout, dumps) = callgrind::run(exe, &args, &dir, keep)?;
+    if keep {
+        let _ = std::fs::write(dir.join("measured.json"), &stdout);
+    }
     let line = stdout.lines().last().ok_or("child printed nothing")?;
     let measured: Vec<Measured> = serde_json::from_str(line).map_err(|e| format!("child output: {e}"))?;
     measured

@@ -214,8 +214,8 @@ fn interner_targets(run: &CountedRun, rep: &mut Report) {
         }
     }
     rep.para(&format!(
-        "The interner rows count over the full-scale corpora (identifiers: 50,000 distinct strings, \
-         words 200,000, keys 100,000), whose working sets exceed the simulated {} KiB last level; \
+        "The interner rows count over the full-scale corpora of the targets (identifiers: 50,000 \
+         distinct strings, keys 100,000), whose working sets exceed the simulated {} KiB last level; \
          lookups count the first 200,000 tokens of each stream after the fill. The memory targets \
          stay with the `memory` suite above (bytes are measured, not counted or timed).",
         callgrind::LL_BYTES / 1024
