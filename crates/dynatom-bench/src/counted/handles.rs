@@ -88,6 +88,7 @@ pub fn atom_child(rec: &mut Recorder, peer: &str) -> Result<(), String> {
     let run = AtomRun { rec };
     match peer {
         HARNESS => run.visit::<super::interners::NullInterner>(),
+        "dynatom Atom" => run.visit::<super::interners::SeededAtoms>(),
         other => peers::visit_global(other, run).ok_or_else(|| format!("unknown handle {other}"))?,
     }
 }

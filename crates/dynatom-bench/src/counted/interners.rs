@@ -14,7 +14,7 @@ pub const SYNC_SUITE: &str = "intern-sync";
 pub const GLOBAL_SUITE: &str = "intern-global";
 pub const SYNC_PEERS: [&str; 2] = ["dynatom SyncInterner", "lasso ThreadedRodeo"];
 
-const SEED: u64 = 0x5EED_0C0D_7ED;
+pub const SEED: u64 = 0x5EED_0C0D_7ED;
 
 pub fn corpora(quick: bool) -> Vec<&'static str> {
     if quick {
@@ -125,6 +125,24 @@ impl GlobalInterner for SeededTable {
     const NAME: &'static str = "dynatom AtomTable";
     fn create() -> Self {
         SeededTable(dynatom::AtomTable::with_seed(SEED))
+    }
+    fn intern(&self, s: &str) -> dynatom::Atom {
+        self.0.intern(s)
+    }
+    fn resolve<'a>(&'a self, h: &'a dynatom::Atom) -> &'a str {
+        h.as_str()
+    }
+}
+
+/// `Atom`s of a private table with a fixed seed, for counting operations on atoms (eq,
+/// hash): the same type as the global table's, whose seed is random per process.
+pub struct SeededAtoms(dynatom::AtomTable);
+
+impl GlobalInterner for SeededAtoms {
+    type Handle = dynatom::Atom;
+    const NAME: &'static str = "dynatom Atom";
+    fn create() -> Self {
+        SeededAtoms(dynatom::AtomTable::with_seed(SEED))
     }
     fn intern(&self, s: &str) -> dynatom::Atom {
         self.0.intern(s)

@@ -3,7 +3,7 @@
 //! (fixed-seed foldhash, SipHash with zero keys) so the same binary counts the same.
 
 use super::recorder::{Recorder, HARNESS};
-use dynatom::{Atom, HintKey, SmallMap, Str};
+use dynatom::{AtomTable, HintKey, SmallMap, Str};
 use std::collections::HashMap as StdHashMap;
 use std::hash::{BuildHasherDefault, DefaultHasher, Hash};
 use std::hint::black_box;
@@ -108,9 +108,12 @@ fn short(i: usize) -> String {
 
 /// The child: one map (or the harness) with one key type, every size, hits and misses.
 pub fn child(rec: &mut Recorder, peer: &str, key: &str, quick: bool) -> Result<(), String> {
+    // A private table with a fixed seed: the global table's seed is random per process,
+    // and the atoms' hashes (hence hint and bucket collisions) would change the counts.
+    let atoms = AtomTable::with_seed(super::interners::SEED);
     match key {
-        "atom" => by_map(rec, peer, key, quick, |i| Atom::from(long(i))),
-        "atom<=7B" => by_map(rec, peer, key, quick, |i| Atom::from(short(i))),
+        "atom" => by_map(rec, peer, key, quick, |i| atoms.intern(&long(i))),
+        "atom<=7B" => by_map(rec, peer, key, quick, |i| atoms.intern(&short(i))),
         "str" => by_map(rec, peer, key, quick, |i| Str::from(long(i))),
         other => Err(format!("unknown key type {other}")),
     }
