@@ -45,12 +45,22 @@ struct Options {
     out: PathBuf,
     reps: Option<usize>,
     check: Option<PathBuf>,
+    /// The `--check` file, read before any counting so a bad path fails at once.
+    baseline: Option<counted::CountedRun>,
 }
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
     let default_out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/dynatom-report");
-    let mut o =
-        Options { quick: false, only: None, corpus: None, json: None, out: default_out, reps: None, check: None };
+    let mut o = Options {
+        quick: false,
+        only: None,
+        corpus: None,
+        json: None,
+        out: default_out,
+        reps: None,
+        check: None,
+        baseline: None,
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().cloned().ok_or(format!("{a} needs a value"));
@@ -70,6 +80,10 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
         if name != COUNTED && suites::find(name).is_none() {
             return Err(format!("unknown suite {name:?}"));
         }
+    }
+    if let Some(path) = &o.check {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("--check {}: {e}", path.display()))?;
+        o.baseline = Some(serde_json::from_str(&text).map_err(|e| format!("--check {}: {e}", path.display()))?);
     }
     if let Some(path) = &o.corpus {
         // Fail early (and in the parent) on an unreadable or empty corpus.
@@ -148,10 +162,8 @@ fn run(opts: &Options) -> Result<(), String> {
     }
     println!("{md}");
     eprintln!("report: {} ({elapsed:.0} s)", md_path.display());
-    if let (Some(path), Some(now)) = (&opts.check, &counted) {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let baseline = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        if !counted::check(&baseline, now) {
+    if let (Some(baseline), Some(now)) = (&opts.baseline, &counted) {
+        if !counted::check(baseline, now) {
             std::process::exit(1);
         }
     }

@@ -14,7 +14,7 @@ pub const SYNC_SUITE: &str = "intern-sync";
 pub const GLOBAL_SUITE: &str = "intern-global";
 pub const SYNC_PEERS: [&str; 2] = ["dynatom SyncInterner", "lasso ThreadedRodeo"];
 
-pub const SEED: u64 = 0x5EED_0C0D_7ED;
+pub const SEED: u64 = 0x05EE_D0C0_D7ED;
 
 pub fn corpora(quick: bool) -> Vec<&'static str> {
     if quick {
