@@ -175,9 +175,12 @@ pub fn run(quick: bool, workers: usize) -> Result<CountedRun, String> {
     let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     let started = Instant::now();
     let groups = groups(quick);
+    // A fixed-width name: the children get its path as an argument, and arguments of
+    // another length would shift the child's stack and move its counts by a few parts
+    // per million.
     let input_dir = match std::env::var_os(KEEP_ENV) {
         Some(base) => PathBuf::from(base).join("inputs"),
-        None => std::env::temp_dir().join(format!("dynatom-counted-{}-inputs", std::process::id())),
+        None => std::env::temp_dir().join(format!("dynatom-counted-{:010}-inputs", std::process::id())),
     };
     std::fs::create_dir_all(&input_dir).map_err(|e| format!("{}: {e}", input_dir.display()))?;
     let input = |corpus: &str| input_dir.join(format!("{corpus}.txt"));
@@ -256,7 +259,7 @@ fn run_group(
                 .collect();
             (PathBuf::from(base).join(name), true)
         }
-        None => (std::env::temp_dir().join(format!("dynatom-counted-{}-{n}", std::process::id())), false),
+        None => (std::env::temp_dir().join(format!("dynatom-counted-{:010}-{n:03}", std::process::id())), false),
     };
     let (stdout, dumps) = callgrind::run(exe, &args, &dir, keep)?;
     if keep {
