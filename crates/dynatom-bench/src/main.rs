@@ -9,6 +9,7 @@ mod alloc_count;
 mod charts;
 mod child;
 mod corpus;
+mod counted;
 mod luajit_model;
 mod luajit_real;
 mod peers;
@@ -31,7 +32,10 @@ const USAGE: &str = "usage: dynatom-bench [--quick] [--only SUITE] [--corpus FIL
   --corpus FILE  add FILE as a corpus (one token per line, or any text split into identifiers)
   --json FILE    also write every figure as JSON
   --out DIR      where report.md and the charts go (default: <workspace>/target/dynatom-report)
-  --reps N       repetitions per cell (default: per suite)";
+  --reps N       repetitions per cell (default: per suite)
+  --only counted run only the counted layer (callgrind; see BENCHMARKS.md)
+  --check FILE   count, compare with a saved counted.json and name every operation whose
+                 estimated cycles grew by more than 3% (exit status 1 if any did)";
 
 struct Options {
     quick: bool,
@@ -40,11 +44,23 @@ struct Options {
     json: Option<PathBuf>,
     out: PathBuf,
     reps: Option<usize>,
+    check: Option<PathBuf>,
+    /// The `--check` file, read before any counting so a bad path fails at once.
+    baseline: Option<counted::CountedRun>,
 }
 
 fn parse_options(args: &[String]) -> Result<Options, String> {
     let default_out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/dynatom-report");
-    let mut o = Options { quick: false, only: None, corpus: None, json: None, out: default_out, reps: None };
+    let mut o = Options {
+        quick: false,
+        only: None,
+        corpus: None,
+        json: None,
+        out: default_out,
+        reps: None,
+        check: None,
+        baseline: None,
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().cloned().ok_or(format!("{a} needs a value"));
@@ -54,15 +70,20 @@ fn parse_options(args: &[String]) -> Result<Options, String> {
             "--corpus" => o.corpus = Some(value()?),
             "--json" => o.json = Some(value()?.into()),
             "--out" => o.out = value()?.into(),
+            "--check" => o.check = Some(value()?.into()),
             "--reps" => o.reps = Some(value()?.parse().map_err(|e| format!("--reps: {e}"))?),
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
     if let Some(name) = &o.only {
-        if suites::find(name).is_none() {
+        if name != COUNTED && suites::find(name).is_none() {
             return Err(format!("unknown suite {name:?}"));
         }
+    }
+    if let Some(path) = &o.check {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("--check {}: {e}", path.display()))?;
+        o.baseline = Some(serde_json::from_str(&text).map_err(|e| format!("--check {}: {e}", path.display()))?);
     }
     if let Some(path) = &o.corpus {
         // Fail early (and in the parent) on an unreadable or empty corpus.
@@ -76,6 +97,9 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--child") {
         std::process::exit(child::main(&args[1..]));
+    }
+    if args.first().map(String::as_str) == Some("--counted-child") {
+        std::process::exit(counted::child_main(&args[1..]));
     }
     let opts = match parse_options(&args) {
         Ok(o) => o,
@@ -102,7 +126,9 @@ fn run(opts: &Options) -> Result<(), String> {
     let header = Header::collect(cores, opts.quick);
     let mut report = Report::default();
 
+    let counted_only = opts.check.is_some() || opts.only.as_deref() == Some(COUNTED);
     let selected: Vec<&SuiteDef> = match &opts.only {
+        _ if counted_only => Vec::new(),
         Some(name) => suites::find(name).into_iter().collect(),
         None => suites::SUITES.iter().collect(),
     };
@@ -115,12 +141,24 @@ fn run(opts: &Options) -> Result<(), String> {
         (suite.report)(&results, &ctx, &mut report);
         report.record_results(suite.name, &results);
     }
+    let counted = match (opts.only.is_none() || counted_only).then(|| run_counted(opts, cores, &mut report)) {
+        Some(Ok(run)) => Some(run),
+        // Without valgrind the timed report still stands; only a counted-only run fails.
+        Some(Err(e)) if !counted_only => {
+            eprintln!("counted section skipped: {e}");
+            report.para(&format!("\n## Counted\n\nSkipped: {e}."));
+            None
+        }
+        Some(Err(e)) => return Err(e),
+        None => None,
+    };
     let elapsed = started.elapsed().as_secs_f64();
 
     let md = format!(
-        "# dynatom benchmark report\n\n{}- Total run time: {elapsed:.0} s\n\n{}\n\n## Targets\n\n{}\n{}",
+        "# dynatom benchmark report\n\n{}- Total run time: {elapsed:.0} s\n\n{}\n\n{}\n\n## Targets\n\n{}\n{}",
         header.to_markdown(),
         report::RATIO_NOTE,
+        counted::TIMED_VS_COUNTED,
         report.targets_table(),
         report.md
     );
@@ -134,7 +172,27 @@ fn run(opts: &Options) -> Result<(), String> {
     }
     println!("{md}");
     eprintln!("report: {} ({elapsed:.0} s)", md_path.display());
+    if let (Some(baseline), Some(now)) = (&opts.baseline, &counted) {
+        if !counted::check(baseline, now) {
+            std::process::exit(1);
+        }
+    }
     Ok(())
+}
+
+/// `--only` value that runs the counted layer alone.
+const COUNTED: &str = "counted";
+
+/// The counted layer: its section in the report, and `counted.json` beside report.md
+/// (the file `--check` compares with).
+fn run_counted(opts: &Options, cores: usize, report: &mut Report) -> Result<counted::CountedRun, String> {
+    let run = counted::run(opts.quick, cores.max(2))?;
+    counted::section(&run, report);
+    let path = opts.out.join("counted.json");
+    let text = serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?;
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    eprintln!("counted figures: {}", path.display());
+    Ok(run)
 }
 
 /// Every repetition of every cell, each in its own child, in a rotating order.

@@ -51,7 +51,9 @@ fn substrings_suite_checks_answers() {
 
 #[test]
 fn bad_arguments_are_refused() {
-    for args in [&["--only", "no-such-suite"][..], &["--corpus", "/no/such/file"], &["--bogus"]] {
+    for args in
+        [&["--only", "no-such-suite"][..], &["--corpus", "/no/such/file"], &["--bogus"], &["--check", "/no/such/file"]]
+    {
         let out = bench().args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }

@@ -1,0 +1,119 @@
+//! `--check BASELINE.json`: compares a counted run with a saved one and names every
+//! operation whose estimated cycles grew by more than 3%. A developer tool, not a test:
+//! run it before stopping work on a hot path.
+
+use super::{CountedRun, Row};
+
+/// Growth that counts as a regression: more than 3%, and more than a quarter cycle (so a
+/// figure near zero after the harness is subtracted cannot flag on rounding alone).
+const RELATIVE: f64 = 0.03;
+const ABSOLUTE: f64 = 0.25;
+
+/// Whether a row is one of dynatom's types. Only those are compared: dynatom's rows count
+/// the same on every run (fixed seeds), while several peers seed their hashers or place
+/// their tables at random per process, which moves their counts by up to ~10% on the
+/// smallest operations with no change at all.
+pub fn is_dynatom(peer: &str) -> bool {
+    peer.starts_with("dynatom") || ["SmallMap", "Atom::to_str", "StrBuilder"].contains(&peer)
+}
+
+/// Every dynatom operation of `current` whose estimated cycles grew past the bounds
+/// against `baseline`, as (row now, figure before), worst first.
+pub fn regressions<'a>(baseline: &CountedRun, current: &'a CountedRun) -> Vec<(&'a Row, f64)> {
+    let mut grown: Vec<(&Row, f64)> = current
+        .rows
+        .iter()
+        .filter(|r| is_dynatom(&r.peer))
+        .filter_map(|r| {
+            let before = baseline.find(&r.suite, &r.op, &r.param, &r.peer)?.estimated_cycles;
+            let grew = r.estimated_cycles - before;
+            (grew > ABSOLUTE && grew > RELATIVE * before.abs()).then_some((r, before))
+        })
+        .collect();
+    grown.sort_by(|a, b| (b.0.estimated_cycles / b.1).total_cmp(&(a.0.estimated_cycles / a.1)));
+    grown
+}
+
+/// Prints the comparison; returns whether nothing grew.
+pub fn check(baseline: &CountedRun, current: &CountedRun) -> bool {
+    if baseline.quick != current.quick || baseline.caches != current.caches {
+        eprintln!(
+            "note: the baseline was counted with {} and caches {:?}; this run with {} and {:?} \
+             (only operations present in both are compared)",
+            if baseline.quick { "--quick" } else { "the full set" },
+            baseline.caches,
+            if current.quick { "--quick" } else { "the full set" },
+            current.caches
+        );
+    }
+    let compared = current
+        .rows
+        .iter()
+        .filter(|r| is_dynatom(&r.peer) && baseline.find(&r.suite, &r.op, &r.param, &r.peer).is_some())
+        .count();
+    let grown = regressions(baseline, current);
+    for (r, before) in &grown {
+        println!(
+            "GREW {:+.1}%  {}: {:.2} → {:.2} est. cycles",
+            100.0 * (r.estimated_cycles / before - 1.0),
+            r.key(),
+            before,
+            r.estimated_cycles
+        );
+    }
+    println!(
+        "--check: {} of {compared} compared dynatom operations grew by more than {:.0}% in estimated cycles",
+        grown.len(),
+        RELATIVE * 100.0
+    );
+    grown.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, est: f64) -> Row {
+        let peer = format!("dynatom {name}");
+        Row {
+            suite: "s".into(),
+            op: "get".into(),
+            param: "p".into(),
+            peer,
+            instructions: est,
+            l1_misses: 0.0,
+            ll_misses: 0.0,
+            estimated_cycles: est,
+        }
+    }
+
+    fn run(rows: Vec<Row>) -> CountedRun {
+        CountedRun { rows, ..CountedRun::default() }
+    }
+
+    #[test]
+    fn names_only_operations_that_grew_past_three_percent() {
+        let before = run(vec![row("a", 100.0), row("b", 100.0), row("c", 100.0), row("tiny", 1.0)]);
+        let now = run(vec![row("a", 103.0), row("b", 103.5), row("c", 50.0), row("tiny", 1.2), row("new", 5.0)]);
+        let grown: Vec<&str> = regressions(&before, &now).iter().map(|(r, _)| r.peer.as_str()).collect();
+        assert_eq!(grown, ["dynatom b"]);
+    }
+
+    #[test]
+    fn peers_are_not_compared() {
+        let mut before = run(vec![row("a", 100.0)]);
+        let mut now = run(vec![row("a", 200.0)]);
+        before.rows[0].peer = "hashbrown".into();
+        now.rows[0].peer = "hashbrown".into();
+        assert!(regressions(&before, &now).is_empty());
+        assert!(is_dynatom("SmallMap") && is_dynatom("dynatom Interner") && !is_dynatom("ustr"));
+    }
+
+    #[test]
+    fn worst_growth_comes_first() {
+        let before = run(vec![row("a", 100.0), row("b", 100.0)]);
+        let now = run(vec![row("a", 110.0), row("b", 150.0)]);
+        let grown: Vec<&str> = regressions(&before, &now).iter().map(|(r, _)| r.peer.as_str()).collect();
+        assert_eq!(grown, ["dynatom b", "dynatom a"]);
+    }
+}
