@@ -95,6 +95,14 @@ typedef enum dt_status {
 } dt_status;
 
 /**
+ * A string under construction: appends go straight into the block that
+ * `dt_builder_finish` hands over, so finishing copies nothing.
+ *
+ * Thread safety: one thread at a time; it may move between threads between calls.
+ */
+typedef struct dt_builder dt_builder;
+
+/**
  * A single-threaded string interner: 4-byte symbols, strings packed in chunks that never
  * move (so `dt_interner_resolve`'s pointer stays valid until the interner is freed).
  *
@@ -103,9 +111,220 @@ typedef enum dt_status {
  */
 typedef struct dt_interner dt_interner;
 
+/**
+ * A list of pieces (each a string reference or a copy of some bytes), written to a file
+ * descriptor with `writev` or joined into one string.
+ *
+ * Thread safety: one thread at a time; it may move between threads between calls.
+ */
+typedef struct dt_pieces dt_pieces;
+
+/**
+ * An atom table: the global one (`dt_table_global`) or an independent one
+ * (`dt_table_new`). Atoms of different tables never compare equal.
+ *
+ * Thread safety: any thread, all calls at once (the table is sharded and locked
+ * inside), except `dt_table_free`, which must not race other calls on the table.
+ */
+typedef struct dt_table dt_table;
+
+/**
+ * An atom: the one word of a dynatom `ByteAtom`. Two atoms of the same table are equal
+ * exactly when their words are equal (`dt_atom_equal`). As with `dt_str`, copying does
+ * not take a reference: use `dt_atom_clone` and `dt_atom_release`. A released atom
+ * holds `DT_RELEASED_MARK`; an all-zero one is "never initialised".
+ *
+ * Thread safety: as `dt_str`.
+ */
+typedef struct dt_atom {
+  /**
+   * The atom's word (inline bytes, or a pointer to its table entry).
+   */
+  uint64_t w;
+} dt_atom;
+
+/**
+ * A byte string: the two words of a dynatom `ByteStr`, passed and stored by value.
+ *
+ * Up to 15 bytes live inside the handle itself (so `dt_str_bytes` may return a pointer
+ * into the `dt_str` you passed: keep the handle where it is while you read them);
+ * longer strings point at one shared, reference-counted block. Copying the struct does
+ * NOT take a reference: use `dt_str_clone`, and give every handle back with
+ * `dt_str_release`, which overwrites it with the released marker
+ * (`w0 == 0`, `w1 == DT_RELEASED_MARK`). An all-zero `dt_str` is "never initialised".
+ *
+ * Thread safety: a handle is immutable; distinct handles to the same string may be used
+ * and released on any threads at once. One handle's release must not race its uses.
+ */
+typedef struct dt_str {
+  /**
+   * First word (tag and inline bytes, or the block pointer). Never 0 in a live handle.
+   */
+  uint64_t w0;
+  /**
+   * Second word.
+   */
+  uint64_t w1;
+} dt_str;
+
+/**
+ * Where a table's memory goes and how its lookups went (a copy, taken at one moment).
+ */
+typedef struct dt_memory_report {
+  /**
+   * Live atoms in the table.
+   */
+  size_t atoms;
+  /**
+   * The table's own structures (shards, locks, hash-table storage).
+   */
+  size_t table_bytes;
+  /**
+   * Headers in front of the atoms' bytes.
+   */
+  size_t header_bytes;
+  /**
+   * The atoms' bytes on the heap.
+   */
+  size_t char_bytes;
+  /**
+   * Bytes the allocator gave beyond those requested; -1 when it cannot be known.
+   */
+  int64_t slop_bytes;
+  /**
+   * Lookups made (interning and lookup).
+   */
+  uint64_t lookups;
+  /**
+   * Lookups that found a live atom.
+   */
+  uint64_t hits;
+  /**
+   * Lookups that found none.
+   */
+  uint64_t misses;
+  /**
+   * Atoms filed.
+   */
+  uint64_t inserts;
+  /**
+   * Atoms removed after their last reference was released.
+   */
+  uint64_t removals;
+} dt_memory_report;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * The atom of the `len` bytes at `data` in the global table, in `*out` (inserted if
+ * new; up to 7 bytes are stored in the word itself and never reach the table).
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_atom_from_bytes(const uint8_t *data, size_t len, struct dt_atom *out);
+
+/**
+ * The atom of the bytes if the global table holds it (or if it fits in a word), in
+ * `*out`; never inserts. `DT_ERR_NOT_FOUND` if absent.
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_atom_lookup(const uint8_t *data, size_t len, struct dt_atom *out);
+
+/**
+ * A new reference to the atom in `*a`, in `*out` (O(1)).
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_atom_clone(const struct dt_atom *a, struct dt_atom *out);
+
+/**
+ * Gives back the reference held by `*a` and overwrites it with `DT_RELEASED_MARK`; a
+ * second release is `DT_ERR_RELEASED`. The last reference removes the atom from its table.
+ *
+ * Thread safety: any thread, but not while another thread uses this same variable.
+ */
+enum dt_status dt_atom_release(struct dt_atom *a);
+
+/**
+ * 1 if `a` and `b` are the same atom (one word compare), else 0; 0 if either is not a
+ * live handle. Atoms of different tables are different atoms.
+ *
+ * Thread safety: any thread.
+ */
+int dt_atom_equal(struct dt_atom a, struct dt_atom b);
+
+/**
+ * The atom's cached 64-bit hash (no bytes are read); 0 for NULL or an invalid handle.
+ *
+ * Thread safety: any thread.
+ */
+uint64_t dt_atom_hash(const struct dt_atom *a);
+
+/**
+ * The bytes of `*a`: `*data` (not NUL-terminated) and `*len`. Atoms of up to 7 bytes
+ * live in the word itself, so `*data` may point INTO `*a`: valid while `*a` stays put
+ * and is not released.
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_atom_bytes(const struct dt_atom *a, const uint8_t **data, size_t *len);
+
+/**
+ * The atom's bytes as a string in `*out`, in O(1) (a new reference to the same block;
+ * no copy).
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_atom_to_str(const struct dt_atom *a, struct dt_str *out);
+
+/**
+ * A new, empty builder with room for `capacity` bytes, in `*out`. `DT_ERR_TOO_LONG` past
+ * `DT_MAX_LEN`, `DT_ERR_ALLOC` if the room cannot be allocated.
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_builder_new(size_t capacity, struct dt_builder **out);
+
+/**
+ * Appends the `len` bytes at `data`. On error (`DT_ERR_TOO_LONG`, `DT_ERR_ALLOC`) the
+ * builder is unchanged.
+ *
+ * Thread safety: one thread at a time per builder.
+ */
+enum dt_status dt_builder_append(struct dt_builder *b, const uint8_t *data, size_t len);
+
+/**
+ * Appends the bytes of `*s` (which stays valid).
+ *
+ * Thread safety: one thread at a time per builder.
+ */
+enum dt_status dt_builder_append_str(struct dt_builder *b, const struct dt_str *s);
+
+/**
+ * Bytes appended so far; 0 for NULL or an invalid builder.
+ *
+ * Thread safety: one thread at a time per builder.
+ */
+size_t dt_builder_len(const struct dt_builder *b);
+
+/**
+ * Turns the builder into a string in `*out`, without copying the bytes. Consumes `b`:
+ * it is freed even when the call fails (`DT_ERR_NULL` for a NULL `out`, `DT_ERR_ALLOC`),
+ * except when `b` itself is NULL or not a builder.
+ *
+ * Thread safety: one thread, with no other call on this builder running.
+ */
+enum dt_status dt_builder_finish(struct dt_builder *b, struct dt_str *out);
+
+/**
+ * Frees a builder without finishing it.
+ *
+ * Thread safety: one thread, with no other call on this builder running.
+ */
+enum dt_status dt_builder_free(struct dt_builder *b);
 
 /**
  * Makes an empty interner in `*out` (free it with `dt_interner_free`).
@@ -176,12 +395,247 @@ enum dt_status dt_interner_resolve(const struct dt_interner *interner,
 size_t dt_interner_len(const struct dt_interner *interner);
 
 /**
+ * A new, empty piece list in `*out`.
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_pieces_new(struct dt_pieces **out);
+
+/**
+ * Appends `*s` as a piece: a new reference, no copy (`*s` stays the caller's).
+ *
+ * Thread safety: one thread at a time per piece list.
+ */
+enum dt_status dt_pieces_push_str(struct dt_pieces *p, const struct dt_str *s);
+
+/**
+ * Appends the atom's bytes as a piece: a new reference, no copy.
+ *
+ * Thread safety: one thread at a time per piece list.
+ */
+enum dt_status dt_pieces_push_atom(struct dt_pieces *p, const struct dt_atom *a);
+
+/**
+ * Appends a copy of the `len` bytes at `data` as a piece.
+ *
+ * Thread safety: one thread at a time per piece list.
+ */
+enum dt_status dt_pieces_push_bytes(struct dt_pieces *p, const uint8_t *data, size_t len);
+
+/**
+ * Total bytes in the pieces; 0 for NULL or an invalid list.
+ *
+ * Thread safety: one thread at a time per piece list.
+ */
+size_t dt_pieces_len(const struct dt_pieces *p);
+
+/**
+ * Number of pieces; 0 for NULL or an invalid list.
+ *
+ * Thread safety: one thread at a time per piece list.
+ */
+size_t dt_pieces_count(const struct dt_pieces *p);
+
+/**
+ * Writes every piece to `fd` with `writev` (up to 1024 pieces a call), resuming partial
+ * writes and retrying `EINTR`; the joined string is never made. `*written` (may be NULL)
+ * receives the bytes written. `DT_ERR_IO` on a write error: `*written` then says how
+ * many bytes got through and `errno` is the write's error (e.g. `EPIPE` for a pipe
+ * whose reader has gone, with SIGPIPE ignored; `EBADF` for a closed or negative fd).
+ * The fd stays open and blocking mode is not changed.
+ *
+ * Thread safety: one thread at a time per piece list.
+ */
+enum dt_status dt_pieces_writev(const struct dt_pieces *p, int fd, size_t *written);
+
+/**
+ * The pieces joined into one new string in `*out` (one allocation, one copy).
+ *
+ * Thread safety: one thread at a time per piece list.
+ */
+enum dt_status dt_pieces_to_str(const struct dt_pieces *p, struct dt_str *out);
+
+/**
+ * Frees a piece list and its references.
+ *
+ * Thread safety: one thread, with no other call on this list running.
+ */
+enum dt_status dt_pieces_free(struct dt_pieces *p);
+
+/**
  * Static, NUL-terminated English text for a status; never NULL. An integer that is not
  * a status gives "unknown status".
  *
  * Thread safety: any thread.
  */
 const char *dt_status_message(dt_status status);
+
+/**
+ * Copies `len` bytes at `data` into a new string in `*out` (one allocation past 15
+ * bytes, no hashing). Any bytes are fine, NUL included. `DT_ERR_NULL` for a NULL
+ * `out`, or `data` with `len > 0`; `DT_ERR_TOO_LONG` past `DT_MAX_LEN`; `DT_ERR_ALLOC`.
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_str_from_bytes(const uint8_t *data, size_t len, struct dt_str *out);
+
+/**
+ * The empty string (allocates nothing; releasing it is allowed and does nothing).
+ *
+ * Thread safety: any thread.
+ */
+struct dt_str dt_str_empty(void);
+
+/**
+ * A new reference to the string in `*s`, in `*out` (O(1): a count, or a copy of the
+ * inline words). `DT_ERR_NULL`, `DT_ERR_INVALID_HANDLE`, `DT_ERR_RELEASED` as for every
+ * handle argument.
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_str_clone(const struct dt_str *s, struct dt_str *out);
+
+/**
+ * Gives back the reference held by `*s` and overwrites it with the released marker; a
+ * second release of the same variable is `DT_ERR_RELEASED`, a never-initialised (all
+ * zero) one `DT_ERR_INVALID_HANDLE`. (A *copy* of a released handle cannot be detected.)
+ *
+ * Thread safety: any thread, but not while another thread uses this same variable.
+ */
+enum dt_status dt_str_release(struct dt_str *s);
+
+/**
+ * The bytes of `*s`: `*data` (not NUL-terminated) and `*len`. Strings of up to 15 bytes
+ * are stored in the handle, so `*data` may point INTO `*s`: it is valid while `*s` stays
+ * where it is and is not released; longer strings' bytes live as long as any reference.
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_str_bytes(const struct dt_str *s, const uint8_t **data, size_t *len);
+
+/**
+ * The length of `*s` in bytes; 0 for NULL or an invalid or released handle.
+ *
+ * Thread safety: any thread.
+ */
+size_t dt_str_len(const struct dt_str *s);
+
+/**
+ * The bytes `[start, end)` of `*s` as a new string in `*out`, in O(1) (long strings
+ * share the block; up to 15 bytes are copied into the handle). `DT_ERR_RANGE` unless
+ * `start <= end <= len`. `out` may be `s` itself (the old reference is then NOT released).
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_str_slice(const struct dt_str *s, size_t start, size_t end, struct dt_str *out);
+
+/**
+ * The `count` strings at `parts` joined into one new string in `*out` (one allocation).
+ * `parts` may be NULL when `count` is 0 (the result is empty). `DT_ERR_TOO_LONG` if the
+ * total passes `DT_MAX_LEN`; any invalid element fails the whole call.
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_str_concat(const struct dt_str *parts, size_t count, struct dt_str *out);
+
+/**
+ * 1 if `*a` and `*b` hold the same bytes, else 0 (also 0 if either is NULL, invalid or
+ * released).
+ *
+ * Thread safety: any thread.
+ */
+int dt_str_equal(const struct dt_str *a, const struct dt_str *b);
+
+/**
+ * 1 if the bytes of `*s` are valid UTF-8, else 0 (also 0 for an invalid handle).
+ *
+ * Thread safety: any thread.
+ */
+int dt_str_is_utf8(const struct dt_str *s);
+
+/**
+ * The atom of `*s`'s bytes in the global table, in `*out`. If the bytes are new and
+ * `*s` owns a whole block, the atom adopts that block: no copy. `*s` stays valid.
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_str_intern(const struct dt_str *s, struct dt_atom *out);
+
+/**
+ * The global table (the one `dt_str_intern` and `dt_atom_*` use). Never NULL; it cannot
+ * be freed.
+ *
+ * Thread safety: any thread.
+ */
+struct dt_table *dt_table_global(void);
+
+/**
+ * A new, empty, independent table in `*out` (free it with `dt_table_free`).
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_table_new(struct dt_table **out);
+
+/**
+ * Frees an independent table. Atoms still held stay valid (they keep what they need
+ * alive) but can no longer be found by lookups. The global table cannot be freed:
+ * `DT_ERR_INVALID_HANDLE`.
+ *
+ * Thread safety: any thread, with no other call on this table running.
+ */
+enum dt_status dt_table_free(struct dt_table *t);
+
+/**
+ * The atom of the `len` bytes at `data` in table `t`, in `*out` (a copy is filed if new).
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_table_intern(struct dt_table *t,
+                               const uint8_t *data,
+                               size_t len,
+                               struct dt_atom *out);
+
+/**
+ * The atom of `*s`'s bytes in table `t`, in `*out`; adopts `*s`'s block when it can
+ * (no copy). `*s` stays valid.
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_table_intern_str(struct dt_table *t, const struct dt_str *s, struct dt_atom *out);
+
+/**
+ * The atom of the bytes if table `t` holds it, in `*out`; never inserts.
+ * `DT_ERR_NOT_FOUND` if absent.
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_table_lookup(struct dt_table *t,
+                               const uint8_t *data,
+                               size_t len,
+                               struct dt_atom *out);
+
+/**
+ * The number of atoms filed in `t` (atoms of up to 7 bytes never are); 0 for NULL or
+ * an invalid table.
+ *
+ * Thread safety: any thread.
+ */
+size_t dt_table_len(const struct dt_table *t);
+
+/**
+ * Fills `*out` with `t`'s memory report (it walks the table: O(atoms)).
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_table_memory_report(const struct dt_table *t, struct dt_memory_report *out);
+
+/**
+ * `t`'s memory report as a JSON object in a new string `*out` (release it): the fields
+ * of `dt_memory_report` plus `total_bytes`, `mean_probe` and `max_probe`.
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_table_memory_report_json(const struct dt_table *t, struct dt_str *out);
 
 /**
  * TEST HOOK. While `min_size` is non-zero, every allocation of at least `min_size` bytes

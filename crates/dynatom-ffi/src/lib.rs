@@ -22,26 +22,38 @@
 //! where nothing is checked by a compiler, so each one checks what can be checked at run
 //! time and relies on the header's documented rules for the rest (a non-NULL pointer
 //! points at memory of the stated type; `data`/`len` pairs are readable). All pointer
-//! casts live in two modules: `handles` (the words of `dt_str`/`dt_atom`, byte buffers,
-//! out-parameters, file descriptors) and `objects` (the boxed opaque objects, each with a
-//! magic word that names its kind and is cleared when it is freed). A third module,
-//! `test_hooks`, holds the global allocator that can be told to fail for tests. The
-//! `*_api` modules above them contain no `unsafe` at all.
+//! casts live in three small modules, one per raw representation: `handles` (the words
+//! of `dt_str`/`dt_atom`), `pointers` (byte buffers, arrays, out-parameters, file
+//! descriptors) and `objects` (the boxed opaque objects, each with a magic word that
+//! names its kind and is overwritten when it is freed). A fourth, `test_hooks`, holds the
+//! global allocator that can be told to fail for tests. The `*_api` modules above them
+//! contain no `unsafe` at all.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 // The C names (`dt_str`, `DT_OK`) are the ABI: they are spelled as C spells them.
 #![allow(non_camel_case_types)]
 
+mod atom_api;
+mod builder_api;
 mod guard;
+mod handles;
 mod interner_api;
 mod objects;
+mod pieces_api;
 mod pointers;
 mod status;
+mod str_api;
+mod table_api;
 mod test_hooks;
 
+pub use crate::atom_api::*;
+pub use crate::builder_api::*;
 pub use crate::interner_api::*;
+pub use crate::pieces_api::*;
 pub use crate::status::{dt_status, dt_status_code, dt_status_message};
+pub use crate::str_api::*;
+pub use crate::table_api::*;
 pub use crate::test_hooks::{dt_test_fail_allocations, dt_test_panic};
 
 /// A byte string: the two words of a dynatom `ByteStr`, passed and stored by value.
