@@ -416,7 +416,8 @@ enum dt_status dt_pieces_push_str(struct dt_pieces *p, const struct dt_str *s);
 enum dt_status dt_pieces_push_atom(struct dt_pieces *p, const struct dt_atom *a);
 
 /**
- * Appends a copy of the `len` bytes at `data` as a piece.
+ * Appends a copy of the `len` bytes at `data` as a piece. (Empty pieces, here and in
+ * the other `push` functions, are not kept: `dt_pieces_count` does not change.)
  *
  * Thread safety: one thread at a time per piece list.
  */
@@ -596,8 +597,9 @@ enum dt_status dt_table_intern(struct dt_table *t,
                                struct dt_atom *out);
 
 /**
- * The atom of `*s`'s bytes in table `t`, in `*out`; adopts `*s`'s block when it can
- * (no copy). `*s` stays valid.
+ * The atom of `*s`'s bytes in table `t`, in `*out`. The global table adopts `*s`'s
+ * block when the bytes are new and `*s` is a whole, not yet interned block (no copy);
+ * an independent table files a copy. `*s` stays valid.
  *
  * Thread safety: any thread.
  */

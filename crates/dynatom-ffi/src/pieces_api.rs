@@ -62,7 +62,8 @@ pub extern "C" fn dt_pieces_push_atom(p: *mut dt_pieces, a: *const dt_atom) -> d
     })
 }
 
-/// Appends a copy of the `len` bytes at `data` as a piece.
+/// Appends a copy of the `len` bytes at `data` as a piece. (Empty pieces, here and in
+/// the other `push` functions, are not kept: `dt_pieces_count` does not change.)
 ///
 /// Thread safety: one thread at a time per piece list.
 #[no_mangle]

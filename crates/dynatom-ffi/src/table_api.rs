@@ -164,8 +164,9 @@ pub extern "C" fn dt_table_intern(t: *mut dt_table, data: *const u8, len: usize,
     })
 }
 
-/// The atom of `*s`'s bytes in table `t`, in `*out`; adopts `*s`'s block when it can
-/// (no copy). `*s` stays valid.
+/// The atom of `*s`'s bytes in table `t`, in `*out`. The global table adopts `*s`'s
+/// block when the bytes are new and `*s` is a whole, not yet interned block (no copy);
+/// an independent table files a copy. `*s` stays valid.
 ///
 /// Thread safety: any thread.
 #[no_mangle]

@@ -19,7 +19,7 @@ static void appends_then_finish(void) {
     const uint8_t *data = NULL;
     size_t len = 0;
     EXPECT_STATUS(DT_OK, dt_str_bytes(&s, &data, &len));
-    EXPECT(len == expected && memcmp(data, "some bytes \x00\xff and a dt_str", 27) == 0);
+    EXPECT(len == expected && memcmp(data, "some bytes \x00\xff and a dt_str", 26) == 0);
     EXPECT_STATUS(DT_OK, dt_str_release(&s));
     EXPECT_STATUS(DT_OK, dt_str_release(&part));
 }
