@@ -120,3 +120,45 @@ pub(crate) fn str_to_c(s: ByteStr) -> dt_str {
 pub(crate) fn atom_to_c(a: ByteAtom) -> dt_atom {
     dt_atom { w: a.into_raw() as u64 }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_released_marker_is_never_a_live_handle() {
+        assert!(!ByteAtom::raw_word_plausible(RELEASED_WORD));
+        assert!(!ByteStr::raw_words_plausible([0, RELEASED_WORD]));
+        assert_eq!(check_atom_word(RELEASED_WORD), Err(dt_status::DT_ERR_RELEASED));
+        assert_eq!(check_str_words([0, RELEASED_WORD]), Err(dt_status::DT_ERR_RELEASED));
+        assert_eq!(check_atom_word(0), Err(dt_status::DT_ERR_INVALID_HANDLE));
+        assert_eq!(check_str_words([0, 0]), Err(dt_status::DT_ERR_INVALID_HANDLE));
+        assert_eq!(check_str_words([3, 0]), Err(dt_status::DT_ERR_INVALID_HANDLE));
+    }
+
+    #[test]
+    fn handles_round_trip_and_release_once() {
+        for text in [&b""[..], b"inline", b"a heap string of more than fifteen bytes"] {
+            let mut s = str_to_c(ByteStr::copy_from_slice(text));
+            assert_eq!(str_ref(&s).unwrap().as_bytes(), text);
+            let mut a = atom_to_c(str_ref(&s).unwrap().intern());
+            assert_eq!(atom_ref(&a).unwrap().as_bytes(), text);
+            assert!(atom_is_valid(a));
+            assert_eq!(release_atom(&mut a), Ok(()));
+            assert!(!atom_is_valid(a));
+            assert_eq!(release_atom(&mut a), Err(dt_status::DT_ERR_RELEASED));
+            assert_eq!(release_str(&mut s), Ok(()));
+            assert_eq!(s, dt_str { w0: 0, w1: DT_RELEASED_MARK });
+            assert_eq!(str_ref(&s).err(), Some(dt_status::DT_ERR_RELEASED));
+            assert_eq!(release_str(&mut s), Err(dt_status::DT_ERR_RELEASED));
+        }
+    }
+
+    #[test]
+    fn inline_strings_are_borrowed_in_place() {
+        let s = str_to_c(ByteStr::copy_from_slice(b"in place"));
+        let bytes = str_ref(&s).unwrap().as_ptr() as usize;
+        let handle = std::ptr::from_ref(&s) as usize;
+        assert!((handle..handle + 16).contains(&bytes));
+    }
+}
