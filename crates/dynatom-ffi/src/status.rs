@@ -112,10 +112,12 @@ impl From<InternerError> for dt_status {
 /// Thread safety: any thread.
 #[no_mangle]
 pub extern "C" fn dt_status_message(status: dt_status_code) -> *const c_char {
-    guarded(|| {
-        let known = usize::try_from(status).ok().and_then(|index| ALL.get(index));
-        known.map_or(c"unknown status", |status| status.message()).as_ptr()
-    })
+    guarded(|| message_for(status).as_ptr())
+}
+
+fn message_for(status: dt_status_code) -> &'static std::ffi::CStr {
+    let known = usize::try_from(status).ok().and_then(|index| ALL.get(index));
+    known.map_or(c"unknown status", |status| status.message())
 }
 
 #[cfg(test)]
@@ -133,9 +135,9 @@ mod tests {
     fn every_status_has_its_own_message() {
         let texts: std::collections::HashSet<&str> = ALL.iter().map(|s| s.message().to_str().unwrap()).collect();
         assert_eq!(texts.len(), ALL.len());
-        let unknown = dt_status_message(99);
-        // SAFETY: dt_status_message returns a static NUL-terminated string.
-        let unknown = unsafe { std::ffi::CStr::from_ptr(unknown) };
-        assert_eq!(unknown, c"unknown status");
+        assert_eq!(message_for(99), c"unknown status");
+        assert_eq!(message_for(-1), c"unknown status");
+        assert_eq!(message_for(dt_status::DT_ERR_IO as dt_status_code), c"I/O error (see errno)");
+        assert_eq!(dt_status_message(0), message_for(0).as_ptr());
     }
 }
