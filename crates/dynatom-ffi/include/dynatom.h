@@ -121,7 +121,8 @@ typedef struct dt_pieces dt_pieces;
 
 /**
  * An atom table: the global one (`dt_table_global`) or an independent one
- * (`dt_table_new`). Atoms of different tables never compare equal.
+ * (`dt_table_new`). Atoms of different tables are different atoms, except those of up
+ * to 7 bytes, which are stored in the word itself and equal in every table.
  *
  * Thread safety: any thread, all calls at once (the table is sharded and locked
  * inside), except `dt_table_free`, which must not race other calls on the table.
@@ -250,7 +251,8 @@ enum dt_status dt_atom_release(struct dt_atom *a);
 
 /**
  * 1 if `a` and `b` are the same atom (one word compare), else 0; 0 if either is not a
- * live handle. Atoms of different tables are different atoms.
+ * live handle. Atoms of different tables are different atoms (except those of up to 7
+ * bytes, which live in the word and are equal in every table).
  *
  * Thread safety: any thread.
  */

@@ -60,7 +60,8 @@ pub extern "C" fn dt_atom_release(a: *mut dt_atom) -> dt_status {
 }
 
 /// 1 if `a` and `b` are the same atom (one word compare), else 0; 0 if either is not a
-/// live handle. Atoms of different tables are different atoms.
+/// live handle. Atoms of different tables are different atoms (except those of up to 7
+/// bytes, which live in the word and are equal in every table).
 ///
 /// Thread safety: any thread.
 #[no_mangle]

@@ -11,7 +11,8 @@ use crate::pointers::{bytes, Out};
 use crate::{dt_atom, dt_status, dt_str};
 
 /// An atom table: the global one (`dt_table_global`) or an independent one
-/// (`dt_table_new`). Atoms of different tables never compare equal.
+/// (`dt_table_new`). Atoms of different tables are different atoms, except those of up
+/// to 7 bytes, which are stored in the word itself and equal in every table.
 ///
 /// Thread safety: any thread, all calls at once (the table is sharded and locked
 /// inside), except `dt_table_free`, which must not race other calls on the table.

@@ -20,6 +20,13 @@ static void independent_tables_intern_and_look_up(void) {
     EXPECT_STATUS(DT_OK, dt_atom_from_bytes(LIT("a name interned in an independent table"), &via_api));
     EXPECT(dt_atom_equal(global, via_api));
     EXPECT(dt_table_len(dt_table_global()) >= 1);
+    /* Up to 7 bytes, an atom is its word: equal in every table, filed in none. */
+    dt_atom short_here, short_global;
+    EXPECT_STATUS(DT_OK, dt_table_intern(t, LIT("seven!!"), &short_here));
+    EXPECT_STATUS(DT_OK, dt_atom_from_bytes(LIT("seven!!"), &short_global));
+    EXPECT(dt_atom_equal(short_here, short_global) && dt_table_len(t) == 1);
+    EXPECT_STATUS(DT_OK, dt_atom_release(&short_here));
+    EXPECT_STATUS(DT_OK, dt_atom_release(&short_global));
     dt_atom all[] = {a, b, found, global, via_api};
     for (size_t i = 0; i < 5; i++) EXPECT_STATUS(DT_OK, dt_atom_release(&all[i]));
     EXPECT(dt_table_len(t) == 0); /* the last reference removed it */
