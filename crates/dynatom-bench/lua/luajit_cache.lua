@@ -3,10 +3,12 @@
 -- creation of a value object:
 --   native   a Lua string, `base .. tail` (LuaJIT interns it: hash, chain walk, memcmp);
 --   buffer   LuaJIT's own string.buffer holding the value (never interned);
---   dynatom  a dynatom str through the module, `base .. tail` (one allocation and a copy).
--- Usage: luajit luajit_cache.lua VARIANT SIZE COUNT CAPACITY EVICT similar|random
--- Prints "checksum N", "peak_rss_kib N", "base_rss_kib N", then every creation's latency
--- in ns, one a line. The dynatom variant needs LUA_PATH to find dynatom.lua and
+--   dynatom  a dynatom str through the module, `base .. tail` (one allocation and a copy);
+--   dynatom-retain  the same, with dynatom.retain_freed_memory(256 MiB) (glibc keeps freed
+--            blocks for reuse instead of returning them and faulting fresh pages in again).
+-- Usage: luajit luajit_cache.lua native|buffer|dynatom|dynatom-retain SIZE COUNT CAPACITY EVICT similar|random
+-- Prints "checksum N", "peak_rss_kib N", "base_rss_kib N", then one line per creation:
+-- its wall-clock and its thread-CPU time in ns. The dynatom variant needs LUA_PATH to find dynatom.lua and
 -- DYNATOM_LIB (or the search path) to find the library.
 local ffi = require("ffi")
 ffi.cdef([[
@@ -15,7 +17,13 @@ int clock_gettime(int clock_id, bench_timespec *tp);
 ]])
 local ts = ffi.new("bench_timespec")
 local function now_ns()
-  ffi.C.clock_gettime(1, ts) -- CLOCK_MONOTONIC
+  ffi.C.clock_gettime(1, ts) -- CLOCK_MONOTONIC (vDSO: tens of ns)
+  return tonumber(ts.tv_sec) * 1e9 + tonumber(ts.tv_nsec)
+end
+-- CLOCK_THREAD_CPUTIME_ID: user + system time of this thread (page faults included), so a
+-- shared machine's preemption does not count; a system call, about 0.5 µs per read here.
+local function cpu_ns()
+  ffi.C.clock_gettime(3, ts)
   return tonumber(ts.tv_sec) * 1e9 + tonumber(ts.tv_nsec)
 end
 
@@ -28,7 +36,8 @@ end
 
 local variant, size, count, capacity, evict, mode =
   arg[1], tonumber(arg[2]), tonumber(arg[3]), tonumber(arg[4]), tonumber(arg[5]), arg[6]
-assert(variant == "native" or variant == "buffer" or variant == "dynatom", "variant: native|buffer|dynatom")
+local VARIANTS = { native = true, buffer = true, dynatom = true, ["dynatom-retain"] = true }
+assert(VARIANTS[variant], "variant: native|buffer|dynatom|dynatom-retain")
 assert(mode == "similar" or mode == "random", "mode: similar|random")
 local tail_len = 16
 assert(size > tail_len, "SIZE must exceed the 16-byte tail")
@@ -87,6 +96,9 @@ elseif variant == "buffer" then
   end
 else
   local dynatom = require("dynatom")
+  if variant == "dynatom-retain" then
+    dynatom.retain_freed_memory(256 * 1024 * 1024)
+  end
   if mode == "similar" then
     base = dynatom.str(base) -- the shared body, made once like the Lua string above
   end
@@ -102,7 +114,7 @@ end
 
 collectgarbage("collect")
 local base_rss = status_kib("VmRSS")
-local latencies = {}
+local wall, cpu = {}, {}
 local cache, cached = {}, 0
 local order, first, next_slot = {}, 1, 1
 local checksum = 0
@@ -112,9 +124,11 @@ for i = 1, count do
     body = random_body() -- a fresh random body, built before the clock starts
   end
   local tail = tails[i]
+  local c0 = cpu_ns()
   local t0 = now_ns()
   local value = make(body, tail)
-  latencies[i] = now_ns() - t0
+  local t1 = now_ns()
+  wall[i], cpu[i] = t1 - t0, cpu_ns() - c0
   checksum = checksum + #value
   cache[i] = value
   cached = cached + 1
@@ -141,4 +155,8 @@ assert(text(cache[order[first]]):sub(-tail_len) == tails[order[first]], "oldest 
 print("checksum " .. checksum)
 print("peak_rss_kib " .. status_kib("VmHWM"))
 print("base_rss_kib " .. base_rss)
-io.write(table.concat(latencies, "\n"), "\n")
+local lines = {}
+for i = 1, count do
+  lines[i] = string.format("%d %d", wall[i], cpu[i])
+end
+io.write(table.concat(lines, "\n"), "\n")

@@ -87,6 +87,8 @@ pub enum Variant {
     Buffer,
     /// A dynatom str through the LuaJIT module.
     Dynatom,
+    /// The same, after `dynatom.retain_freed_memory(256 MiB)` (glibc keeps freed blocks).
+    DynatomRetain,
 }
 
 impl Variant {
@@ -95,14 +97,18 @@ impl Variant {
             Variant::Native => "native",
             Variant::Buffer => "buffer",
             Variant::Dynatom => "dynatom",
+            Variant::DynatomRetain => "dynatom-retain",
         }
     }
 }
 
 /// One run of the cache workload.
 pub struct CacheRun {
-    /// Each creation's latency in µs.
+    /// Each creation's wall-clock latency in µs.
     pub latencies_us: Vec<f64>,
+    /// Each creation's thread-CPU time in µs (user + system: page faults count,
+    /// preemption by other processes does not).
+    pub cpu_us: Vec<f64>,
     /// The luajit process's VmHWM at the end, in KiB.
     pub peak_rss_kib: f64,
 }
@@ -126,6 +132,12 @@ fn run_script(name: &str, text: &str, args: &[String], lib: Option<&Path>) -> Re
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
+/// "WALL_NS CPU_NS" → (wall µs, CPU µs).
+fn timing_line(line: &str) -> Option<(f64, f64)> {
+    let (wall, cpu) = line.trim().split_once(' ')?;
+    Some((wall.parse::<f64>().ok()? / 1000.0, cpu.parse::<f64>().ok()? / 1000.0))
+}
+
 fn field(text: &str, name: &str) -> Option<f64> {
     text.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse().ok())
 }
@@ -140,7 +152,7 @@ pub fn run_cache(
     similar: bool,
     lib: Option<&Path>,
 ) -> Result<CacheRun, String> {
-    if variant == Variant::Dynatom && lib.is_none() {
+    if matches!(variant, Variant::Dynatom | Variant::DynatomRetain) && lib.is_none() {
         return Err("library not built".into());
     }
     let mut args: Vec<String> = vec![variant.arg().into()];
@@ -152,16 +164,11 @@ pub fn run_cache(
         return Err(format!("luajit made {checksum} bytes of values, expected {}", size * count));
     }
     let peak_rss_kib = field(&text, "peak_rss_kib").ok_or("no peak RSS from luajit")?;
-    let latencies_us: Vec<f64> = text
-        .lines()
-        .filter(|l| !l.contains(' '))
-        .filter_map(|l| l.trim().parse::<f64>().ok())
-        .map(|ns| ns / 1000.0)
-        .collect();
+    let (latencies_us, cpu_us): (Vec<f64>, Vec<f64>) = text.lines().filter_map(timing_line).unzip();
     if latencies_us.len() != count {
         return Err(format!("luajit timed {} creations, expected {count}", latencies_us.len()));
     }
-    Ok(CacheRun { latencies_us, peak_rss_kib })
+    Ok(CacheRun { latencies_us, cpu_us, peak_rss_kib })
 }
 
 /// The native-strings cache workload, latencies only (the lazy-vs-eager suite's row).
@@ -198,5 +205,7 @@ mod tests {
         assert_eq!(field(text, "checksum"), Some(192000.0));
         assert_eq!(field(text, "peak_rss_kib"), Some(2984.0));
         assert_eq!(field(text, "nothing"), None);
+        assert_eq!(timing_line("1500 2500"), Some((1.5, 2.5)));
+        assert_eq!(timing_line("checksum 192000"), None);
     }
 }
