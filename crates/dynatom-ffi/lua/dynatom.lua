@@ -110,11 +110,15 @@ dt_status dt_pieces_to_str(const dt_pieces *p, dt_str *out);
 dt_status dt_pieces_free(dt_pieces *p);
 
 dt_status dt_interner_new(dt_interner **out);
+dt_status dt_interner_new_with_limits(size_t max_symbols, size_t max_bytes, dt_interner **out);
 dt_status dt_interner_free(dt_interner *i);
 dt_status dt_interner_intern(dt_interner *i, const uint8_t *p, size_t len, uint32_t *sym);
 dt_status dt_interner_get(const dt_interner *i, const uint8_t *p, size_t len, uint32_t *sym);
 dt_status dt_interner_resolve(const dt_interner *i, uint32_t sym, const uint8_t **data, size_t *len);
 size_t dt_interner_len(const dt_interner *i);
+
+void dt_test_fail_allocations(size_t min_size);
+dt_status dt_test_panic(void);
 ]]
 ffi.cdef(CDEF)
 

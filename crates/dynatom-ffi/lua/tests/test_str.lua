@@ -146,4 +146,18 @@ test("byte reads one byte with string.byte's index rules", function()
   assert(s:byte(0) == nil and s:byte(22) == nil)
 end)
 
+test("allocation failure raises the library's message and leaves nothing behind", function()
+  local msg = require("ffi").string(dynatom.C.dt_status_message(3)) -- DT_ERR_ALLOC
+  local text = string.rep("z", 100000)
+  dynatom.C.dt_test_fail_allocations(4096)
+  local ok, err = pcall(dynatom.str, text)
+  local ok2, err2 = pcall(function()
+    return dynatom.str("small") .. text -- the builder path
+  end)
+  dynatom.C.dt_test_fail_allocations(0)
+  assert(not ok and tostring(err):find(msg, 1, true), tostring(err))
+  assert(not ok2 and tostring(err2):find(msg, 1, true), tostring(err2))
+  assert(tostring(dynatom.str(text)) == text, "works again once allocations succeed")
+end)
+
 h.run(tests)
