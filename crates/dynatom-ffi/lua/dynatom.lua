@@ -28,9 +28,14 @@
 -- GC pressure: LuaJIT's collector sees a 16-byte cdata, not the megabyte block behind it
 -- (LuaJIT issue 872, the same problem `string.buffer` users meet). The module counts the
 -- bytes it allocates outside the Lua heap and runs a full collection when the count since
--- the last one passes a budget: max(16 MiB, half the external bytes believed live). A loop
+-- the last one passes a budget: max(16 MiB, a quarter of the external bytes believed live)
+-- (so garbage adds at most about a quarter to the live bytes before it is freed). A loop
 -- that creates and drops 1 MiB strings therefore stays within a few tens of MiB.
 -- `dynatom.gc_stats()` shows the counters; `dynatom.set_gc_budget(bytes)` sets the floor.
+--
+-- Large strs and glibc: a freed 1 MiB block goes back to the system and the next one is a
+-- fresh mmap whose pages all fault in again (most of a 1 MiB creation's time on a VM).
+-- `dynatom.retain_freed_memory(bytes)` opts the process into reusing freed blocks.
 --
 -- Errors from the library raise Lua errors carrying `dt_status_message`'s text.
 local ffi = require("ffi")
@@ -162,7 +167,7 @@ local function collect_for_pressure()
   if live < 0 then
     live = 0
   end
-  gc_budget = live / 2
+  gc_budget = live / 4
   if gc_budget < gc_floor then
     gc_budget = gc_floor
   end

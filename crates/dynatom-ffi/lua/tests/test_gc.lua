@@ -48,4 +48,14 @@ test("control: without the budget the same loop grows past 64 MiB", function()
   assert(hwm > 64 * 1024, "the control stayed at " .. hwm .. " KiB")
 end)
 
+test("retain_freed_memory is accepted and the loop stays bounded with it", function()
+  assert(dynatom.retain_freed_memory(64 * MIB), "glibc refused the malloc settings")
+  local text = string.rep("z", MIB)
+  for _ = 1, 1000 do
+    assert(#dynatom.str(text) == MIB)
+  end
+  local rss = h.status_kib("VmRSS")
+  assert(rss < 160 * 1024, "RSS " .. rss .. " KiB with 64 MiB retained")
+end)
+
 h.run(tests)
