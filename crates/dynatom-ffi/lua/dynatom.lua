@@ -865,9 +865,7 @@ end
 function M.set_gc_budget(bytes)
   local old = gc_floor
   gc_floor = bytes
-  if gc_budget < bytes then
-    gc_budget = bytes
-  end
+  gc_budget = bytes -- the next forced collection recomputes it from the live bytes
   return old
 end
 
