@@ -140,6 +140,13 @@ fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
         out.fig(&format!("{prefix}p99_us"), quantile(&sorted, 0.99));
         out.fig(&format!("{prefix}max_us"), *sorted.last().unwrap_or(&f64::NAN));
     }
+    // The warm steady state: the last third of the creations, after the cache has filled
+    // and evicted and the heap has reached its size (the first ones fault fresh pages in).
+    let steady = &run.cpu_us[run.cpu_us.len() * 2 / 3..];
+    let mut sorted = steady.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    out.fig("steady_cpu_mean_us", steady.iter().sum::<f64>() / steady.len().max(1) as f64);
+    out.fig("steady_cpu_p99_us", quantile(&sorted, 0.99));
     out.fig("peak_rss_mib", run.peak_rss_kib / 1024.0);
     out.samples.insert("latency_us".into(), run.latencies_us);
     out.samples.insert("cpu_us".into(), run.cpu_us);
@@ -222,6 +229,39 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     }
     rep.table(&t);
 
+    let steady_from = shape(ctx.scale).0 * 2 / 3 + 1;
+    rep.para(&format!(
+        "Warm steady state: the same runs, CPU time of creations {steady_from}..{n} only (the cache has \
+         filled and evicted and the heap has reached its size; before that, every variant also pays \
+         for faulting fresh pages in)."
+    ));
+    let mut st = Table::new(&[
+        "workload",
+        "variant",
+        "steady CPU mean µs",
+        "steady CPU p99 µs",
+        "native ÷ this (mean)",
+        "native ÷ this (p99)",
+    ]);
+    for &size in sizes(ctx.scale).iter().filter(|s| **s >= 64 << 10) {
+        for mode in MODES {
+            let wl = format!("{} {mode}", size_label(size));
+            let nat = job(NATIVE, mode, size);
+            for (name, _) in VARIANTS {
+                let j = job(name, mode, size);
+                st.row(vec![
+                    wl.clone(),
+                    name.to_string(),
+                    cell(r, &j, "steady_cpu_mean_us"),
+                    cell(r, &j, "steady_cpu_p99_us"),
+                    fmt_ratio(r.median(&nat, "steady_cpu_mean_us"), r.median(&j, "steady_cpu_mean_us")),
+                    fmt_ratio(r.median(&nat, "steady_cpu_p99_us"), r.median(&j, "steady_cpu_p99_us")),
+                ]);
+            }
+        }
+    }
+    rep.table(&st);
+
     let n_lookups = lookups(ctx.scale);
     let keys = |p: &str| Job::new(p, HEADERS, &n_lookups.to_string());
     let mut kt = Table::new(&["keys", "ns per lookup", "vs Lua string keys"]);
@@ -300,7 +340,17 @@ fn targets(r: &Results, ctx: &Ctx, rep: &mut Report, native_ns: Option<f64>) {
                 combine(&mut met, Some(np >= 5.0 * dp && nm >= 3.0 * dm));
                 let mut part = format!("{}: p99 {:.1}×, mean {:.1}×", size_label(*size), np / dp, nm / dm);
                 if let (Some(rp), Some(rm)) = retain {
-                    part += &format!(" (malloc retaining: p99 {:.1}×, mean {:.1}×)", np / rp, nm / rm);
+                    part += &format!(" (malloc retaining: p99 {:.1}×, mean {:.1}×", np / rp, nm / rm);
+                    let steady = |v: &str, f: &str| get(v, *size, f);
+                    if let (Some(snp), Some(snm), Some(srp), Some(srm)) = (
+                        steady(NATIVE, "steady_cpu_p99_us"),
+                        steady(NATIVE, "steady_cpu_mean_us"),
+                        steady(DYNATOM_RETAIN, "steady_cpu_p99_us"),
+                        steady(DYNATOM_RETAIN, "steady_cpu_mean_us"),
+                    ) {
+                        part += &format!("; warm steady state: p99 {:.1}×, mean {:.1}×", snp / srp, snm / srm);
+                    }
+                    part += ")";
                 }
                 parts.push(part);
             }
