@@ -41,7 +41,7 @@
 local ffi = require("ffi")
 local bit = require("bit")
 
-local band, bor, rshift, lshift = bit.band, bit.bor, bit.rshift, bit.lshift
+local band = bit.band
 local tonumber, type, error, select = tonumber, type, error, select
 local ffi_string, ffi_copy, ffi_istype = ffi.string, ffi.copy, ffi.istype
 
