@@ -15,6 +15,7 @@ pub const SUITE: SuiteDef = SuiteDef { name: "luajit", reps_full: 3, reps_quick:
 /// Set by the parent for its children: the built `libdynatom.so`, or why there is none.
 const LIB_PATH_ENV: &str = "DYNATOM_BENCH_LIB";
 const LIB_ERROR_ENV: &str = "DYNATOM_BENCH_LIB_ERROR";
+const NO_LUAJIT: &str = "luajit not installed";
 
 const NATIVE: &str = "Lua string (`..`)";
 const BUFFER: &str = "string.buffer";
@@ -41,7 +42,7 @@ const MODES: &[&str] = &["similar", "random"];
 pub fn prepare() {
     luajit_real::ensure_installed();
     if !luajit_real::available() {
-        std::env::set_var(LIB_ERROR_ENV, "luajit not installed");
+        std::env::set_var(LIB_ERROR_ENV, NO_LUAJIT);
         return;
     }
     if std::env::var_os(LIB_PATH_ENV).is_some_and(|p| PathBuf::from(p).is_file()) {
@@ -111,7 +112,7 @@ fn jobs(ctx: &Ctx) -> Vec<Job> {
 fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
     let mut out = ChildOutput::default();
     if !luajit_real::available() {
-        out.fail("luajit not installed".into());
+        out.fail(NO_LUAJIT.into());
         return out;
     }
     let lib = library().ok();
@@ -156,7 +157,9 @@ fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
 /// A cell, or the short reason the variant has no figure.
 fn cell(r: &Results, job: &Job, figure: &str) -> String {
     match r.error(job) {
-        Some(e) if e.contains("library not built") || e.contains("dynatom-ffi") => "unavailable".into(),
+        Some(e) if e.contains("library not built") || e.contains("dynatom-ffi") || e.contains(NO_LUAJIT) => {
+            "unavailable".into()
+        }
         Some(_) => "wrong ✗".into(),
         None => fmt_num(r.median(job, figure)),
     }
@@ -187,8 +190,10 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
              and the wall-clock p50 is used."
         ),
     );
-    if let Err(why) = library() {
-        rep.para(&format!("dynatom column unavailable: {why}."));
+    if !luajit_real::available() {
+        rep.para(&format!("LuaJIT section unavailable: {NO_LUAJIT} (apt-get install luajit)."));
+    } else if let Err(why) = library() {
+        rep.para(&format!("dynatom columns unavailable: {why}."));
     }
     let mut t = Table::new(&[
         "workload",
