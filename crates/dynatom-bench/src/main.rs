@@ -27,7 +27,7 @@ static ALLOC: alloc_count::CountingAlloc = alloc_count::CountingAlloc;
 
 const USAGE: &str = "usage: dynatom-bench [--quick] [--only SUITE] [--corpus FILE] [--json FILE] [--out DIR] [--reps N]
   --quick        smaller inputs and fewer repetitions (under a minute)
-  --only SUITE   run one suite: intern-global, intern-local, intern-sync, memory, lazy-vs-eager,
+  --only SUITE   run one suite: intern-global, intern-local, intern-sync, memory, lazy-vs-eager, luajit,
                  atom-to-string, substrings, handles, build, small-map
   --corpus FILE  add FILE as a corpus (one token per line, or any text split into identifiers)
   --json FILE    also write every figure as JSON
@@ -132,7 +132,9 @@ fn run(opts: &Options) -> Result<(), String> {
         Some(name) => suites::find(name).into_iter().collect(),
         None => suites::SUITES.iter().collect(),
     };
-    if selected.iter().any(|s| s.name == suites::lazy_vs_eager::SUITE.name) {
+    if selected.iter().any(|s| s.name == suites::luajit::SUITE.name) {
+        suites::luajit::prepare(); // installs luajit, builds the C library for the children
+    } else if selected.iter().any(|s| s.name == suites::lazy_vs_eager::SUITE.name) {
         luajit_real::ensure_installed();
     }
     for suite in selected {

@@ -250,7 +250,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
              99th percentile, max over all creations of a repetition; median of repetitions). \
              \"LuaJIT 2.1 model\" is our model of LuaJIT 2.1's `lj_str_new` (see \
              `src/luajit_model.rs`); \"LuaJIT 2.1 (luajit binary)\" runs the same workload in \
-             Debian's `luajit` (`lua/cache_workload.lua`, timed with `clock_gettime` through the \
+             Debian's `luajit` (`lua/luajit_cache.lua`, variant `native`, timed with `clock_gettime` through the \
              FFI; its values are made by its own generator of the same shape, and interning \
              happens inside the `..` that creates each value). Ratios against `dynatom Str`."
         ),

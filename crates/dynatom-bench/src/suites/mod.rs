@@ -9,6 +9,7 @@ pub mod intern_global;
 pub mod intern_local;
 pub mod intern_sync;
 pub mod lazy_vs_eager;
+pub mod luajit;
 pub mod memory;
 pub mod small_map;
 pub mod substrings;
@@ -98,6 +99,7 @@ pub const SUITES: &[SuiteDef] = &[
     intern_sync::SUITE,
     memory::SUITE,
     lazy_vs_eager::SUITE,
+    luajit::SUITE,
     atom_to_string::SUITE,
     substrings::SUITE,
     handles::SUITE,

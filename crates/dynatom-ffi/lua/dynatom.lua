@@ -1,0 +1,872 @@
+-- dynatom for LuaJIT: byte strings that are not interned until you ask, and atoms that
+-- compare in one word, through the C library `libdynatom` (crates/dynatom-ffi).
+--
+--   local dynatom = require "dynatom"
+--   local body = dynatom.str(data)        -- one allocation and a copy: no hash, no table
+--   local name = dynatom.atom("host")     -- interned in dynatom's global table
+--   local t = { [name:key()] = "value" }  -- atoms as table keys, by identity
+--
+-- The library is loaded from $DYNATOM_LIB when set, else by `ffi.load("dynatom")`
+-- (the system's search path: LD_LIBRARY_PATH, ld.so.cache).
+--
+-- Objects
+--   dynatom.str(s) / dynatom.str(ptr, len)  a `dt_str` cdata: 16 bytes, strings of up to
+--       15 bytes live inside it, longer ones own one reference to a heap block.
+--   dynatom.atom(s) / dynatom.atom(ptr, len) a `dt_atom` cdata: 8 bytes, interned.
+--   #x, x == y (bytes; atoms compare their word), x .. y, x:sub(i, j) (O(1), shares the
+--   block), x:intern(), x:clone(), x:release(), x:data() (pointer and length, no copy).
+--   tostring(x) makes a Lua string: that is a copy AND an intern in LuaJIT's own string
+--   table (a hash and a chain walk with memcmp, the cost dynatom exists to avoid), so keep
+--   it for the edges where a Lua API insists on a string.
+--
+-- Release: every handle is released by its `__gc` metamethod; `x:release()` releases
+-- early (a released handle raises "released" errors; the later finaliser is harmless).
+-- A handle is a reference object: `local y = x` is the same handle. Never copy one with
+-- `ffi.new("dt_str", x)` or by storing it into a C array: the copy would not own a
+-- reference (use `x:clone()`).
+--
+-- GC pressure: LuaJIT's collector sees a 16-byte cdata, not the megabyte block behind it
+-- (LuaJIT issue 872, the same problem `string.buffer` users meet). The module counts the
+-- bytes it allocates outside the Lua heap and runs a full collection when the count since
+-- the last one passes a budget: max(16 MiB, a quarter of the external bytes believed live)
+-- (so garbage adds at most about a quarter to the live bytes before it is freed). A loop
+-- that creates and drops 1 MiB strings therefore stays within a few tens of MiB.
+-- `dynatom.gc_stats()` shows the counters; `dynatom.set_gc_budget(bytes)` sets the floor.
+--
+-- Large strs and glibc: a freed 1 MiB block goes back to the system and the next one is a
+-- fresh mmap whose pages all fault in again (most of a 1 MiB creation's time on a VM).
+-- `dynatom.retain_freed_memory(bytes)` opts the process into reusing freed blocks.
+--
+-- Errors from the library raise Lua errors carrying `dt_status_message`'s text.
+local ffi = require("ffi")
+local bit = require("bit")
+
+local band = bit.band
+local tonumber, type, error, select = tonumber, type, error, select
+local ffi_string, ffi_copy, ffi_istype = ffi.string, ffi.copy, ffi.istype
+
+-- The declarations of include/dynatom.h (the Lua tests check every dt_ function of the
+-- header is declared here, so the two cannot drift apart).
+local CDEF = [[
+typedef struct dt_str { uint64_t w0; uint64_t w1; } dt_str;
+typedef struct dt_atom { uint64_t w; } dt_atom;
+typedef struct dt_table dt_table;
+typedef struct dt_builder dt_builder;
+typedef struct dt_pieces dt_pieces;
+typedef struct dt_interner dt_interner;
+typedef enum dt_status {
+  DT_OK = 0, DT_ERR_NULL = 1, DT_ERR_TOO_LONG = 2, DT_ERR_ALLOC = 3, DT_ERR_RANGE = 4,
+  DT_ERR_UTF8 = 5, DT_ERR_INVALID_HANDLE = 6, DT_ERR_RELEASED = 7, DT_ERR_NOT_FOUND = 8,
+  DT_ERR_IO = 9, DT_ERR_LIMIT = 10, DT_ERR_INVALID_SYMBOL = 11, DT_ERR_PANIC = 12
+} dt_status;
+typedef struct dt_memory_report {
+  size_t atoms; size_t table_bytes; size_t header_bytes; size_t char_bytes; int64_t slop_bytes;
+  uint64_t lookups; uint64_t hits; uint64_t misses; uint64_t inserts; uint64_t removals;
+} dt_memory_report;
+
+const char *dt_status_message(dt_status s);
+
+dt_status dt_str_from_bytes(const uint8_t *p, size_t len, dt_str *out);
+dt_str dt_str_empty(void);
+dt_status dt_str_clone(const dt_str *s, dt_str *out);
+dt_status dt_str_release(dt_str *s);
+dt_status dt_str_bytes(const dt_str *s, const uint8_t **data, size_t *len);
+size_t dt_str_len(const dt_str *s);
+dt_status dt_str_slice(const dt_str *s, size_t start, size_t end, dt_str *out);
+dt_status dt_str_concat(const dt_str *parts, size_t count, dt_str *out);
+int dt_str_equal(const dt_str *a, const dt_str *b);
+int dt_str_is_utf8(const dt_str *s);
+dt_status dt_str_intern(const dt_str *s, dt_atom *out);
+
+dt_status dt_atom_from_bytes(const uint8_t *p, size_t len, dt_atom *out);
+dt_status dt_atom_lookup(const uint8_t *p, size_t len, dt_atom *out);
+dt_status dt_atom_clone(const dt_atom *a, dt_atom *out);
+dt_status dt_atom_release(dt_atom *a);
+int dt_atom_equal(dt_atom a, dt_atom b);
+uint64_t dt_atom_hash(const dt_atom *a);
+dt_status dt_atom_bytes(const dt_atom *a, const uint8_t **data, size_t *len);
+dt_status dt_atom_to_str(const dt_atom *a, dt_str *out);
+
+dt_table *dt_table_global(void);
+dt_status dt_table_new(dt_table **out);
+dt_status dt_table_free(dt_table *t);
+dt_status dt_table_intern(dt_table *t, const uint8_t *p, size_t len, dt_atom *out);
+dt_status dt_table_intern_str(dt_table *t, const dt_str *s, dt_atom *out);
+dt_status dt_table_lookup(dt_table *t, const uint8_t *p, size_t len, dt_atom *out);
+size_t dt_table_len(const dt_table *t);
+dt_status dt_table_memory_report(const dt_table *t, dt_memory_report *out);
+dt_status dt_table_memory_report_json(const dt_table *t, dt_str *out);
+
+dt_status dt_builder_new(size_t capacity, dt_builder **out);
+dt_status dt_builder_append(dt_builder *b, const uint8_t *p, size_t len);
+dt_status dt_builder_append_str(dt_builder *b, const dt_str *s);
+size_t dt_builder_len(const dt_builder *b);
+dt_status dt_builder_finish(dt_builder *b, dt_str *out);
+dt_status dt_builder_free(dt_builder *b);
+
+dt_status dt_pieces_new(dt_pieces **out);
+dt_status dt_pieces_push_str(dt_pieces *p, const dt_str *s);
+dt_status dt_pieces_push_atom(dt_pieces *p, const dt_atom *a);
+dt_status dt_pieces_push_bytes(dt_pieces *p, const uint8_t *data, size_t len);
+size_t dt_pieces_len(const dt_pieces *p);
+size_t dt_pieces_count(const dt_pieces *p);
+dt_status dt_pieces_writev(const dt_pieces *p, int fd, size_t *written);
+dt_status dt_pieces_to_str(const dt_pieces *p, dt_str *out);
+dt_status dt_pieces_free(dt_pieces *p);
+
+dt_status dt_interner_new(dt_interner **out);
+dt_status dt_interner_new_with_limits(size_t max_symbols, size_t max_bytes, dt_interner **out);
+dt_status dt_interner_free(dt_interner *i);
+dt_status dt_interner_intern(dt_interner *i, const uint8_t *p, size_t len, uint32_t *sym);
+dt_status dt_interner_get(const dt_interner *i, const uint8_t *p, size_t len, uint32_t *sym);
+dt_status dt_interner_resolve(const dt_interner *i, uint32_t sym, const uint8_t **data, size_t *len);
+size_t dt_interner_len(const dt_interner *i);
+
+void dt_test_fail_allocations(size_t min_size);
+dt_status dt_test_panic(void);
+]]
+ffi.cdef(CDEF)
+
+local C = ffi.load(os.getenv("DYNATOM_LIB") or "dynatom")
+
+local M = { _CDEF = CDEF, C = C }
+
+-- Sizes the library keeps inside the handle (no heap block, nothing to account).
+local STR_INLINE_MAX = 15
+-- Concatenations up to this size are assembled in a scratch buffer and copied once
+-- (one library call); longer ones go through a builder (one copy, no scratch pass).
+local SCRATCH_MAX = 1024
+
+local scratch = ffi.new("uint8_t[?]", SCRATCH_MAX)
+local out_data = ffi.new("const uint8_t *[1]")
+local out_len = ffi.new("size_t[1]")
+local out_builder = ffi.new("dt_builder *[1]")
+local out_pieces = ffi.new("dt_pieces *[1]")
+local out_table = ffi.new("dt_table *[1]")
+local out_written = ffi.new("size_t[1]")
+
+local function fail(status, level)
+  error("dynatom: " .. ffi_string(C.dt_status_message(status)), (level or 1) + 1)
+end
+
+-- External-memory accounting (see "GC pressure" above). Module-level upvalues so the
+-- JIT keeps the hot path to two additions and a compare.
+local GC_FLOOR_DEFAULT = 16 * 1024 * 1024
+local gc_floor = GC_FLOOR_DEFAULT
+local gc_budget = GC_FLOOR_DEFAULT
+local gc_pending = 0 -- external bytes created since the last forced collection
+local gc_created = 0 -- external bytes created, ever
+local gc_freed = 0 -- external bytes whose handles were finalised or released, ever
+local gc_collections = 0
+
+local function collect_for_pressure()
+  collectgarbage("collect") -- runs the finalisers, which count what they free
+  gc_collections = gc_collections + 1
+  gc_pending = 0
+  local live = gc_created - gc_freed
+  if live < 0 then
+    live = 0
+  end
+  gc_budget = live / 4
+  if gc_budget < gc_floor then
+    gc_budget = gc_floor
+  end
+end
+
+local function account(n)
+  if n > STR_INLINE_MAX then
+    gc_created = gc_created + n
+    gc_pending = gc_pending + n
+    if gc_pending > gc_budget then
+      collect_for_pressure()
+    end
+  end
+end
+
+-- Slices share their parent's block, so counting their length as freed overestimates
+-- what was freed; the error only makes collections a little more frequent.
+local function release_str(s)
+  local n = tonumber(C.dt_str_len(s))
+  if C.dt_str_release(s) == 0 and n > STR_INLINE_MAX then
+    gc_freed = gc_freed + n
+  end
+end
+
+local Str, Atom -- ctypes, set below
+
+-- Pointer and length of anything that can take part in a string: a Lua string, a
+-- number (as Lua would print it), a dt_str or a dt_atom. For inline handles the pointer
+-- points into the handle itself, which the caller keeps alive.
+local function bytes_of(v)
+  local tv = type(v)
+  if tv == "string" then
+    return v, #v
+  elseif tv == "number" then
+    local s = tostring(v)
+    return s, #s
+  elseif ffi_istype(Str, v) then
+    local st = C.dt_str_bytes(v, out_data, out_len)
+    if st ~= 0 then
+      fail(st, 3)
+    end
+    return out_data[0], tonumber(out_len[0])
+  elseif ffi_istype(Atom, v) then
+    local st = C.dt_atom_bytes(v, out_data, out_len)
+    if st ~= 0 then
+      fail(st, 3)
+    end
+    return out_data[0], tonumber(out_len[0])
+  end
+  error("dynatom: expected a string, number, dynatom str or atom, got " .. tv, 3)
+end
+
+local function new_str(p, n)
+  local out = Str()
+  local st = C.dt_str_from_bytes(p, n, out)
+  if st ~= 0 then
+    fail(st, 3)
+  end
+  account(n)
+  return out
+end
+
+--- dynatom.str(s) copies a Lua string; dynatom.str(ptr, len) copies `len` bytes at a
+--- cdata pointer (e.g. a socket buffer). Neither hashes nor interns.
+function M.str(s, len)
+  if len ~= nil then
+    return new_str(s, len)
+  end
+  if type(s) == "string" then
+    return new_str(s, #s)
+  end
+  local p, n = bytes_of(s)
+  return new_str(p, n)
+end
+
+--- dynatom.atom(s) / dynatom.atom(ptr, len): the atom of these bytes in the global table.
+function M.atom(s, len)
+  local p, n = s, len
+  if len == nil then
+    p, n = bytes_of(s)
+  end
+  local out = Atom()
+  local st = C.dt_atom_from_bytes(p, n, out)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  return out
+end
+
+--- dynatom.lookup(s): the atom of these bytes if one exists, else nil; never interns.
+function M.lookup(s, len)
+  local p, n = s, len
+  if len == nil then
+    p, n = bytes_of(s)
+  end
+  local out = Atom()
+  local st = C.dt_atom_lookup(p, n, out)
+  if st == 8 then -- DT_ERR_NOT_FOUND
+    return nil
+  elseif st ~= 0 then
+    fail(st, 2)
+  end
+  return out
+end
+
+-- Joins the parts in one allocation: a scratch copy plus one library call when small,
+-- a builder sized exactly (one copy per part, finish without copy) otherwise.
+local function join(n, ...)
+  local count = select("#", ...)
+  local total = 0
+  for k = 1, count do
+    local _, len = bytes_of((select(k, ...)))
+    total = total + len
+  end
+  local out = Str()
+  if total <= SCRATCH_MAX then
+    local at = 0
+    for k = 1, count do
+      local p, len = bytes_of((select(k, ...)))
+      ffi_copy(scratch + at, p, len)
+      at = at + len
+    end
+    local st = C.dt_str_from_bytes(scratch, total, out)
+    if st ~= 0 then
+      fail(st, n)
+    end
+  else
+    local st = C.dt_builder_new(total, out_builder)
+    if st ~= 0 then
+      fail(st, n)
+    end
+    local b = out_builder[0]
+    for k = 1, count do
+      local p, len = bytes_of((select(k, ...)))
+      st = C.dt_builder_append(b, p, len)
+      if st ~= 0 then
+        C.dt_builder_free(b)
+        fail(st, n)
+      end
+    end
+    st = C.dt_builder_finish(b, out)
+    if st ~= 0 then
+      fail(st, n)
+    end
+  end
+  account(total)
+  return out
+end
+
+-- The two-part case of `..`, written out so the JIT sees no vararg.
+local function concat2(a, b)
+  local pa, na = bytes_of(a)
+  local pb, nb = bytes_of(b)
+  local total = na + nb
+  local out = Str()
+  if total <= SCRATCH_MAX then
+    ffi_copy(scratch, pa, na)
+    ffi_copy(scratch + na, pb, nb)
+    local st = C.dt_str_from_bytes(scratch, total, out)
+    if st ~= 0 then
+      fail(st, 2)
+    end
+  else
+    local st = C.dt_builder_new(total, out_builder)
+    if st ~= 0 then
+      fail(st, 2)
+    end
+    local bld = out_builder[0]
+    st = C.dt_builder_append(bld, pa, na)
+    if st == 0 then
+      st = C.dt_builder_append(bld, pb, nb)
+    end
+    if st ~= 0 then
+      C.dt_builder_free(bld)
+      fail(st, 2)
+    end
+    st = C.dt_builder_finish(bld, out)
+    if st ~= 0 then
+      fail(st, 2)
+    end
+  end
+  account(total)
+  return out
+end
+
+--- dynatom.concat(...): one new str holding every part (strings, numbers, strs, atoms).
+function M.concat(...)
+  return join(2, ...)
+end
+
+-- Byte equality of a handle with anything string-like; never raises (== must not).
+local function equal_bytes(a, b)
+  local tb = type(b)
+  if tb ~= "string" and not ffi_istype(Str, b) and not ffi_istype(Atom, b) then
+    return false
+  end
+  local ok, pa, na = pcall(bytes_of, a)
+  if not ok then
+    return false
+  end
+  local ok2, pb, nb = pcall(bytes_of, b)
+  if not ok2 or na ~= nb then
+    return false
+  end
+  if tb == "string" then
+    for k = 0, na - 1 do
+      if pa[k] ~= b:byte(k + 1) then
+        return false
+      end
+    end
+    return true
+  end
+  for k = 0, na - 1 do
+    if pa[k] ~= pb[k] then
+      return false
+    end
+  end
+  return true
+end
+
+-- Lua's string.sub index rules: 1-based, negative counts from the end, clamped.
+local function sub_range(len, i, j)
+  i = i or 1
+  j = j or -1
+  if i < 0 then
+    i = len + i + 1
+  end
+  if j < 0 then
+    j = len + j + 1
+  end
+  if i < 1 then
+    i = 1
+  end
+  if j > len then
+    j = len
+  end
+  return i, j
+end
+
+local str_methods = {}
+
+--- x:data(): pointer and length of the bytes, without a copy (valid while x lives; for
+--- short strings the pointer points into x itself).
+function str_methods.data(s)
+  local st = C.dt_str_bytes(s, out_data, out_len)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  return out_data[0], tonumber(out_len[0])
+end
+
+--- x:sub(i, j): the bytes i..j with string.sub's rules, in O(1) (shares the block).
+function str_methods.sub(s, i, j)
+  local len = tonumber(C.dt_str_len(s))
+  i, j = sub_range(len, i, j)
+  local out = Str()
+  if i > j then
+    i, j = 1, 0
+  end
+  local st = C.dt_str_slice(s, i - 1, j, out)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  return out
+end
+
+--- x:byte(i): the byte at position i (string.byte's rules for one index), or nil.
+function str_methods.byte(s, i)
+  local p, n = str_methods.data(s)
+  i = i or 1
+  if i < 0 then
+    i = n + i + 1
+  end
+  if i < 1 or i > n then
+    return nil
+  end
+  return p[i - 1]
+end
+
+--- x:intern(): the atom of x's bytes; adopts x's block when the bytes are new.
+function str_methods.intern(s)
+  local out = Atom()
+  local st = C.dt_str_intern(s, out)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  return out
+end
+
+--- x:clone(): a second handle on the same bytes (O(1), shares the block).
+function str_methods.clone(s)
+  local out = Str()
+  local st = C.dt_str_clone(s, out)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  return out
+end
+
+--- x:release(): gives the reference back now instead of at garbage collection.
+function str_methods.release(s)
+  local n = tonumber(C.dt_str_len(s))
+  local st = C.dt_str_release(s)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  if n > STR_INLINE_MAX then
+    gc_freed = gc_freed + n
+  end
+end
+
+function str_methods.is_utf8(s)
+  return C.dt_str_is_utf8(s) ~= 0
+end
+
+function str_methods.len(s)
+  return tonumber(C.dt_str_len(s))
+end
+
+--- x:tostring(): a Lua string (a copy, interned by LuaJIT; see the header comment).
+function str_methods.tostring(s)
+  local p, n = str_methods.data(s)
+  return ffi_string(p, n)
+end
+
+Str = ffi.metatype("dt_str", {
+  __index = str_methods,
+  __len = str_methods.len,
+  __tostring = str_methods.tostring,
+  __concat = concat2,
+  __eq = function(a, b)
+    if ffi_istype(Str, a) and ffi_istype(Str, b) then
+      return C.dt_str_equal(a, b) ~= 0
+    end
+    if ffi_istype(Str, a) then
+      return equal_bytes(a, b)
+    end
+    return equal_bytes(b, a)
+  end,
+  __gc = release_str,
+})
+
+local atom_methods = {}
+
+function atom_methods.data(a)
+  local st = C.dt_atom_bytes(a, out_data, out_len)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  return out_data[0], tonumber(out_len[0])
+end
+
+--- a:str(): the atom's bytes as a str, O(1) (shares the block).
+function atom_methods.str(a)
+  local out = Str()
+  local st = C.dt_atom_to_str(a, out)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  return out
+end
+
+--- a:hash(): the cached 64-bit hash (a uint64_t cdata).
+function atom_methods.hash(a)
+  return C.dt_atom_hash(a)
+end
+
+function atom_methods.clone(a)
+  local out = Atom()
+  local st = C.dt_atom_clone(a, out)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  return out
+end
+
+function atom_methods.release(a)
+  local st = C.dt_atom_release(a)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+end
+
+function atom_methods.len(a)
+  local _, n = atom_methods.data(a)
+  return n
+end
+
+function atom_methods.is_inline(a)
+  return band(a.w, 1ULL) ~= 0
+end
+
+function atom_methods.tostring(a)
+  local p, n = atom_methods.data(a)
+  return ffi_string(p, n)
+end
+
+local double_ptr = ffi.typeof("const double *")
+local NAN_EXPONENT = 0x7FF0000000000000ULL
+local released_key -- the released marker's bits as a number, set once the ctypes exist
+
+--- a:key(): a Lua value that is the same for equal atoms of one table and different for
+--- different ones, for use as a Lua table key. It is the atom's 8-byte word read as a
+--- double, bit for bit: one load, no Lua string made, no branch the JIT has to split on.
+--- Distinct words are distinct numbers (for heap and static atoms, whose words are
+--- addresses, a tiny subnormal; for inline atoms, whatever their bytes spell), except
+--- the words that read as NaN (inline atoms of 7 bytes ending in bytes of 0xf0 and up),
+--- whose key is a Lua string of their 7 bytes instead.
+--- A heap atom's key names that atom only while it is alive: keep the atom (or a clone)
+--- as long as its key is used, or a later atom may reuse the address.
+function atom_methods.key(a)
+  -- Test the exponent as an integer first: a NaN pattern must never be loaded as a
+  -- double (LuaJIT NaN-tags its values, so a foreign NaN would read as another type).
+  if band(a.w, NAN_EXPONENT) == NAN_EXPONENT then
+    local p, n = atom_methods.data(a) -- only 7-byte inline atoms have these bits set
+    return ffi_string(p, n)
+  end
+  local x = ffi.cast(double_ptr, a)[0]
+  if x == 0 or x == released_key then
+    error(x == 0 and "dynatom: key of an uninitialised atom" or "dynatom: released", 2)
+  end
+  return x
+end
+
+Atom = ffi.metatype("dt_atom", {
+  __index = atom_methods,
+  __len = atom_methods.len,
+  __tostring = atom_methods.tostring,
+  __concat = concat2,
+  __eq = function(a, b)
+    if ffi_istype(Atom, a) and ffi_istype(Atom, b) then
+      return a.w == b.w
+    end
+    if ffi_istype(Atom, a) then
+      return equal_bytes(a, b)
+    end
+    return equal_bytes(b, a)
+  end,
+  __gc = function(a)
+    C.dt_atom_release(a)
+  end,
+})
+
+M.Str, M.Atom = Str, Atom
+released_key = ffi.cast(double_ptr, ffi.new("uint64_t[1]", 16045690981097406495ULL))[0]
+
+--- dynatom.is_str(v), dynatom.is_atom(v)
+function M.is_str(v)
+  return ffi_istype(Str, v)
+end
+
+function M.is_atom(v)
+  return ffi_istype(Atom, v)
+end
+
+-- Builder: appends strings, numbers, strs and atoms; finish() hands the buffer to a str
+-- without copying it.
+local Builder = {}
+Builder.__index = Builder
+
+--- dynatom.builder([capacity])
+function M.builder(capacity)
+  local st = C.dt_builder_new(capacity or 0, out_builder)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  return setmetatable({ ptr = ffi.gc(out_builder[0], C.dt_builder_free) }, Builder)
+end
+
+local function live_builder(b)
+  if b.ptr == nil then
+    error("dynatom: builder already finished", 3)
+  end
+  return b.ptr
+end
+
+function Builder:put(...)
+  local ptr = live_builder(self)
+  for k = 1, select("#", ...) do
+    local p, n = bytes_of((select(k, ...)))
+    local st = C.dt_builder_append(ptr, p, n)
+    if st ~= 0 then
+      fail(st, 2)
+    end
+  end
+  return self
+end
+
+function Builder:len()
+  return tonumber(C.dt_builder_len(live_builder(self)))
+end
+
+function Builder:finish()
+  local ptr = live_builder(self)
+  self.ptr = nil
+  ffi.gc(ptr, nil) -- finish consumes the builder, even when it fails
+  local n = tonumber(C.dt_builder_len(ptr))
+  local out = Str()
+  local st = C.dt_builder_finish(ptr, out)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  account(n)
+  return out
+end
+
+-- Pieces: a list of strs, atoms and copied Lua strings written with vectored I/O.
+local Pieces = {}
+Pieces.__index = Pieces
+
+--- dynatom.pieces(...): a piece list, optionally with first pieces.
+function M.pieces(...)
+  local st = C.dt_pieces_new(out_pieces)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  local p = setmetatable({ ptr = ffi.gc(out_pieces[0], C.dt_pieces_free) }, Pieces)
+  if select("#", ...) > 0 then
+    p:push(...)
+  end
+  return p
+end
+
+--- p:push(...): strs and atoms are referenced (no copy); Lua strings and numbers copied.
+function Pieces:push(...)
+  for k = 1, select("#", ...) do
+    local v = select(k, ...)
+    local st
+    if ffi_istype(Str, v) then
+      st = C.dt_pieces_push_str(self.ptr, v)
+    elseif ffi_istype(Atom, v) then
+      st = C.dt_pieces_push_atom(self.ptr, v)
+    else
+      local p, n = bytes_of(v)
+      st = C.dt_pieces_push_bytes(self.ptr, p, n)
+    end
+    if st ~= 0 then
+      fail(st, 2)
+    end
+  end
+  return self
+end
+
+function Pieces:len()
+  return tonumber(C.dt_pieces_len(self.ptr))
+end
+
+function Pieces:count()
+  return tonumber(C.dt_pieces_count(self.ptr))
+end
+
+--- p:writev(fd): writes every piece to the file descriptor with writev (one call per
+--- 1,024 pieces, partial writes resumed); returns the bytes written. On an I/O error
+--- raises "dynatom: <message> after N bytes (errno E)".
+function Pieces:writev(fd)
+  local st = C.dt_pieces_writev(self.ptr, fd, out_written)
+  if st ~= 0 then
+    local msg = ffi_string(C.dt_status_message(st))
+    error(
+      string.format("dynatom: %s after %d bytes (errno %d)", msg, tonumber(out_written[0]), ffi.errno()),
+      2
+    )
+  end
+  return tonumber(out_written[0])
+end
+
+function Pieces:to_str()
+  local out = Str()
+  local st = C.dt_pieces_to_str(self.ptr, out)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  account(tonumber(C.dt_str_len(out)))
+  return out
+end
+
+-- Independent atom tables (atoms of different tables are different atoms).
+local Table = {}
+Table.__index = Table
+
+--- dynatom.table(): a new atom table, freed when collected.
+function M.table()
+  local st = C.dt_table_new(out_table)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  return setmetatable({ ptr = ffi.gc(out_table[0], C.dt_table_free) }, Table)
+end
+
+function Table:intern(s, len)
+  local out = Atom()
+  local st
+  if ffi_istype(Str, s) then
+    st = C.dt_table_intern_str(self.ptr, s, out)
+  else
+    local p, n = s, len
+    if len == nil then
+      p, n = bytes_of(s)
+    end
+    st = C.dt_table_intern(self.ptr, p, n, out)
+  end
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  return out
+end
+
+function Table:lookup(s, len)
+  local p, n = s, len
+  if len == nil then
+    p, n = bytes_of(s)
+  end
+  local out = Atom()
+  local st = C.dt_table_lookup(self.ptr, p, n, out)
+  if st == 8 then
+    return nil
+  elseif st ~= 0 then
+    fail(st, 2)
+  end
+  return out
+end
+
+function Table:len()
+  return tonumber(C.dt_table_len(self.ptr))
+end
+
+local REPORT_FIELDS = {
+  "atoms",
+  "table_bytes",
+  "header_bytes",
+  "char_bytes",
+  "slop_bytes",
+  "lookups",
+  "hits",
+  "misses",
+  "inserts",
+  "removals",
+}
+
+local function memory_report(ptr)
+  local r = ffi.new("dt_memory_report")
+  local st = C.dt_table_memory_report(ptr, r)
+  if st ~= 0 then
+    fail(st, 3)
+  end
+  local t = {}
+  for _, f in ipairs(REPORT_FIELDS) do
+    t[f] = tonumber(r[f])
+  end
+  return t
+end
+
+function Table:memory_report()
+  return memory_report(self.ptr)
+end
+
+--- dynatom.memory_report(): the global table's report as a Lua table of numbers.
+function M.memory_report()
+  return memory_report(C.dt_table_global())
+end
+
+--- dynatom.retain_freed_memory(bytes): asks glibc's malloc (process-wide) to keep up to
+--- `bytes` of freed memory for reuse instead of returning it to the system, and to serve
+--- blocks up to min(bytes, 32 MiB) from its heap rather than from fresh mmaps. A program
+--- that creates and drops many large strs then reuses warm pages instead of faulting
+--- new ones in (each 4 KiB page fault costs microseconds on a VM). Opt-in because it
+--- changes the allocator for the whole process; returns true when glibc accepted it.
+function M.retain_freed_memory(bytes)
+  pcall(ffi.cdef, "int mallopt(int param, int value);")
+  local M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+  local mmap = math.min(bytes, 32 * 1024 * 1024)
+  local ok1, r1 = pcall(function()
+    return ffi.C.mallopt(M_TRIM_THRESHOLD, bytes)
+  end)
+  local ok2, r2 = pcall(function()
+    return ffi.C.mallopt(M_MMAP_THRESHOLD, mmap)
+  end)
+  return ok1 and ok2 and r1 == 1 and r2 == 1
+end
+
+--- dynatom.gc_stats(): the external-memory counters behind the GC-pressure policy.
+function M.gc_stats()
+  return {
+    created = gc_created,
+    freed = gc_freed,
+    pending = gc_pending,
+    budget = gc_budget,
+    floor = gc_floor,
+    collections = gc_collections,
+  }
+end
+
+--- dynatom.set_gc_budget(bytes): the least external allocation between forced
+--- collections (default 16 MiB). Returns the previous value.
+function M.set_gc_budget(bytes)
+  local old = gc_floor
+  gc_floor = bytes
+  gc_budget = bytes -- the next forced collection recomputes it from the live bytes
+  return old
+end
+
+return M

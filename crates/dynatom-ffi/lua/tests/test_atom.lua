@@ -1,0 +1,121 @@
+-- dynatom atoms from Lua: identity, lookup without interning, key() as a Lua table key,
+-- back to strs, hashes, and independent tables.
+local dynatom = require("dynatom")
+local h = require("harness")
+
+local tests = {}
+local function test(name, fn)
+  tests[#tests + 1] = { name, fn }
+end
+
+-- Names of every atom form: inline (0..7 bytes, ASCII and not), heap, and the 7-byte
+-- ASCII and non-ASCII cases that key() encodes differently.
+local function names()
+  local v = { "", "a", "ab", "host", "accept", "referer", "upgrade", "\0", "\0\0", "a\0", "\255",
+    "\255\254\253\252\251\250\249", "\255\255\255\255\255\255\255", "\127\127\127\127\127\127\127", "abcdefg", "abcdefh",
+    "user-agent", "content-type", "x-forwarded-for" }
+  for i = 1, 200 do
+    v[#v + 1] = h.bytes(i % 12, i) -- random bytes of 0..11 (many inline, some heap)
+    v[#v + 1] = "header-" .. i
+  end
+  return v
+end
+
+test("equal bytes are the same atom; == is one word compare", function()
+  local a, b = dynatom.atom("x-request-id"), dynatom.atom("x-request-id")
+  assert(a == b and a.w == b.w)
+  assert(a ~= dynatom.atom("x-request-ie"))
+  assert(a == "x-request-id" and a ~= "x-request")
+  assert(a ~= nil and a ~= 1)
+  assert(dynatom.atom("ab") == dynatom.atom("ab") and dynatom.atom("ab"):is_inline())
+  assert(not dynatom.atom("x-request-id"):is_inline())
+end)
+
+test("atoms round-trip their bytes, through str too", function()
+  for _, n in ipairs(names()) do
+    local a = dynatom.atom(n)
+    assert(tostring(a) == n and #a == #n)
+    assert(tostring(a:str()) == n)
+    assert(a:str():intern() == a)
+  end
+end)
+
+test("lookup never interns", function()
+  local text = "never-interned-" .. os.time() .. "-header"
+  assert(dynatom.lookup(text) == nil)
+  assert(dynatom.lookup(text) == nil, "the first lookup did not insert it")
+  local a = dynatom.atom(text)
+  assert(dynatom.lookup(text) == a)
+end)
+
+test("key() is equal for equal atoms and distinct for distinct ones", function()
+  local list = names()
+  local seen = {}
+  local atoms = {}
+  for i, n in ipairs(list) do
+    local a = dynatom.atom(n)
+    atoms[i] = a -- keep every atom alive while its key is in use
+    local k = a:key()
+    assert(type(k) == "number" or type(k) == "string")
+    assert(k == k, "never NaN (NaN cannot be a table key)")
+    if seen[k] ~= nil then
+      assert(list[seen[k]] == n, string.format("%q and %q share key %s", list[seen[k]], n, tostring(k)))
+    end
+    seen[k] = i
+    assert(dynatom.atom(n):key() == k, "a fresh atom of the same bytes has the same key")
+  end
+  assert(type(dynatom.atom("\255\255\255\255\255\255\255"):key()) == "string", "a word that reads as NaN")
+  assert(type(dynatom.atom("referer"):key()) == "number")
+  assert(type(dynatom.atom("user-agent"):key()) == "number")
+end)
+
+test("atoms as Lua table keys by key()", function()
+  local t = {}
+  local keep = {}
+  for i, n in ipairs(names()) do
+    local a = dynatom.atom(n)
+    keep[#keep + 1] = a
+    t[a:key()] = n
+  end
+  for _, n in ipairs(names()) do
+    assert(t[dynatom.atom(n):key()] == n, n)
+  end
+  assert(t[dynatom.atom("no-such-header-anywhere"):key()] == nil)
+end)
+
+test("hashes are cached and equal for equal atoms", function()
+  local a, b = dynatom.atom("content-length"), dynatom.atom("content-length")
+  assert(a:hash() == b:hash())
+  assert(type(a:hash()) == "cdata")
+end)
+
+test("release and clone", function()
+  local a = dynatom.atom("x-released-atom-test")
+  local c = a:clone()
+  a:release()
+  h.raises("released", a.key, a)
+  h.raises("released", function()
+    return tostring(a)
+  end)
+  h.raises("released", function()
+    a:release()
+  end)
+  assert(tostring(c) == "x-released-atom-test")
+end)
+
+test("independent tables keep their own atoms", function()
+  local t = dynatom.table()
+  local a = t:intern("x-table-local-name")
+  local g = dynatom.atom("x-table-local-name")
+  assert(a == "x-table-local-name" and tostring(a) == tostring(g))
+  assert(a.w ~= g.w, "heap atoms of different tables are different atoms")
+  assert(t:lookup("x-table-local-name") == a)
+  assert(t:lookup("x-not-in-this-table") == nil)
+  assert(t:intern(dynatom.str("x-table-local-name")) == a)
+  assert(t:len() >= 1)
+  local report = t:memory_report()
+  assert(type(report.atoms) == "number" and report.atoms >= 1)
+  assert(type(dynatom.memory_report().atoms) == "number")
+end)
+
+h.run(tests)
