@@ -45,8 +45,11 @@
 //! ## Features
 //!
 //! * `serde`: `Serialize`/`Deserialize` for [`Str`] and [`Atom`] as plain strings.
-//! * `glibc-slop` (default): memory reports ask glibc's `malloc_usable_size` for slop.
-//!   Turn it off if your program installs another global allocator.
+//! * `glibc-slop` (off by default; glibc targets): memory reports give allocator slop.
+//!   The strings' heap blocks then come from [`std::alloc::System`] (glibc's malloc)
+//!   instead of the global allocator, so `malloc_usable_size` is only ever asked about
+//!   malloc's own blocks: sound with any global allocator, at the price that strings
+//!   bypass it. Without the feature, [`MemoryReport::slop_bytes`] is `None` ("unknown").
 //! * `stats`: extra counters in the small-map code (off: zero cost).
 //!
 //! Platform: 64-bit little-endian targets.
