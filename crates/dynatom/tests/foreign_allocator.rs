@@ -64,7 +64,8 @@ const ATOMS: usize = 500;
 #[test]
 fn memory_reports_never_ask_glibc_about_foreign_blocks() {
     let table = AtomTable::with_seed(5);
-    let texts: Vec<Str> = (0..ATOMS).map(|i| Str::from(format!("a heap string of some length, number {i:05}"))).collect();
+    let texts: Vec<Str> =
+        (0..ATOMS).map(|i| Str::from(format!("a heap string of some length, number {i:05}"))).collect();
     let atoms: Vec<_> = texts.iter().map(|text| table.intern_str(text)).collect();
     assert!(GLOBAL.served.load(Ordering::Relaxed) > 0, "this test binary runs on the offset allocator");
 
