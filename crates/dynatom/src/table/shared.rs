@@ -176,7 +176,12 @@ impl TableShared {
     }
 
     /// Interns `text`, keeping its bytes where they are if no atom of that text exists.
+    /// A local table copies them instead: a static entry never dies, so its hold on the
+    /// table would keep the whole table allocated after its last handle is gone.
     pub(crate) fn intern_static(&self, text: &'static str) -> AtomWord {
+        if !self.is_global {
+            return self.intern_copy(text, Fallibility::Infallible).expect("a static text fits in a block");
+        }
         let hash = self.hash(text.as_bytes());
         let filed = self.find_or_file(text.as_bytes(), hash, || {
             self.hold_for_entry();
