@@ -26,7 +26,9 @@ impl Part {
             Part::Text(text) | Part::Atom(text) => text.clone(),
             Part::Char(c) => c.to_string(),
             Part::Number(n) => n.to_string(),
-            Part::Static(short) => if *short { "static" } else { "a static piece longer than fifteen bytes" }.to_owned(),
+            Part::Static(short) => {
+                if *short { "static" } else { "a static piece longer than fifteen bytes" }.to_owned()
+            }
             Part::Long(n) => "long piece ".repeat(usize::from(*n) + 1),
         }
     }
@@ -147,7 +149,10 @@ fuzz_target!(|input: Input| {
     assert_eq!(Str::join(&input.separator, texts.iter().map(String::as_str)), texts.join(&input.separator).as_str());
     if let [first, ..] = texts.as_slice() {
         let n = texts.len();
-        assert_eq!(str_format!("{first}|{n}|{:?}", input.separator), format!("{first}|{n}|{:?}", input.separator).as_str());
+        assert_eq!(
+            str_format!("{first}|{n}|{:?}", input.separator),
+            format!("{first}|{n}|{:?}", input.separator).as_str()
+        );
     }
 
     let mut pieces = Pieces::new();
