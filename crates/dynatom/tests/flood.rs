@@ -103,7 +103,8 @@ fn small_map_probes(keys: &[String]) -> Probes {
 
 fn assert_within_twice(name: &str, random: Probes, hostile: Probes) {
     assert!(hostile.mean <= 2.0 * random.mean, "{name}: mean probe {hostile:?} vs random keys' {random:?}");
-    assert!(hostile.max <= 2 * random.max.max(1), "{name}: max probe {hostile:?} vs random keys' {random:?}");
+    // A floor of 2: with a few thousand keys (valgrind) the random max can be 1.
+    assert!(hostile.max <= 2 * random.max.max(2), "{name}: max probe {hostile:?} vs random keys' {random:?}");
 }
 
 fn report(structure: &str, random: Probes, crafted: Probes, prefixed: Probes, n: usize) {

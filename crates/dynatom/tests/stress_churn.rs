@@ -37,7 +37,7 @@ fn churn(table: &AtomTable, keys: &[String], thread: usize, until: Instant) -> u
             assert_eq!(atom.as_str(), text, "an atom read back another key's text");
             ops += 1;
             // Mostly drop at once (the count goes back to zero); hold a few for a while.
-            if ops % 16 == 0 {
+            if ops.is_multiple_of(16) {
                 held.push(atom);
                 if held.len() > 8 {
                     held.clear();
