@@ -5,7 +5,9 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 
+use crate::byte_atom::ByteAtom;
 use crate::repr::atom_word::AtomWord;
+use crate::repr::utf8::Utf8;
 use crate::str::Str;
 use crate::table::AtomTable;
 
@@ -32,9 +34,13 @@ use crate::table::AtomTable;
 /// let s: Str = a.to_str(); // no copy
 /// assert_eq!(s.as_ptr(), a.as_ptr());
 /// ```
+///
+/// An `Atom` is a [`ByteAtom`] that promises UTF-8 (`#[repr(transparent)]` over it):
+/// [`Atom::as_byte_atom`] is free, and text and bytes of equal content are one atom.
+#[repr(transparent)]
 #[derive(Clone)]
 pub struct Atom {
-    word: AtomWord,
+    text: Utf8<ByteAtom>,
 }
 
 const _: () = {
@@ -44,13 +50,39 @@ const _: () = {
 
 impl Atom {
     #[inline]
-    pub(crate) fn from_word(word: AtomWord) -> Atom {
-        Atom { word }
+    pub(crate) fn from_utf8_handle(text: Utf8<ByteAtom>) -> Atom {
+        Atom { text }
     }
 
     #[inline]
     pub(crate) fn word(&self) -> &AtomWord {
-        &self.word
+        self.text.get().word()
+    }
+
+    /// The same atom seen as a byte atom: free.
+    ///
+    /// ```
+    /// use dynatom::{Atom, ByteAtom};
+    ///
+    /// let atom = Atom::from("one entry, two views of it");
+    /// assert_eq!(*atom.as_byte_atom(), ByteAtom::new(b"one entry, two views of it"));
+    /// ```
+    #[inline]
+    pub fn as_byte_atom(&self) -> &ByteAtom {
+        self.text.get()
+    }
+
+    /// The atom as a byte atom, giving up the UTF-8 promise: free.
+    ///
+    /// ```
+    /// use dynatom::{Atom, ByteAtom};
+    ///
+    /// let atom = Atom::from("a text atom, now bytes");
+    /// assert_eq!(atom.clone().into_byte_atom(), ByteAtom::new(b"a text atom, now bytes"));
+    /// ```
+    #[inline]
+    pub fn into_byte_atom(self) -> ByteAtom {
+        self.text.into_inner()
     }
 
     /// The global table's atom for `text` (same as `Atom::from(text)`).
@@ -99,7 +131,7 @@ impl Atom {
     /// ```
     #[inline]
     pub fn as_str(&self) -> &str {
-        self.word.as_str()
+        self.text.as_str()
     }
 
     /// Pointer to the first byte of the text (inside the atom itself for inline atoms).
@@ -143,7 +175,7 @@ impl Atom {
     /// ```
     #[inline]
     pub fn is_inline(&self) -> bool {
-        self.word.is_inline()
+        self.text.get().is_inline()
     }
 
     /// The text as a [`Str`], in O(1) for every length: the `Str` shares the atom's bytes.
@@ -157,7 +189,8 @@ impl Atom {
     /// ```
     #[inline]
     pub fn to_str(&self) -> Str {
-        Str::from_word(self.word.to_str_word())
+        let Ok(text) = self.text.same_bytes(|atom| Ok::<_, std::convert::Infallible>(atom.to_byte_str()));
+        Str::from_utf8_handle(text)
     }
 
     /// The atom's cached hash: the hash its table filed it under (for inline atoms, a
@@ -169,19 +202,14 @@ impl Atom {
     /// ```
     #[inline]
     pub fn hash64(&self) -> u64 {
-        match self.word.table_hash() {
-            Some(hash) => hash,
-            // Inline atoms are values, in no table: a fixed mix of the word (which holds
-            // the whole text) is enough, and spares a trip to the global table's seed.
-            None => crate::hash::hash_word(self.word.bits() as u64, crate::hash::INLINE_ATOM_SEED),
-        }
+        self.text.get().hash64()
     }
 }
 
 impl PartialEq for Atom {
     #[inline]
     fn eq(&self, other: &Atom) -> bool {
-        self.word.bits() == other.word.bits()
+        self.text.get() == other.text.get()
     }
 }
 
@@ -200,7 +228,7 @@ impl Ord for Atom {
         if self == other {
             return Ordering::Equal;
         }
-        self.as_str().cmp(other.as_str()).then_with(|| self.word.bits().cmp(&other.word.bits()))
+        self.as_str().cmp(other.as_str()).then_with(|| self.word().bits().cmp(&other.word().bits()))
     }
 }
 

@@ -59,6 +59,9 @@
 
 mod atom;
 mod builder;
+mod byte_atom;
+mod byte_str;
+mod byte_traits;
 mod error;
 mod hash;
 pub mod interner;
@@ -74,7 +77,9 @@ mod table;
 mod serde_impls;
 
 pub use crate::atom::Atom;
-pub use crate::builder::{BuildError, PartialWrite, Piece, Pieces, StrBuilder};
+pub use crate::builder::{BuildError, ByteStrBuilder, PartialWrite, Piece, Pieces, StrBuilder};
+pub use crate::byte_atom::ByteAtom;
+pub use crate::byte_str::ByteStr;
 pub use crate::error::StrError;
 pub use crate::interner::{Interner, InternerError, Resolver, Symbol, SyncInterner};
 pub use crate::small_map::{AtomMap, Hint, HintKey, SmallMap, SmallMapStats};

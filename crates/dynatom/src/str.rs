@@ -3,16 +3,12 @@
 use std::ops::{Bound, RangeBounds};
 
 use crate::atom::Atom;
+use crate::byte_str::{bounds, ByteStr};
 use crate::error::StrError;
-use crate::repr::heap::{Block, Fallibility};
-use crate::repr::str_word::{StrForm, StrWord, INLINE_CAPACITY};
+use crate::repr::heap::Fallibility;
+use crate::repr::str_word::INLINE_CAPACITY;
+use crate::repr::utf8::Utf8;
 use crate::table::AtomTable;
-
-/// A slice whose parent buffer is at least this long may be copied out instead of
-/// shared (see [`Str::slice`]).
-pub(crate) const RETAIN_CHECK_MIN_PARENT: usize = 1024;
-/// ... and is copied when it is shorter than `parent / RETAIN_MAX_RATIO`.
-pub(crate) const RETAIN_MAX_RATIO: usize = 8;
 
 /// An immutable UTF-8 string in 16 bytes that costs nothing until it has to be an atom.
 ///
@@ -40,8 +36,12 @@ pub(crate) const RETAIN_MAX_RATIO: usize = 8;
 /// assert_eq!(tail, "HTTP/1.1 -- a request line");
 /// assert_eq!(std::mem::size_of::<Str>(), 16);
 /// ```
+///
+/// A `Str` is a [`ByteStr`] that promises UTF-8 (`#[repr(transparent)]` over it):
+/// [`Str::as_byte_str`] is free, and [`ByteStr::to_text`] checks once.
+#[repr(transparent)]
 pub struct Str {
-    word: StrWord,
+    text: Utf8<ByteStr>,
 }
 
 const _: () = {
@@ -57,18 +57,13 @@ impl Str {
     pub const INLINE_CAPACITY: usize = INLINE_CAPACITY;
 
     #[inline]
-    pub(crate) fn from_word(word: StrWord) -> Str {
-        Str { word }
+    pub(crate) fn from_utf8_handle(text: Utf8<ByteStr>) -> Str {
+        Str { text }
     }
 
     #[inline]
-    pub(crate) fn word(&self) -> &StrWord {
-        &self.word
-    }
-
-    #[inline]
-    pub(crate) fn static_text(&self) -> Option<&'static str> {
-        self.word.static_text()
+    pub(crate) fn utf8_handle(&self) -> &Utf8<ByteStr> {
+        &self.text
     }
 
     /// The empty string. Allocates nothing.
@@ -78,7 +73,7 @@ impl Str {
     /// ```
     #[inline]
     pub const fn new() -> Str {
-        Str { word: StrWord::empty() }
+        Str::from_static("")
     }
 
     /// A handle to a `'static` text. Allocates and copies nothing; usable in `const`.
@@ -91,7 +86,7 @@ impl Str {
     /// ```
     #[inline]
     pub const fn from_static(text: &'static str) -> Str {
-        Str { word: StrWord::from_static(text) }
+        Str { text: Utf8::from_static(text) }
     }
 
     /// A copy of `text`, reporting over-long input and allocation failure instead of
@@ -110,11 +105,8 @@ impl Str {
 
     #[inline]
     pub(crate) fn from_str_fallibility(text: &str, fallibility: Fallibility) -> Result<Str, StrError> {
-        if let Some(word) = StrWord::inline(text) {
-            return Ok(Str { word });
-        }
-        let block = Block::copy_from(text, fallibility)?;
-        Ok(Str { word: StrWord::heap_whole(block) })
+        let text = Utf8::from_text(text, |bytes| ByteStr::copy_fallibility(bytes, fallibility))?;
+        Ok(Str { text })
     }
 
     /// Takes a byte vector that should hold UTF-8. On error the vector comes back inside
@@ -157,7 +149,7 @@ impl Str {
     /// ```
     #[inline]
     pub fn as_str(&self) -> &str {
-        self.word.as_str()
+        self.text.as_str()
     }
 
     /// The text's bytes.
@@ -167,7 +159,31 @@ impl Str {
     /// ```
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
-        self.word.as_bytes()
+        self.text.get().as_bytes()
+    }
+
+    /// The same handle seen as a byte string: free (a `Str` is a [`ByteStr`] that
+    /// promises UTF-8).
+    ///
+    /// ```
+    /// let s = dynatom::Str::from("text is bytes too, and longer than 15");
+    /// assert_eq!(s.as_byte_str().as_ptr(), s.as_ptr());
+    /// ```
+    #[inline]
+    pub fn as_byte_str(&self) -> &crate::ByteStr {
+        self.text.get()
+    }
+
+    /// The handle as a byte string, giving up the UTF-8 promise: free.
+    ///
+    /// ```
+    /// let s = dynatom::Str::from("into bytes without a copy at all");
+    /// let ptr = s.as_ptr();
+    /// assert_eq!(s.into_byte_str().as_ptr(), ptr);
+    /// ```
+    #[inline]
+    pub fn into_byte_str(self) -> crate::ByteStr {
+        self.text.into_inner()
     }
 
     /// Pointer to the first byte (inside the handle for inline strings).
@@ -211,7 +227,7 @@ impl Str {
     /// ```
     #[inline]
     pub fn is_inline(&self) -> bool {
-        matches!(self.word.form(), StrForm::Inline(_))
+        self.text.get().is_inline()
     }
 
     /// Whether interning this string is O(1): its whole buffer already is an atom's
@@ -227,10 +243,7 @@ impl Str {
     /// ```
     #[inline]
     pub fn is_interned(&self) -> bool {
-        match self.word.form() {
-            StrForm::Heap { block, offset: 0, len } => len == block.len() && !block.owner().is_null(),
-            _ => self.len() <= crate::repr::atom_word::INLINE_ATOM_CAPACITY,
-        }
+        self.text.get().is_interned()
     }
 
     /// Whether two handles are the same view of the same bytes (same buffer and range,
@@ -243,7 +256,7 @@ impl Str {
     /// ```
     #[inline]
     pub fn ptr_eq(&self, other: &Str) -> bool {
-        self.word.bits() == other.word.bits()
+        self.text.get().ptr_eq(other.text.get())
     }
 
     /// The sub-string `range`, in O(1) and without copying the parent.
@@ -288,24 +301,20 @@ impl Str {
     #[inline]
     pub fn get_slice(&self, range: impl RangeBounds<usize>) -> Option<Str> {
         let (start, end) = bounds(&range, self.len());
-        let text = self.as_str().get(start..end)?;
-        if let Some(word) = StrWord::inline(text) {
-            return Some(Str { word });
+        let text = self.text.slice(start, end, |bytes| bytes.slice(start..end))?;
+        Some(Str { text })
+    }
+
+    /// `self[start..end]` without copying: inline if it fits, else the same buffer.
+    /// Deliberately skips [`Str::slice`]'s copy-small-pieces policy (see `str_access`).
+    ///
+    /// # Panics
+    /// If the range is out of bounds or not on char boundaries.
+    pub(crate) fn share(&self, start: usize, end: usize) -> Str {
+        match self.text.slice(start, end, |bytes| bytes.share(start, end)) {
+            Some(text) => Str { text },
+            None => Str::from(&self.as_str()[start..end]),
         }
-        let word = match self.word.form() {
-            StrForm::Heap { block, offset, .. } => {
-                if block.len() >= RETAIN_CHECK_MIN_PARENT && text.len() * RETAIN_MAX_RATIO < block.len() {
-                    return Some(Str::from(text));
-                }
-                StrWord::heap(block.clone(), offset + start, text.len())
-            }
-            StrForm::Static(_) => {
-                let parent = self.static_text().expect("static form");
-                StrWord::from_static(&parent[start..end])
-            }
-            StrForm::Inline(_) => unreachable!("slices of inline strings fit inline"),
-        };
-        Some(Str { word })
     }
 
     /// The global atom for this text. O(1) if the string is already interned; a heap
@@ -347,69 +356,8 @@ impl Str {
     /// ```
     #[inline]
     pub fn hash64(&self) -> u64 {
-        let global = AtomTable::global().shared();
-        match self.word.form() {
-            StrForm::Heap { block, offset: 0, len } if len == block.len() => {
-                let owner = block.owner();
-                if owner.is_null() || std::ptr::eq(owner, global) {
-                    if let Some(hash) = block.cached_hash() {
-                        return hash;
-                    }
-                    let hash = global.hash(self.as_bytes());
-                    if owner.is_null() {
-                        block.cache_hash(hash);
-                    }
-                    return hash;
-                }
-                global.hash(self.as_bytes())
-            }
-            _ => global.hash(self.as_bytes()),
-        }
+        self.text.get().hash64()
     }
-
-    /// The block, if this string spans the whole of one.
-    #[inline]
-    fn whole_block(&self) -> Option<&Block> {
-        match self.word.form() {
-            StrForm::Heap { block, offset: 0, len } if len == block.len() => Some(block),
-            _ => None,
-        }
-    }
-
-    /// Equality with the fast paths: same view, both interned in one table, cached
-    /// hashes that differ; bytes only as a last resort.
-    #[inline]
-    fn eq_fast(&self, other: &Str) -> bool {
-        if self.word.bits() == other.word.bits() {
-            return true;
-        }
-        let (a, b) = (self.as_bytes(), other.as_bytes());
-        if a.len() != b.len() {
-            return false;
-        }
-        if let (Some(x), Some(y)) = (self.whole_block(), other.whole_block()) {
-            if !blocks_may_be_equal(x, y) {
-                return false;
-            }
-        }
-        a == b
-    }
-}
-
-/// False when two distinct whole blocks provably hold different texts: both interned in
-/// one table (one entry per text), or both carrying global hashes that differ.
-fn blocks_may_be_equal(x: &Block, y: &Block) -> bool {
-    let (owner_x, owner_y) = (x.owner(), y.owner());
-    if !owner_x.is_null() && std::ptr::eq(owner_x, owner_y) {
-        return false;
-    }
-    let (Some(hash_x), Some(hash_y)) = (x.cached_hash(), y.cached_hash()) else {
-        return true;
-    };
-    // A cached hash is the global table's unless a local table owns the block.
-    let global =
-        |owner: *const crate::table::TableShared| owner.is_null() || std::ptr::eq(owner, AtomTable::global().shared());
-    hash_x == hash_y || !(global(owner_x) && global(owner_y))
 }
 
 /// The panic of [`Str::slice`]: names the range, the length and what is wrong.
@@ -428,33 +376,17 @@ fn bad_slice(text: &str, start: usize, end: usize) -> ! {
     panic!("Str::slice: range {start}..{end} of a {len}-byte string {why}")
 }
 
-/// Resolves a range against a length the way slicing does, without checking it.
-#[inline]
-fn bounds(range: &impl RangeBounds<usize>, len: usize) -> (usize, usize) {
-    let start = match range.start_bound() {
-        Bound::Included(&start) => start,
-        Bound::Excluded(&start) => start.saturating_add(1),
-        Bound::Unbounded => 0,
-    };
-    let end = match range.end_bound() {
-        Bound::Included(&end) => end.saturating_add(1),
-        Bound::Excluded(&end) => end,
-        Bound::Unbounded => len,
-    };
-    (start, end)
-}
-
 impl Clone for Str {
     #[inline]
     fn clone(&self) -> Str {
-        Str { word: self.word.clone() }
+        Str { text: self.text.clone() }
     }
 }
 
 impl PartialEq for Str {
     #[inline]
     fn eq(&self, other: &Str) -> bool {
-        self.eq_fast(other)
+        self.text.get().eq_fast(other.text.get())
     }
 }
 

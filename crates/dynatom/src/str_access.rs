@@ -32,7 +32,6 @@
 use std::fmt;
 use std::iter::FusedIterator;
 
-use crate::repr::str_word::{StrForm, StrWord};
 use crate::str::Str;
 
 impl Str {
@@ -166,25 +165,6 @@ impl Str {
         let start = (part.as_ptr() as usize).wrapping_sub(self.as_ptr() as usize);
         debug_assert!(start <= self.len() && part.len() <= self.len() - start, "not a sub-slice of this string");
         self.share(start, start + part.len())
-    }
-
-    /// `self[start..end]` without copying: inline if it fits, else the same buffer.
-    /// Deliberately skips [`Str::slice`]'s copy-small-pieces policy (see the module docs).
-    fn share(&self, start: usize, end: usize) -> Str {
-        let text = &self.as_str()[start..end];
-        if let Some(word) = StrWord::inline(text) {
-            return Str::from_word(word);
-        }
-        match self.word().form() {
-            StrForm::Heap { block, offset, .. } => {
-                Str::from_word(StrWord::heap(block.clone(), offset + start, text.len()))
-            }
-            StrForm::Static(_) => {
-                let parent = self.static_text().expect("static form");
-                Str::from_static(&parent[start..end])
-            }
-            StrForm::Inline(_) => unreachable!("pieces of inline strings fit inline"),
-        }
     }
 }
 

@@ -1,10 +1,31 @@
-//! [`Str::concat`] and [`Str::join`]: measure, then one allocation of the exact size.
+//! [`Str::concat`], [`Str::join`] and [`ByteStr::concat`]: measure, then one allocation
+//! of the exact size.
+
+use std::convert::Infallible;
 
 use super::error::or_panic;
 use super::exact::ExactSink;
+use crate::byte_str::ByteStr;
 use crate::error::StrError;
 use crate::repr::heap::Fallibility;
+use crate::repr::utf8::Utf8;
 use crate::str::Str;
+
+/// An empty sink for `total` bytes of text.
+pub(crate) fn text_sink(total: usize, fallibility: Fallibility) -> Result<Utf8<ExactSink>, StrError> {
+    Utf8::from_text("", |_| ExactSink::new(total, fallibility))
+}
+
+/// Appends `text` to a text sink.
+pub(crate) fn push_text(sink: &mut Utf8<ExactSink>, text: &str) {
+    sink.append(text, |sink, bytes| sink.push_bytes(bytes));
+}
+
+/// The string a filled text sink holds.
+pub(crate) fn finish_text(sink: Utf8<ExactSink>) -> Str {
+    let Ok(text) = sink.into_same_bytes(|sink| Ok::<_, Infallible>(sink.finish()));
+    Str::from_utf8_handle(text)
+}
 
 /// Sums lengths, reporting overflow the way an over-long string is reported.
 fn total_len(mut lens: impl Iterator<Item = usize>) -> Result<usize, StrError> {
@@ -42,9 +63,9 @@ impl Str {
 
     fn concat_fallibility<T: AsRef<str>>(pieces: &[T], fallibility: Fallibility) -> Result<Str, StrError> {
         let total = total_len(pieces.iter().map(|piece| piece.as_ref().len()))?;
-        let mut sink = ExactSink::new(total, fallibility)?;
-        pieces.iter().for_each(|piece| sink.push_str(piece.as_ref()));
-        Ok(sink.finish())
+        let mut sink = text_sink(total, fallibility)?;
+        pieces.iter().for_each(|piece| push_text(&mut sink, piece.as_ref()));
+        Ok(finish_text(sink))
     }
 
     /// The `items` with `separator` between each two, in one allocation sized for the
@@ -101,13 +122,51 @@ impl Str {
         let separators_len = separator.len().checked_mul(count.saturating_sub(1));
         let total =
             separators_len.and_then(|len| len.checked_add(text_len)).ok_or(StrError::TooLong { len: usize::MAX })?;
-        let mut sink = ExactSink::new(total, fallibility)?;
+        let mut sink = text_sink(total, fallibility)?;
         for (index, item) in items.enumerate() {
             if index > 0 {
-                sink.push_str(separator);
+                push_text(&mut sink, separator);
             }
-            sink.push_str(item.as_ref());
+            push_text(&mut sink, item.as_ref());
         }
+        Ok(finish_text(sink))
+    }
+}
+
+impl ByteStr {
+    /// All `pieces` back to back, in one allocation sized for the total (none for a
+    /// total of at most 15 bytes).
+    ///
+    /// # Panics
+    /// If the total exceeds [`ByteStr::MAX_LEN`] bytes.
+    ///
+    /// ```
+    /// use dynatom::ByteStr;
+    ///
+    /// let s = ByteStr::concat(&[&b"\x00\x01"[..], b"payload bytes", b"\xff"]);
+    /// assert_eq!(s, b"\x00\x01payload bytes\xff"[..]);
+    /// ```
+    pub fn concat<T: AsRef<[u8]>>(pieces: &[T]) -> ByteStr {
+        or_panic(ByteStr::concat_fallibility(pieces, Fallibility::Infallible))
+    }
+
+    /// Like [`ByteStr::concat`], but reports an over-long result or an allocation
+    /// failure.
+    ///
+    /// ```
+    /// use dynatom::ByteStr;
+    ///
+    /// let parts = vec![vec![0xffu8], b"ab".to_vec()];
+    /// assert_eq!(ByteStr::try_concat(&parts).unwrap(), b"\xffab"[..]);
+    /// ```
+    pub fn try_concat<T: AsRef<[u8]>>(pieces: &[T]) -> Result<ByteStr, StrError> {
+        ByteStr::concat_fallibility(pieces, Fallibility::Fallible)
+    }
+
+    fn concat_fallibility<T: AsRef<[u8]>>(pieces: &[T], fallibility: Fallibility) -> Result<ByteStr, StrError> {
+        let total = total_len(pieces.iter().map(|piece| piece.as_ref().len()))?;
+        let mut sink = ExactSink::new(total, fallibility)?;
+        pieces.iter().for_each(|piece| sink.push_bytes(piece.as_ref()));
         Ok(sink.finish())
     }
 }

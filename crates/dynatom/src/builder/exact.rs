@@ -1,10 +1,10 @@
 //! Filling a string whose final length is known up front: one allocation sized for
 //! it (none at all for inline results).
 
+use crate::byte_str::ByteStr;
 use crate::error::StrError;
 use crate::repr::heap::{Block, Fallibility, UninitBlock};
 use crate::repr::str_word::{StrWord, INLINE_CAPACITY};
-use crate::str::Str;
 
 /// Where the bytes of a string of known length go while they are being copied.
 pub(crate) enum ExactSink {
@@ -25,42 +25,44 @@ impl ExactSink {
         UninitBlock::allocate(total, fallibility).map(ExactSink::Heap)
     }
 
-    /// Appends `text`.
+    /// Appends `bytes`.
     ///
     /// # Panics
-    /// If more is pushed than announced: only an `AsRef<str>` that answers differently
-    /// when asked twice can cause that.
-    pub(crate) fn push_str(&mut self, text: &str) {
+    /// If more is pushed than announced: only an `AsRef` that answers differently when
+    /// asked twice can cause that.
+    pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
         match self {
             ExactSink::Inline { buf, len } => {
-                let end = *len + text.len();
+                let end = *len + bytes.len();
                 assert!(end <= INLINE_CAPACITY, "pieces changed length between measuring and copying");
-                buf[*len..end].copy_from_slice(text.as_bytes());
+                buf[*len..end].copy_from_slice(bytes);
                 *len = end;
             }
-            ExactSink::Heap(block) => block.push_str(text),
+            ExactSink::Heap(block) => block.push_bytes(bytes),
+        }
+    }
+
+    /// The bytes pushed so far.
+    pub(crate) fn filled(&self) -> &[u8] {
+        match self {
+            ExactSink::Inline { buf, len } => &buf[..*len],
+            ExactSink::Heap(block) => block.filled(),
         }
     }
 
     /// The finished string.
     ///
     /// # Panics
-    /// If fewer bytes were pushed than announced (see [`ExactSink::push_str`]).
-    pub(crate) fn finish(self) -> Str {
+    /// If fewer bytes were pushed than announced (see [`ExactSink::push_bytes`]).
+    pub(crate) fn finish(self) -> ByteStr {
         match self {
-            ExactSink::Inline { buf, len } => {
-                // Whole `&str`s back to back are UTF-8; checking 15 bytes costs nothing and
-                // keeps this module free of `unsafe`.
-                let text = std::str::from_utf8(&buf[..len]).expect("whole strs concatenate to UTF-8");
-                Str::from_word(StrWord::inline(text).expect("fits inline"))
-            }
-            ExactSink::Heap(block) => heap_str(block.finish()),
+            ExactSink::Inline { buf, len } => ByteStr::from_word(StrWord::inline(&buf[..len]).expect("fits inline")),
+            ExactSink::Heap(block) => whole_block(block.finish()),
         }
     }
 }
 
-/// A `Str` spanning all of `block`.
-pub(crate) fn heap_str(block: Block) -> Str {
-    let len = block.len();
-    Str::from_word(StrWord::heap(block, 0, len))
+/// A `ByteStr` spanning all of `block`.
+pub(crate) fn whole_block(block: Block) -> ByteStr {
+    ByteStr::from_word(StrWord::heap_whole(block))
 }

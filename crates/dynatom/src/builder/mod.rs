@@ -14,6 +14,7 @@
 //! [`Str::concat`]: crate::Str::concat
 //! [`Str::join`]: crate::Str::join
 
+mod byte_builder;
 mod concat;
 mod error;
 mod exact;
@@ -22,7 +23,9 @@ mod pieces;
 mod str_builder;
 mod write;
 
+pub use self::byte_builder::ByteStrBuilder;
 pub use self::error::BuildError;
+pub(crate) use self::exact::ExactSink;
 pub use self::pieces::{Piece, Pieces};
 pub use self::str_builder::StrBuilder;
 pub use self::write::PartialWrite;

@@ -6,36 +6,59 @@ use std::io::IoSlice;
 use super::error::or_panic;
 use super::exact::ExactSink;
 use crate::atom::Atom;
+use crate::byte_atom::ByteAtom;
+use crate::byte_str::ByteStr;
 use crate::error::StrError;
 use crate::repr::heap::Fallibility;
 use crate::str::Str;
 
 /// One piece of a [`Pieces`] list. Its `From` conversions say how each kind enters the
-/// list: `Str`, `Atom` and `&'static str` without copying any text, `String` and `char`
-/// copied into a [`Str`]. A borrowed `&str` that is not `'static` must be made a `Str`
-/// first, so the copy is visible at the call site.
+/// list: `Str`, `Atom`, `ByteStr`, `ByteAtom`, `&'static str` and `&'static [u8]` without
+/// copying any bytes, `String`, `Vec<u8>` and `char` copied into a handle. A borrowed
+/// `&str` or `&[u8]` that is not `'static` must be made a `Str`/`ByteStr` first, so the
+/// copy is visible at the call site.
 ///
 /// ```
-/// use dynatom::{Atom, Piece, Str};
+/// use dynatom::{Atom, ByteStr, Piece, Str};
 ///
 /// let from_static = Piece::from("literal");
 /// let from_atom = Piece::from(Atom::from("atom"));
-/// let from_str = Piece::from(Str::from("a handle"));
-/// assert_eq!(from_static.as_str(), "literal");
-/// assert_eq!(from_atom.into_str(), "atom");
-/// assert_eq!(from_str.len(), 8);
+/// let from_bytes = Piece::from(ByteStr::from(&b"\xff\xfe"[..]));
+/// assert_eq!(from_static.as_str(), Some("literal"));
+/// assert_eq!(from_atom.into_str().unwrap(), "atom");
+/// assert_eq!(from_bytes.as_str(), None); // not UTF-8
+/// assert_eq!(from_bytes.len(), 2);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Piece(Str);
+pub struct Piece {
+    bytes: ByteStr,
+}
 
 impl Piece {
-    /// The piece's text.
+    fn text(s: Str) -> Piece {
+        Piece { bytes: s.into_byte_str() }
+    }
+
+    fn bytes(bytes: ByteStr) -> Piece {
+        Piece { bytes }
+    }
+
+    /// The piece's bytes.
     ///
     /// ```
-    /// assert_eq!(dynatom::Piece::from("text").as_str(), "text");
+    /// assert_eq!(dynatom::Piece::from(&b"raw"[..]).as_bytes(), b"raw");
     /// ```
-    pub fn as_str(&self) -> &str {
-        self.0.as_str()
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes.as_bytes()
+    }
+
+    /// The piece's text, or `None` if its bytes are not UTF-8 (one check).
+    ///
+    /// ```
+    /// assert_eq!(dynatom::Piece::from("text").as_str(), Some("text"));
+    /// ```
+    pub fn as_str(&self) -> Option<&str> {
+        std::str::from_utf8(self.as_bytes()).ok()
     }
 
     /// Its length in bytes.
@@ -44,7 +67,7 @@ impl Piece {
     /// assert_eq!(dynatom::Piece::from('é').len(), 2);
     /// ```
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.bytes.len()
     }
 
     /// Whether it is empty.
@@ -53,63 +76,116 @@ impl Piece {
     /// assert!(dynatom::Piece::from("").is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.bytes.is_empty()
     }
 
-    /// The piece as a [`Str`] (no copy).
+    /// The piece as a [`ByteStr`] (no copy).
     ///
     /// ```
-    /// let s: dynatom::Str = dynatom::Piece::from("p").into_str();
+    /// let s: dynatom::ByteStr = dynatom::Piece::from(&b"p"[..]).into_byte_str();
+    /// assert_eq!(s, b"p"[..]);
+    /// ```
+    pub fn into_byte_str(self) -> ByteStr {
+        self.bytes
+    }
+
+    /// The piece as a [`Str`] (no copy; one UTF-8 check).
+    ///
+    /// # Errors
+    /// [`StrError::InvalidUtf8`] if the bytes are not UTF-8.
+    ///
+    /// ```
+    /// let s: dynatom::Str = dynatom::Piece::from("p").into_str().unwrap();
     /// assert_eq!(s, "p");
     /// ```
-    pub fn into_str(self) -> Str {
-        self.0
+    pub fn into_str(self) -> Result<Str, StrError> {
+        self.bytes.to_text()
     }
 }
 
 impl From<Str> for Piece {
     fn from(s: Str) -> Piece {
-        Piece(s)
+        Piece::text(s)
     }
 }
 
 impl From<&Str> for Piece {
     /// O(1): shares the buffer.
     fn from(s: &Str) -> Piece {
-        Piece(s.clone())
+        Piece::text(s.clone())
     }
 }
 
 impl From<Atom> for Piece {
     /// O(1): shares the atom's bytes.
     fn from(atom: Atom) -> Piece {
-        Piece(atom.to_str())
+        Piece::text(atom.to_str())
     }
 }
 
 impl From<&Atom> for Piece {
     fn from(atom: &Atom) -> Piece {
-        Piece(atom.to_str())
+        Piece::text(atom.to_str())
     }
 }
 
 impl From<&'static str> for Piece {
     /// No copy: the piece points at the static text.
     fn from(text: &'static str) -> Piece {
-        Piece(Str::from_static(text))
+        Piece::text(Str::from_static(text))
     }
 }
 
 impl From<String> for Piece {
     /// Copies the text into a [`Str`].
     fn from(text: String) -> Piece {
-        Piece(Str::from(text))
+        Piece::text(Str::from(text))
     }
 }
 
 impl From<char> for Piece {
     fn from(c: char) -> Piece {
-        Piece(Str::from(c))
+        Piece::text(Str::from(c))
+    }
+}
+
+impl From<ByteStr> for Piece {
+    fn from(bytes: ByteStr) -> Piece {
+        Piece::bytes(bytes)
+    }
+}
+
+impl From<&ByteStr> for Piece {
+    /// O(1): shares the buffer.
+    fn from(bytes: &ByteStr) -> Piece {
+        Piece::bytes(bytes.clone())
+    }
+}
+
+impl From<ByteAtom> for Piece {
+    /// O(1): shares the atom's bytes.
+    fn from(atom: ByteAtom) -> Piece {
+        Piece::bytes(atom.to_byte_str())
+    }
+}
+
+impl From<&ByteAtom> for Piece {
+    fn from(atom: &ByteAtom) -> Piece {
+        Piece::bytes(atom.to_byte_str())
+    }
+}
+
+impl From<&'static [u8]> for Piece {
+    /// No copy: the piece points at the static bytes.
+    fn from(bytes: &'static [u8]) -> Piece {
+        Piece::bytes(ByteStr::from_static(bytes))
+    }
+}
+
+impl From<Vec<u8>> for Piece {
+    /// Copies the bytes into a [`ByteStr`].
+    fn from(bytes: Vec<u8>) -> Piece {
+        Piece::bytes(ByteStr::copy_from_slice(&bytes))
     }
 }
 
@@ -118,11 +194,14 @@ impl From<char> for Piece {
 /// way OpenResty's `ngx.print` takes a table of pieces. Use [`to_str`] when a joined
 /// string really is needed.
 ///
-/// Pieces are 16-byte [`Str`] handles; empty pieces are dropped on push. [`len`] is the
-/// total number of **bytes**, [`piece_count`] the number of pieces.
+/// Pieces are 16-byte [`ByteStr`] handles (text pieces are [`Str`]s seen as bytes, which
+/// is free); empty pieces are dropped on push. [`len`] is the total number of **bytes**,
+/// [`piece_count`] the number of pieces. Text and byte pieces mix freely: [`to_str`]
+/// checks the joined result's UTF-8 once; [`to_byte_str`] never checks.
 ///
 /// [`write_to`]: Pieces::write_to
 /// [`to_str`]: Pieces::to_str
+/// [`to_byte_str`]: Pieces::to_byte_str
 /// [`len`]: Pieces::len
 /// [`piece_count`]: Pieces::piece_count
 ///
@@ -144,7 +223,7 @@ impl From<char> for Piece {
 /// ```
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Pieces {
-    pieces: Vec<Str>,
+    pieces: Vec<ByteStr>,
     len: usize,
 }
 
@@ -179,11 +258,11 @@ impl Pieces {
     /// assert_eq!(p.piece_count(), 2);
     /// ```
     pub fn push(&mut self, piece: impl Into<Piece>) {
-        let piece = piece.into().0;
-        if !piece.is_empty() {
+        let Piece { bytes } = piece.into();
+        if !bytes.is_empty() {
             // Overflow needs over 2^32 pieces of 4 GiB: a bug or an attack, not input.
-            self.len = self.len.checked_add(piece.len()).expect("total length of pieces overflows usize");
-            self.pieces.push(piece);
+            self.len = self.len.checked_add(bytes.len()).expect("total length of pieces overflows usize");
+            self.pieces.push(bytes);
         }
     }
 
@@ -231,13 +310,13 @@ impl Pieces {
         self.len = 0;
     }
 
-    /// The pieces, in order.
+    /// The pieces, in order (text pieces seen as bytes).
     ///
     /// ```
     /// let p: dynatom::Pieces = ["a", "b"].into_iter().collect();
-    /// assert_eq!(p.as_slice(), ["a", "b"]);
+    /// assert_eq!(p.as_slice(), [b"a", b"b"]);
     /// ```
-    pub fn as_slice(&self) -> &[Str] {
+    pub fn as_slice(&self) -> &[ByteStr] {
         &self.pieces
     }
 
@@ -248,7 +327,7 @@ impl Pieces {
     /// let lens: Vec<usize> = p.iter().map(|piece| piece.len()).collect();
     /// assert_eq!(lens, [1, 2]);
     /// ```
-    pub fn iter(&self) -> std::slice::Iter<'_, Str> {
+    pub fn iter(&self) -> std::slice::Iter<'_, ByteStr> {
         self.pieces.iter()
     }
 
@@ -268,10 +347,11 @@ impl Pieces {
         self.pieces.iter().map(|piece| IoSlice::new(piece.as_bytes()))
     }
 
-    /// The joined string, made in one allocation sized for it.
+    /// The joined text, made in one allocation sized for it.
     ///
     /// # Panics
-    /// If the total exceeds [`Str::MAX_LEN`] bytes; see [`Pieces::try_to_str`].
+    /// If the total exceeds [`Str::MAX_LEN`] bytes, or byte pieces made it invalid
+    /// UTF-8; see [`Pieces::try_to_str`].
     ///
     /// ```
     /// let p: dynatom::Pieces = ["join", "ed"].into_iter().collect();
@@ -281,7 +361,8 @@ impl Pieces {
         or_panic(self.to_str_fallibility(Fallibility::Infallible))
     }
 
-    /// Like [`Pieces::to_str`], but reports an over-long result or allocation failure.
+    /// Like [`Pieces::to_str`], but reports an over-long result, allocation failure, or
+    /// invalid UTF-8 ([`StrError::InvalidUtf8`]).
     ///
     /// ```
     /// let p: dynatom::Pieces = ["a", "b"].into_iter().collect();
@@ -292,19 +373,55 @@ impl Pieces {
     }
 
     fn to_str_fallibility(&self, fallibility: Fallibility) -> Result<Str, StrError> {
+        // Pieces are kept as bytes (text pieces too, which costs nothing), so the joined
+        // result gets one UTF-8 check: a pass over bytes the join has just copied.
+        self.to_byte_str_fallibility(fallibility)?.to_text()
+    }
+
+    /// The joined bytes, made in one allocation sized for them (none when there is a
+    /// single piece: it is returned as it is).
+    ///
+    /// # Panics
+    /// If the total exceeds [`ByteStr::MAX_LEN`] bytes; see [`Pieces::try_to_byte_str`].
+    ///
+    /// ```
+    /// use dynatom::{ByteStr, Pieces};
+    ///
+    /// let mut p = Pieces::new();
+    /// p.push(&b"\x00\x01"[..]);
+    /// p.push("text");
+    /// assert_eq!(p.to_byte_str(), b"\x00\x01text"[..]);
+    /// ```
+    pub fn to_byte_str(&self) -> ByteStr {
+        or_panic(self.to_byte_str_fallibility(Fallibility::Infallible))
+    }
+
+    /// Like [`Pieces::to_byte_str`], but reports an over-long result or allocation
+    /// failure.
+    ///
+    /// ```
+    /// let p: dynatom::Pieces = [&b"a"[..], b"b"].into_iter().collect();
+    /// assert_eq!(p.try_to_byte_str().unwrap(), b"ab"[..]);
+    /// ```
+    pub fn try_to_byte_str(&self) -> Result<ByteStr, StrError> {
+        self.to_byte_str_fallibility(Fallibility::Fallible)
+    }
+
+    fn to_byte_str_fallibility(&self, fallibility: Fallibility) -> Result<ByteStr, StrError> {
         if let [only] = self.pieces.as_slice() {
             return Ok(only.clone());
         }
         let mut sink = ExactSink::new(self.len, fallibility)?;
-        self.pieces.iter().for_each(|piece| sink.push_str(piece));
+        self.pieces.iter().for_each(|piece| sink.push_bytes(piece.as_bytes()));
         Ok(sink.finish())
     }
 }
 
 impl fmt::Display for Pieces {
-    /// Writes the pieces one after another (no joined string is made).
+    /// Writes the pieces one after another (no joined string is made). Bytes that are
+    /// not UTF-8 are shown as U+FFFD, piece by piece.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.pieces.iter().try_for_each(|piece| f.write_str(piece))
+        self.pieces.iter().try_for_each(|piece| f.write_str(&String::from_utf8_lossy(piece.as_bytes())))
     }
 }
 
@@ -315,16 +432,16 @@ impl fmt::Debug for Pieces {
 }
 
 impl<'a> IntoIterator for &'a Pieces {
-    type Item = &'a Str;
-    type IntoIter = std::slice::Iter<'a, Str>;
+    type Item = &'a ByteStr;
+    type IntoIter = std::slice::Iter<'a, ByteStr>;
     fn into_iter(self) -> Self::IntoIter {
         self.pieces.iter()
     }
 }
 
 impl IntoIterator for Pieces {
-    type Item = Str;
-    type IntoIter = std::vec::IntoIter<Str>;
+    type Item = ByteStr;
+    type IntoIter = std::vec::IntoIter<ByteStr>;
     fn into_iter(self) -> Self::IntoIter {
         self.pieces.into_iter()
     }

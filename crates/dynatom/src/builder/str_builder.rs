@@ -2,12 +2,12 @@
 
 use std::fmt;
 
+use super::byte_builder::finish_buffer;
 use super::error::{or_panic, BuildError};
-use super::exact::heap_str;
 use crate::error::StrError;
 use crate::repr::growable::GrowableBlock;
 use crate::repr::heap::Fallibility;
-use crate::repr::str_word::INLINE_CAPACITY;
+use crate::repr::utf8::Utf8;
 use crate::str::Str;
 
 /// A string being built: amortised O(1) appends, and a [`finish`](StrBuilder::finish)
@@ -43,7 +43,7 @@ use crate::str::Str;
 /// assert_eq!(s.as_ptr(), bytes); // the builder's buffer became the string (on glibc)
 /// ```
 pub struct StrBuilder {
-    buf: GrowableBlock,
+    buf: Utf8<GrowableBlock>,
 }
 
 impl StrBuilder {
@@ -54,7 +54,7 @@ impl StrBuilder {
     /// assert_eq!(b.capacity(), 0);
     /// ```
     pub const fn new() -> StrBuilder {
-        StrBuilder { buf: GrowableBlock::new() }
+        StrBuilder { buf: Utf8::empty_buffer() }
     }
 
     /// An empty builder with room for `capacity` bytes. A builder filled to exactly its
@@ -83,7 +83,8 @@ impl StrBuilder {
     /// assert!(matches!(too_big, Err(StrError::TooLong { .. })));
     /// ```
     pub fn try_with_capacity(capacity: usize) -> Result<StrBuilder, StrError> {
-        Ok(StrBuilder { buf: GrowableBlock::with_capacity(capacity, Fallibility::Fallible)? })
+        let buf = Utf8::from_text("", |_| GrowableBlock::with_capacity(capacity, Fallibility::Fallible))?;
+        Ok(StrBuilder { buf })
     }
 
     /// Appends `text`. `Str`, `Atom` and `String` work through deref: `push_str(&s)`.
@@ -99,7 +100,7 @@ impl StrBuilder {
     /// ```
     #[inline]
     pub fn push_str(&mut self, text: &str) {
-        or_panic(self.buf.push_str(text, Fallibility::Infallible));
+        or_panic(self.push_str_fallibility(text, Fallibility::Infallible));
     }
 
     /// Like [`StrBuilder::push_str`], but reports overflow and allocation failure; the
@@ -112,7 +113,23 @@ impl StrBuilder {
     /// ```
     #[inline]
     pub fn try_push_str(&mut self, text: &str) -> Result<(), StrError> {
-        self.buf.push_str(text, Fallibility::Fallible)
+        self.push_str_fallibility(text, Fallibility::Fallible)
+    }
+
+    #[inline]
+    fn push_str_fallibility(&mut self, text: &str, fallibility: Fallibility) -> Result<(), StrError> {
+        self.buf.append(text, |buf, bytes| buf.push_bytes(bytes, fallibility))
+    }
+
+    /// Appends one char; ASCII (what formatting pads with) skips the generic copy.
+    #[inline]
+    fn push_char_fallibility(&mut self, c: char, fallibility: Fallibility) -> Result<(), StrError> {
+        let mut utf8 = [0; 4];
+        let text = c.encode_utf8(&mut utf8);
+        self.buf.append(text, |buf, bytes| match bytes {
+            [byte] => buf.push_byte(*byte, fallibility),
+            _ => buf.push_bytes(bytes, fallibility),
+        })
     }
 
     /// Appends one character.
@@ -127,7 +144,7 @@ impl StrBuilder {
     /// ```
     #[inline]
     pub fn push(&mut self, c: char) {
-        or_panic(self.buf.push_char(c, Fallibility::Infallible));
+        or_panic(self.push_char_fallibility(c, Fallibility::Infallible));
     }
 
     /// Like [`StrBuilder::push`], but reports errors.
@@ -139,7 +156,7 @@ impl StrBuilder {
     /// ```
     #[inline]
     pub fn try_push(&mut self, c: char) -> Result<(), StrError> {
-        self.buf.push_char(c, Fallibility::Fallible)
+        self.push_char_fallibility(c, Fallibility::Fallible)
     }
 
     /// Appends `value` formatted with `Display`, straight into the buffer.
@@ -210,7 +227,7 @@ impl StrBuilder {
             return Ok(());
         }
         let error = writer.error.take();
-        self.buf.truncate(before);
+        self.buf.truncate(before, GrowableBlock::truncate);
         Err(error.map_or(BuildError::Format, BuildError::Str))
     }
 
@@ -238,7 +255,7 @@ impl StrBuilder {
     /// assert!(b.try_reserve(10).is_ok());
     /// ```
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), StrError> {
-        self.buf.reserve(additional, Fallibility::Fallible)
+        self.buf.append("", |buf, _| buf.reserve(additional, Fallibility::Fallible))
     }
 
     /// The text appended so far.
@@ -260,7 +277,7 @@ impl StrBuilder {
     /// assert_eq!(b.len(), 6);
     /// ```
     pub fn len(&self) -> usize {
-        self.buf.len()
+        self.buf.get().len()
     }
 
     /// Whether nothing has been appended.
@@ -278,7 +295,7 @@ impl StrBuilder {
     /// assert!(dynatom::StrBuilder::with_capacity(10).capacity() >= 10);
     /// ```
     pub fn capacity(&self) -> usize {
-        self.buf.capacity()
+        self.buf.get().capacity()
     }
 
     /// Cuts the text back to `len` bytes, keeping the capacity.
@@ -293,7 +310,7 @@ impl StrBuilder {
     /// assert_eq!(b.as_str(), "hello");
     /// ```
     pub fn truncate(&mut self, len: usize) {
-        self.buf.truncate(len);
+        self.buf.truncate(len, GrowableBlock::truncate);
     }
 
     /// Empties the builder, keeping the capacity.
@@ -305,7 +322,7 @@ impl StrBuilder {
     /// assert!(b.is_empty());
     /// ```
     pub fn clear(&mut self) {
-        self.buf.truncate(0);
+        self.buf.truncate(0, GrowableBlock::truncate);
     }
 
     /// The finished string, made without copying the bytes: a heap result is the
@@ -342,12 +359,8 @@ impl StrBuilder {
     }
 
     fn finish_fallibility(self, fallibility: Fallibility) -> Result<Str, StrError> {
-        if self.len() <= INLINE_CAPACITY {
-            // A copy of at most 15 bytes into the handle; the buffer is freed.
-            return Ok(Str::from(self.as_str()));
-        }
-        let block = self.buf.into_block(fallibility)?.expect("a heap-sized result is not empty");
-        Ok(heap_str(block))
+        // The finished string holds the buffer's bytes (see `finish_buffer`).
+        self.buf.into_same_bytes(|buf| finish_buffer(buf, fallibility)).map(Str::from_utf8_handle)
     }
 }
 

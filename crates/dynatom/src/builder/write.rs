@@ -4,7 +4,7 @@ use std::fmt;
 use std::io::{self, IoSlice, Write};
 
 use super::pieces::Pieces;
-use crate::str::Str;
+use crate::byte_str::ByteStr;
 
 /// The error payload of a failed [`Pieces::write_to`]: how many bytes reached the
 /// writer before it failed, and the writer's own error.
@@ -173,7 +173,7 @@ impl Pieces {
 }
 
 /// Moves `cursor` forward by `n` bytes (at most what is left) over `pieces`.
-fn advance(pieces: &[Str], mut cursor: Cursor, mut n: usize) -> Cursor {
+fn advance(pieces: &[ByteStr], mut cursor: Cursor, mut n: usize) -> Cursor {
     for piece in &pieces[cursor.piece..] {
         let rest = piece.len() - cursor.offset;
         if n < rest {

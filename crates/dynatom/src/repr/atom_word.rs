@@ -1,22 +1,23 @@
-//! The 8-byte tagged representation behind [`Atom`](crate::Atom), and the raw form a
-//! table stores.
+//! The 8-byte tagged representation behind [`ByteAtom`](crate::ByteAtom) (and so
+//! [`Atom`](crate::Atom), which wraps it), and the raw form a table stores. It holds any
+//! bytes; whether they are UTF-8 is the business of [`super::utf8`].
 //!
 //! # Memory layout
 //!
 //! ```text
 //!          byte 0             bytes 1..8
 //! inline  +-----------------+---------------------------+
-//!         | len<<1 | 0b1    | text[0..7], zero padded   |   texts of 0..=7 bytes
+//!         | len<<1 | 0b1    | bytes[0..7], zero padded  |   0..=7 bytes
 //!         +-----------------+---------------------------+
 //! heap    | pointer to a heap block, low bits 0b000     |   one count of the block
 //!         +---------------------------------------------+
-//! static  | pointer to a StaticEntry | 0b010            |   immortal, text in the binary
+//! static  | pointer to a StaticEntry | 0b010            |   immortal, bytes in the binary
 //!         +---------------------------------------------+
 //! ```
 //!
-//! Equal inline texts have equal words (the padding is always zero), and a table files
-//! exactly one heap or static entry per text, so comparing two atoms of one table is
-//! comparing two words.
+//! Equal inline byte strings have equal words (the padding is always zero), and a table
+//! files exactly one heap or static entry per byte string (text or not), so comparing
+//! two atoms of one table is comparing two words.
 
 use std::num::NonZeroUsize;
 use std::ptr::NonNull;
@@ -50,10 +51,9 @@ unsafe impl Send for AtomWord {}
 unsafe impl Sync for AtomWord {}
 
 impl AtomWord {
-    /// Packs a short text into the word itself.
+    /// Packs short bytes into the word itself.
     #[inline]
-    pub(crate) fn inline(text: &str) -> Option<AtomWord> {
-        let bytes = text.as_bytes();
+    pub(crate) fn inline(bytes: &[u8]) -> Option<AtomWord> {
         if bytes.len() > INLINE_ATOM_CAPACITY {
             return None;
         }
@@ -93,13 +93,6 @@ impl AtomWord {
     }
 
     #[inline]
-    pub(crate) fn as_str(&self) -> &str {
-        // SAFETY: inline words are built from `&str`; heap blocks and static entries hold
-        // whole UTF-8 texts.
-        unsafe { std::str::from_utf8_unchecked(self.as_bytes()) }
-    }
-
-    #[inline]
     pub(crate) fn as_bytes(&self) -> &[u8] {
         if self.is_inline() {
             // SAFETY: the inline form is 8 bytes of plain data borrowed from `self`.
@@ -132,16 +125,16 @@ impl AtomWord {
         unsafe { self.raw().owner() }
     }
 
-    /// The atom's text as a string handle, without copying.
+    /// The atom's bytes as a string handle, without copying.
     #[inline]
     pub(crate) fn to_str_word(&self) -> StrWord {
         match self.bits() & TAG_MASK {
             TAG_STATIC => {
                 // SAFETY: the word points at an immortal static entry.
-                let text = unsafe { StaticEntry::text(self.static_entry()) };
-                StrWord::from_static(text)
+                let bytes = unsafe { StaticEntry::text(self.static_entry()) };
+                StrWord::from_static(bytes)
             }
-            TAG_INLINE | 0b011 => StrWord::inline(self.as_str()).expect("7 bytes fit in 15"),
+            TAG_INLINE | 0b011 => StrWord::inline(self.as_bytes()).expect("7 bytes fit in 15"),
             _ => StrWord::heap_whole(self.block().clone()),
         }
     }
@@ -163,6 +156,42 @@ impl AtomWord {
     #[inline]
     pub(crate) fn heap_block(&self) -> Option<&Block> {
         (self.bits() & 0b111 == 0).then(|| self.block())
+    }
+}
+
+impl AtomWord {
+    /// Gives the atom up as one plain word (its count, for a heap atom, goes with it). The
+    /// pointer's provenance is exposed so [`AtomWord::from_raw_word`] can take it back.
+    #[inline]
+    pub(crate) fn into_raw_word(self) -> usize {
+        let word = self.0.as_ptr().expose_provenance();
+        std::mem::forget(self);
+        word
+    }
+
+    /// # Safety
+    /// `word` came from [`AtomWord::into_raw_word`], and the count it stands for (heap
+    /// atom) is handed to the result exactly once.
+    #[inline]
+    pub(crate) unsafe fn from_raw_word(word: usize) -> AtomWord {
+        let ptr = NonNull::new(std::ptr::with_exposed_provenance_mut::<u8>(word));
+        // SAFETY: the caller guarantees the word came from `into_raw_word`: never zero.
+        AtomWord(unsafe { ptr.unwrap_unchecked() })
+    }
+
+    /// A cheap test that a word could be an atom: non-zero; inline with a length of at
+    /// most 7 and zero padding; or an 8-aligned block pointer; or a static-entry pointer
+    /// with its tag. It cannot tell a live entry from a freed or forged one.
+    #[inline]
+    pub(crate) fn raw_word_plausible(word: usize) -> bool {
+        if word == 0 {
+            return false;
+        }
+        if word & TAG_INLINE != 0 {
+            let len = (word & 0xFF) >> 1;
+            return len <= INLINE_ATOM_CAPACITY && (len == 7 || word >> (8 * (len + 1)) == 0);
+        }
+        matches!(word & 0b111, 0b000 | TAG_STATIC)
     }
 }
 
@@ -219,7 +248,7 @@ impl RawAtom {
             // SAFETY: forwarded from this function's contract.
             Some(block) => unsafe { heap::entry_bytes(block) },
             // SAFETY: static entries are never freed.
-            None => unsafe { StaticEntry::text(self.static_entry()) }.as_bytes(),
+            None => unsafe { StaticEntry::text(self.static_entry()) },
         }
     }
 
@@ -288,26 +317,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn equal_inline_texts_have_equal_words() {
-        for text in ["", "a", "abc", "seven!!"] {
-            let (a, b) = (AtomWord::inline(text).unwrap(), AtomWord::inline(text).unwrap());
+    fn equal_inline_bytes_have_equal_words() {
+        for bytes in [&b""[..], b"a", b"abc", b"seven!!", b"\xff\x00\xfe"] {
+            let (a, b) = (AtomWord::inline(bytes).unwrap(), AtomWord::inline(bytes).unwrap());
             assert_eq!(a.bits(), b.bits());
-            assert_eq!(a.as_str(), text);
+            assert_eq!(a.as_bytes(), bytes);
             assert!(a.is_inline());
-            assert_eq!(a.to_str_word().as_str(), text);
+            assert_eq!(a.to_str_word().as_bytes(), bytes);
         }
-        assert_ne!(AtomWord::inline("ab").unwrap().bits(), AtomWord::inline("ab\0").unwrap().bits());
-        assert!(AtomWord::inline("eight!!!").is_none());
+        assert_ne!(AtomWord::inline(b"ab").unwrap().bits(), AtomWord::inline(b"ab\0").unwrap().bits());
+        assert!(AtomWord::inline(b"eight!!!").is_none());
     }
 
     #[test]
     fn heap_words_hand_out_the_same_bytes() {
-        let block = Block::copy_from("an atom's heap block", crate::repr::heap::Fallibility::Infallible).unwrap();
+        let block = Block::copy_from(b"an atom's heap block", crate::repr::heap::Fallibility::Infallible).unwrap();
         block.cache_hash(42);
         let ptr = block.bytes_ptr();
         let word = AtomWord::from_block(block);
-        assert_eq!(word.as_str().as_ptr(), ptr);
-        assert_eq!(word.to_str_word().as_str().as_ptr(), ptr);
+        assert_eq!(word.as_bytes().as_ptr(), ptr);
+        assert_eq!(word.to_str_word().as_bytes().as_ptr(), ptr);
         assert_eq!(word.table_hash(), Some(42));
         assert_eq!(word.clone().bits(), word.bits());
     }

@@ -1,12 +1,13 @@
-//! The growable block behind `StrBuilder`: a heap block under construction.
+//! The growable block behind `StrBuilder` and `ByteStrBuilder`: a heap block under
+//! construction.
 //!
 //! # Memory layout
 //!
 //! ```text
 //!  base                      bytes
 //!  +-------------------------+----------------------------+-------------------+
-//!  | header room (24 bytes,  | filled: initialised UTF-8  | spare: capacity - |
-//!  | uninitialised)          | (whole &strs, back to back)| filled, uninit    |
+//!  | header room (24 bytes,  | filled: initialised bytes  | spare: capacity - |
+//!  | uninitialised)          |                            | filled, uninit    |
 //!  +-------------------------+----------------------------+-------------------+
 //!  <------------------------- block_layout(capacity) ------------------------->
 //! ```
@@ -15,9 +16,8 @@
 //! (header room included), and finishing shrinks it to `block_layout(filled)` (unless it
 //! already has that size: texts of 128 KiB and more get size classes, see
 //! `capacity_class`) and writes the header in front, so the bytes are never copied into
-//! a second buffer. Only the filled part is ever exposed, and it only ever grows by whole
-//! `&str`s, which keeps the "a block's bytes are initialised UTF-8" invariant that
-//! [`Block::as_str`] relies on.
+//! a second buffer. Only the filled part is ever exposed. Whether it is UTF-8 is the
+//! business of `StrBuilder`, which wraps this buffer in [`super::utf8::Utf8`].
 
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};
@@ -72,40 +72,38 @@ impl GrowableBlock {
     }
 
     /// The bytes appended so far.
-    pub(crate) fn as_str(&self) -> &str {
-        // SAFETY: the first `filled` bytes were written by `push_str` from whole `&str`s
-        // (or `filled` is zero and `bytes` is a dangling, aligned pointer, which is valid
-        // for an empty slice); `truncate` only cuts at char boundaries.
-        unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(self.bytes.as_ptr(), self.filled)) }
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        // SAFETY: the first `filled` bytes were written by `push_bytes`/`push_byte` (or
+        // `filled` is zero and `bytes` is a dangling, aligned pointer, which is valid for
+        // an empty slice).
+        unsafe { std::slice::from_raw_parts(self.bytes.as_ptr(), self.filled) }
     }
 
-    /// Appends `text`, growing (amortised doubling) when it does not fit.
+    /// Appends `bytes`, growing (amortised doubling) when they do not fit. On error
+    /// nothing is appended.
     #[inline]
-    pub(crate) fn push_str(&mut self, text: &str, fallibility: Fallibility) -> Result<(), StrError> {
-        if self.capacity - self.filled < text.len() {
-            self.grow_for(text.len(), fallibility)?;
+    pub(crate) fn push_bytes(&mut self, bytes: &[u8], fallibility: Fallibility) -> Result<(), StrError> {
+        if self.capacity - self.filled < bytes.len() {
+            self.grow_for(bytes.len(), fallibility)?;
         }
-        // SAFETY: `filled + text.len() <= capacity` (checked or just grown), so the
+        // SAFETY: `filled + bytes.len() <= capacity` (checked or just grown), so the
         // destination lies inside our allocation's byte area (or both are empty and the
-        // dangling pointer is fine for a zero-length copy); `text` is a borrow of other
+        // dangling pointer is fine for a zero-length copy); `bytes` is a borrow of other
         // memory, so the two cannot overlap.
-        unsafe { ptr::copy_nonoverlapping(text.as_ptr(), self.bytes.as_ptr().add(self.filled), text.len()) };
-        self.filled += text.len();
+        unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), self.bytes.as_ptr().add(self.filled), bytes.len()) };
+        self.filled += bytes.len();
         Ok(())
     }
 
-    /// Appends one char; ASCII (what formatting pads with) skips the generic copy.
+    /// Appends one byte without the generic copy (formatting pads with single chars).
     #[inline]
-    pub(crate) fn push_char(&mut self, c: char, fallibility: Fallibility) -> Result<(), StrError> {
-        if !c.is_ascii() {
-            return self.push_str(c.encode_utf8(&mut [0; 4]), fallibility);
-        }
+    pub(crate) fn push_byte(&mut self, byte: u8, fallibility: Fallibility) -> Result<(), StrError> {
         if self.capacity == self.filled {
             self.grow_for(1, fallibility)?;
         }
         // SAFETY: `filled < capacity` (checked or just grown), so the byte lies inside our
-        // allocation's byte area; an ASCII byte is a whole UTF-8 char on its own.
-        unsafe { self.bytes.as_ptr().add(self.filled).write(c as u8) };
+        // allocation's byte area.
+        unsafe { self.bytes.as_ptr().add(self.filled).write(byte) };
         self.filled += 1;
         Ok(())
     }
@@ -118,14 +116,9 @@ impl GrowableBlock {
         Ok(())
     }
 
-    /// Forgets the bytes from `len` on. `len` must be a char boundary of the text (or
-    /// past its end, which does nothing), which keeps the filled part UTF-8.
-    ///
-    /// # Panics
-    /// If `len` is inside the text but not on a char boundary.
+    /// Forgets the bytes from `len` on (nothing if `len` is past the end).
     pub(crate) fn truncate(&mut self, len: usize) {
         if len < self.filled {
-            assert!(self.as_str().is_char_boundary(len), "truncate inside a character");
             self.filled = len;
         }
     }
@@ -201,8 +194,9 @@ impl GrowableBlock {
         self.bytes = NonNull::dangling();
         let base = NonNull::new(base).expect("an allocation is never null");
         // SAFETY: `base` was allocated through `raw_alloc` and now has exactly
-        // `block_layout(len)` (the same size class as its capacity, or resized above); its `len` bytes after the header room are
-        // the UTF-8 written by `push_str`; we gave up ownership just above.
+        // `block_layout(len)` (the same size class as its capacity, or resized above); its
+        // `len` bytes after the header room were written by `push_bytes`; we gave up
+        // ownership just above.
         Ok(Some(unsafe { Block::from_filled_allocation(base, len) }))
     }
 }
@@ -249,9 +243,9 @@ mod tests {
         let mut buf = GrowableBlock::new();
         let piece = "0123456789";
         while buf.len() + piece.len() <= len {
-            buf.push_str(piece, Fallibility::Infallible).unwrap();
+            buf.push_bytes(piece.as_bytes(), Fallibility::Infallible).unwrap();
         }
-        buf.push_str(&piece[..len - buf.len()], Fallibility::Infallible).unwrap();
+        buf.push_bytes(&piece.as_bytes()[..len - buf.len()], Fallibility::Infallible).unwrap();
         buf
     }
 
@@ -279,7 +273,7 @@ mod tests {
         let buf = filled_to(600_000);
         assert_eq!(buf.capacity(), 1 << 20);
         let block = buf.into_block(Fallibility::Infallible).unwrap().unwrap();
-        assert_eq!(block.as_str().len(), 600_000);
-        assert!(block.as_str().bytes().all(|b| b.is_ascii_digit()));
+        assert_eq!(block.bytes().len(), 600_000);
+        assert!(block.bytes().iter().all(|b| b.is_ascii_digit()));
     }
 }

@@ -125,9 +125,9 @@ unsafe impl Sync for Block {}
 impl Block {
     /// Allocates a block holding a copy of `bytes`, with a count of one and no owner.
     #[inline]
-    pub(crate) fn copy_from(text: &str, fallibility: Fallibility) -> Result<Block, StrError> {
-        let mut uninit = UninitBlock::allocate(text.len(), fallibility)?;
-        uninit.push_str(text);
+    pub(crate) fn copy_from(bytes: &[u8], fallibility: Fallibility) -> Result<Block, StrError> {
+        let mut uninit = UninitBlock::allocate(bytes.len(), fallibility)?;
+        uninit.push_bytes(bytes);
         Ok(uninit.finish())
     }
 
@@ -137,7 +137,7 @@ impl Block {
     /// # Safety
     /// - `raw` was allocated through `raw_alloc` with exactly `block_layout(len)` (that
     ///   is what `DeadBlock` frees it with), and ownership of it passes to the block;
-    /// - the `len` bytes after the header are initialised UTF-8.
+    /// - the `len` bytes after the header are initialised.
     pub(super) unsafe fn from_filled_allocation(raw: NonNull<u8>, len: usize) -> Block {
         let header = Header {
             count: AtomicU32::new(1),
@@ -167,13 +167,6 @@ impl Block {
     pub(crate) fn bytes_ptr(&self) -> *const u8 {
         // SAFETY: the bytes start HEADER_SIZE bytes into the same allocation.
         unsafe { self.ptr.as_ptr().cast::<u8>().add(HEADER_SIZE) }
-    }
-
-    /// The whole buffer. Always UTF-8: blocks are filled only with whole `&str`s.
-    #[inline]
-    pub(crate) fn as_str(&self) -> &str {
-        // SAFETY: `UninitBlock::finish` only publishes blocks filled by `push_str`.
-        unsafe { std::str::from_utf8_unchecked(self.bytes()) }
     }
 
     #[inline]
@@ -391,29 +384,37 @@ impl UninitBlock {
         Ok(UninitBlock { ptr: raw, len, filled: 0 })
     }
 
-    /// Appends `text` after the bytes written so far.
+    /// Appends `bytes` after the bytes written so far.
     ///
     /// # Panics
     /// If it would run past the area.
     #[inline]
-    pub(crate) fn push_str(&mut self, text: &str) {
-        let end = self.filled.checked_add(text.len()).expect("length overflow");
+    pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
+        let end = self.filled.checked_add(bytes.len()).expect("length overflow");
         assert!(end <= self.len, "write past the end of the block");
         // SAFETY: `filled..end` lies within this block's byte area (checked above), which
-        // is exclusively ours until `finish`, and cannot overlap `text` (a borrow of
+        // is exclusively ours until `finish`, and cannot overlap `bytes` (a borrow of
         // other memory).
         unsafe {
             let dst = self.ptr.as_ptr().cast::<u8>().add(HEADER_SIZE + self.filled);
-            ptr::copy_nonoverlapping(text.as_ptr(), dst, text.len());
+            ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len());
         }
         self.filled = end;
+    }
+
+    /// The bytes written so far.
+    #[inline]
+    pub(crate) fn filled(&self) -> &[u8] {
+        // SAFETY: the first `filled` bytes of the area were initialised by `push_bytes`,
+        // and the borrow of `self` keeps the allocation alive and unwritten.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().cast::<u8>().add(HEADER_SIZE), self.filled) }
     }
 
     /// Publishes the block.
     ///
     /// # Panics
     /// If the area has not been filled exactly (the bytes of a block are always
-    /// initialised UTF-8: whole `&str`s pushed back to back).
+    /// initialised).
     #[inline]
     pub(crate) fn finish(self) -> Block {
         assert_eq!(self.filled, self.len, "heap block finished before it was filled");
@@ -435,12 +436,12 @@ impl Drop for UninitBlock {
 #[repr(C)]
 pub(crate) struct StaticEntry {
     header: Header,
-    text: &'static str,
+    text: &'static [u8],
 }
 
 impl StaticEntry {
     /// Leaks a new static entry filed under `hash` in `owner`.
-    pub(crate) fn leak(text: &'static str, hash: u64, owner: *const TableShared) -> NonNull<StaticEntry> {
+    pub(crate) fn leak(text: &'static [u8], hash: u64, owner: *const TableShared) -> NonNull<StaticEntry> {
         let entry = Box::new(StaticEntry {
             header: Header {
                 count: AtomicU32::new(1),
@@ -456,7 +457,7 @@ impl StaticEntry {
     /// # Safety
     /// `ptr` came from [`StaticEntry::leak`] (static entries are never freed).
     #[inline]
-    pub(crate) unsafe fn text(ptr: NonNull<StaticEntry>) -> &'static str {
+    pub(crate) unsafe fn text(ptr: NonNull<StaticEntry>) -> &'static [u8] {
         // SAFETY: leaked entries live forever and `text` never changes.
         unsafe { ptr.as_ref() }.text
     }
@@ -520,14 +521,14 @@ mod tests {
 
     #[test]
     fn bytes_follow_the_header_in_one_allocation() {
-        let block = Block::copy_from("bytes right after the header", Fallibility::Infallible).unwrap();
+        let block = Block::copy_from(b"bytes right after the header", Fallibility::Infallible).unwrap();
         assert_eq!(block.bytes_ptr() as usize - block.ptr.as_ptr() as usize, HEADER_SIZE);
-        assert_eq!(block.as_str(), "bytes right after the header");
+        assert_eq!(block.bytes(), b"bytes right after the header");
     }
 
     #[test]
     fn the_first_cached_hash_sticks() {
-        let block = Block::copy_from("hash me", Fallibility::Infallible).unwrap();
+        let block = Block::copy_from(b"hash me", Fallibility::Infallible).unwrap();
         assert_eq!(block.cached_hash(), None);
         block.cache_hash(7);
         block.cache_hash(8);
@@ -536,7 +537,7 @@ mod tests {
 
     #[test]
     fn a_block_is_claimed_once() {
-        let block = Block::copy_from("claimed", Fallibility::Infallible).unwrap();
+        let block = Block::copy_from(b"claimed", Fallibility::Infallible).unwrap();
         let first = std::ptr::dangling::<TableShared>();
         assert!(block.owner().is_null());
         assert!(block.try_claim(first));

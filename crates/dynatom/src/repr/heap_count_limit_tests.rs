@@ -12,7 +12,7 @@ use super::*;
 const CHILD_CASE: &str = "DYNATOM_COUNT_LIMIT_CHILD";
 
 fn block() -> Block {
-    Block::copy_from("a block whose count is pushed to the limit", Fallibility::Infallible).unwrap()
+    Block::copy_from(b"a block whose count is pushed to the limit", Fallibility::Infallible).unwrap()
 }
 
 #[test]

@@ -1,4 +1,6 @@
-//! The 16-byte tagged representation behind [`Str`](crate::Str).
+//! The 16-byte tagged representation behind [`ByteStr`](crate::ByteStr) (and so
+//! [`Str`](crate::Str), which wraps it). It holds any bytes; whether they are UTF-8 is
+//! the business of [`super::utf8`].
 //!
 //! # Memory layout
 //!
@@ -7,7 +9,7 @@
 //! ```text
 //!            byte 0            bytes 1..8              bytes 8..16
 //! inline   +----------------+----------------------+------------------------+
-//!          | len<<2 | 0b01  | text[0..7]           | text[7..15]            |
+//!          | len<<2 | 0b01  | bytes[0..7]          | bytes[7..15]           |
 //!          +----------------+----------------------+------------------------+
 //!
 //!            word 0 (8 bytes)                        word 1 (8 bytes)
@@ -15,12 +17,12 @@
 //!          | block pointer (align 8: low bits 00)  | offset:u32 << 32 | len |
 //!          +---------------------------------------+------------------------+
 //! static   +---------------------------------------+------------------------+
-//!          | len << 2 | 0b10                       | pointer to the text    |
+//!          | len << 2 | 0b10                       | pointer to the bytes   |
 //!          +---------------------------------------+------------------------+
 //! ```
 //!
 //! Word 0 is never zero (the inline and static tags are non-zero, a block pointer is
-//! non-null), which gives `Option<Str>` its niche. The layout assumes a 64-bit
+//! non-null), which gives `Option<ByteStr>` its niche. The layout assumes a 64-bit
 //! little-endian target: the inline length must be the first byte in memory.
 
 use std::num::NonZeroUsize;
@@ -51,7 +53,7 @@ const _: () = {
     assert!(std::mem::size_of::<Option<StrWord>>() == 16);
 };
 
-// SAFETY: the inline and static forms are plain data (static text is `&'static str`,
+// SAFETY: the inline and static forms are plain data (static bytes are `&'static [u8]`,
 // which is Send + Sync); the heap form holds a `Block`, which is Send + Sync.
 unsafe impl Send for StrWord {}
 // SAFETY: as for `Send`.
@@ -68,22 +70,21 @@ impl StrWord {
     /// The empty string (static form: it needs no bytes at all).
     #[inline]
     pub(crate) const fn empty() -> StrWord {
-        StrWord::from_static("")
+        StrWord::from_static(b"")
     }
 
     #[inline]
-    pub(crate) const fn from_static(text: &'static str) -> StrWord {
-        let tagged = (text.len() << LEN_SHIFT) | TAG_STATIC;
+    pub(crate) const fn from_static(bytes: &'static [u8]) -> StrWord {
+        let tagged = (bytes.len() << LEN_SHIFT) | TAG_STATIC;
         let Some(nonzero) = NonZeroUsize::new(tagged) else {
             panic!("a static tag is never zero");
         };
-        StrWord { word0: NonNull::without_provenance(nonzero), word1: text.as_ptr() }
+        StrWord { word0: NonNull::without_provenance(nonzero), word1: bytes.as_ptr() }
     }
 
-    /// Copies `text` into the handle if it fits.
+    /// Copies `bytes` into the handle if they fit.
     #[inline]
-    pub(crate) fn inline(text: &str) -> Option<StrWord> {
-        let bytes = text.as_bytes();
+    pub(crate) fn inline(bytes: &[u8]) -> Option<StrWord> {
         if bytes.len() > INLINE_CAPACITY {
             return None;
         }
@@ -99,7 +100,6 @@ impl StrWord {
     /// A view of the whole of `block`, taking over the block's count.
     #[inline]
     pub(crate) fn heap_whole(block: Block) -> StrWord {
-        // A whole UTF-8 buffer starts and ends on char boundaries: nothing to check.
         let len = block.len();
         StrWord { word0: block.into_raw().cast(), word1: std::ptr::without_provenance(len) }
     }
@@ -107,15 +107,11 @@ impl StrWord {
     /// A view of `len` bytes at `offset` in `block`, taking over the block's count.
     ///
     /// # Panics
-    /// If the range lies outside the block or does not fall on char boundaries.
+    /// If the range lies outside the block.
     #[inline]
     pub(crate) fn heap(block: Block, offset: usize, len: usize) -> StrWord {
         let end = offset.checked_add(len).expect("range overflow");
-        let text = block.as_str();
-        assert!(
-            text.is_char_boundary(offset) && text.is_char_boundary(end),
-            "range outside the block or off a char boundary"
-        );
+        assert!(end <= block.len(), "range outside the block");
         let packed = (offset << 32) | len;
         StrWord { word0: block.into_raw().cast(), word1: std::ptr::without_provenance(packed) }
     }
@@ -137,7 +133,7 @@ impl StrWord {
             }
             TAG_STATIC => {
                 let len = self.word0.as_ptr().addr() >> LEN_SHIFT;
-                // SAFETY: the static form was built from a `&'static str` of this length.
+                // SAFETY: the static form was built from a `&'static [u8]` of this length.
                 StrForm::Static(unsafe { std::slice::from_raw_parts(self.word1, len) })
             }
             _ => {
@@ -157,13 +153,6 @@ impl StrWord {
     }
 
     #[inline]
-    pub(crate) fn as_str(&self) -> &str {
-        // SAFETY: every form holds UTF-8: inline and static forms are built from `&str`,
-        // heap forms from UTF-8 blocks cut at char boundaries (checked in `heap`).
-        unsafe { std::str::from_utf8_unchecked(self.as_bytes()) }
-    }
-
-    #[inline]
     pub(crate) fn as_bytes(&self) -> &[u8] {
         match self.form() {
             StrForm::Inline(bytes) => bytes,
@@ -172,20 +161,55 @@ impl StrWord {
         }
     }
 
-    /// The text of a static-form word, with its `'static` lifetime.
-    #[inline]
-    pub(crate) fn static_text(&self) -> Option<&'static str> {
-        match self.form() {
-            // SAFETY: the static form is built only from a `&'static str`.
-            StrForm::Static(bytes) => Some(unsafe { std::str::from_utf8_unchecked(bytes) }),
-            _ => None,
-        }
-    }
-
     /// Both words, for "same buffer and same range" tests.
     #[inline]
     pub(crate) fn bits(&self) -> (usize, usize) {
         (self.word0.as_ptr().addr(), self.word1.addr())
+    }
+}
+
+impl StrWord {
+    /// Gives the handle up as two plain words (its count, for the heap form, goes with
+    /// them). The block pointer's provenance is exposed so [`StrWord::from_raw_words`]
+    /// can take it back.
+    #[inline]
+    pub(crate) fn into_raw_words(self) -> [usize; 2] {
+        let words = [self.word0.as_ptr().expose_provenance(), self.word1.expose_provenance()];
+        std::mem::forget(self);
+        words
+    }
+
+    /// # Safety
+    /// `words` came from [`StrWord::into_raw_words`], and the count they stand for (heap
+    /// form) is handed to the result exactly once.
+    #[inline]
+    pub(crate) unsafe fn from_raw_words(words: [usize; 2]) -> StrWord {
+        let word0 = NonNull::new(std::ptr::with_exposed_provenance_mut::<u8>(words[0]));
+        // SAFETY: the caller guarantees the words came from `into_raw_words`, whose word 0
+        // is never zero.
+        let word0 = unsafe { word0.unwrap_unchecked() };
+        StrWord { word0, word1: std::ptr::with_exposed_provenance(words[1]) }
+    }
+
+    /// A cheap test that two words could be a handle: a valid tag, a non-zero first word,
+    /// an 8-aligned block pointer, an inline length of at most 15, a non-null static
+    /// pointer, a heap range that does not overflow. It cannot tell a live block from a
+    /// freed or forged one.
+    #[inline]
+    pub(crate) fn raw_words_plausible(words: [usize; 2]) -> bool {
+        let [word0, word1] = words;
+        if word0 == 0 {
+            return false;
+        }
+        match word0 & TAG_MASK {
+            TAG_HEAP => {
+                let (offset, len) = (word1 >> 32, word1 & 0xFFFF_FFFF);
+                word0 & 0b111 == 0 && offset.checked_add(len).is_some_and(|end| end <= super::heap::MAX_LEN)
+            }
+            TAG_INLINE => (word0 & 0xFF) >> LEN_SHIFT <= INLINE_CAPACITY,
+            TAG_STATIC => word1 != 0 || word0 >> LEN_SHIFT == 0,
+            _ => false,
+        }
     }
 }
 
@@ -220,38 +244,38 @@ mod tests {
 
     #[test]
     fn inline_round_trips_every_length() {
-        let text = "0123456789abcdef";
+        let bytes = b"0123456789ab\xff\x00de";
         for len in 0..=INLINE_CAPACITY {
-            let word = StrWord::inline(&text[..len]).unwrap();
-            assert_eq!(word.as_str(), &text[..len]);
+            let word = StrWord::inline(&bytes[..len]).unwrap();
+            assert_eq!(word.as_bytes(), &bytes[..len]);
             assert!(matches!(word.form(), StrForm::Inline(_)));
         }
-        assert!(StrWord::inline(text).is_none());
+        assert!(StrWord::inline(bytes).is_none());
     }
 
     #[test]
-    fn static_form_points_at_the_text() {
-        static TEXT: &str = "static text";
-        let word = StrWord::from_static(TEXT);
-        assert_eq!(word.static_text().unwrap().as_ptr(), TEXT.as_ptr());
-        assert_eq!(StrWord::empty().as_str(), "");
+    fn static_form_points_at_the_bytes() {
+        static BYTES: &[u8] = b"static \xff bytes";
+        let word = StrWord::from_static(BYTES);
+        assert!(matches!(word.form(), StrForm::Static(bytes) if bytes.as_ptr() == BYTES.as_ptr()));
+        assert_eq!(StrWord::empty().as_bytes(), b"");
     }
 
     #[test]
     fn heap_views_share_one_block() {
-        let block = Block::copy_from("a block viewed through several ranges", Fallibility::Infallible).unwrap();
+        let block = Block::copy_from(b"a block viewed through several ranges", Fallibility::Infallible).unwrap();
         let whole = StrWord::heap_whole(block.clone());
         let part = StrWord::heap(block, 2, 5);
-        assert_eq!(part.as_str(), "block");
+        assert_eq!(part.as_bytes(), b"block");
         assert_eq!(whole.clone().bits(), whole.bits());
         assert_ne!(whole.bits(), part.bits());
         assert_eq!(part.bits().0, whole.bits().0, "same block pointer");
     }
 
     #[test]
-    #[should_panic(expected = "char boundary")]
-    fn heap_views_check_char_boundaries() {
-        let block = Block::copy_from("é is two bytes long in UTF-8", Fallibility::Infallible).unwrap();
-        let _ = StrWord::heap(block, 1, 3);
+    #[should_panic(expected = "range outside the block")]
+    fn heap_views_stay_inside_the_block() {
+        let block = Block::copy_from(b"twenty bytes of text", Fallibility::Infallible).unwrap();
+        let _ = StrWord::heap(block, 10, 11);
     }
 }

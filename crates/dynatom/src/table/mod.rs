@@ -7,16 +7,22 @@ mod shared;
 pub use report::MemoryReport;
 pub(crate) use shared::TableShared;
 
+use std::convert::Infallible;
+
 use crate::atom::Atom;
+use crate::byte_atom::ByteAtom;
+use crate::byte_str::ByteStr;
 use crate::error::StrError;
 use crate::repr::atom_word::AtomWord;
 use crate::repr::heap::Fallibility;
 use crate::repr::str_word::StrForm;
+use crate::repr::utf8::Utf8;
 use crate::str::Str;
 use crate::sync::Arc;
 
-/// A set of interned strings: each distinct text has exactly one [`Atom`] here, so atoms
-/// of one table compare by a single word.
+/// A set of interned strings: each distinct byte string has exactly one entry here, so
+/// atoms of one table compare by a single word. Text and bytes share the entries: the
+/// [`Atom`] for `"abc"` and the [`ByteAtom`] for `b"abc"` are one atom seen two ways.
 ///
 /// Most programs use [`AtomTable::global()`] through [`Str::intern`], [`Atom::from`] and
 /// [`Atom::lookup`]. An independent table (`AtomTable::new()`) has its own random hash
@@ -126,10 +132,48 @@ impl AtomTable {
     }
 
     fn try_intern_with(&self, text: &str, fallibility: Fallibility) -> Result<Atom, StrError> {
-        if let Some(word) = AtomWord::inline(text) {
-            return Ok(Atom::from_word(word));
+        // The table's atom for these bytes holds exactly these bytes.
+        Utf8::from_text(text, |bytes| self.try_intern_bytes_with(bytes, fallibility)).map(Atom::from_utf8_handle)
+    }
+
+    /// The atom for `bytes`, filing a copy of them if they are new. Text and bytes share
+    /// the entries: equal bytes give the atom that equal text gives.
+    ///
+    /// # Panics
+    /// If `bytes` is longer than [`ByteStr::MAX_LEN`]; aborts if memory runs out
+    /// ([`AtomTable::try_intern_bytes`] reports both instead).
+    ///
+    /// ```
+    /// use dynatom::{AtomTable, ByteAtom};
+    ///
+    /// let table = AtomTable::new();
+    /// let bytes = table.intern_bytes(b"shared by bytes and text");
+    /// assert_eq!(bytes, ByteAtom::from(table.intern("shared by bytes and text")));
+    /// assert_eq!(table.len(), 1);
+    /// ```
+    pub fn intern_bytes(&self, bytes: &[u8]) -> ByteAtom {
+        match self.try_intern_bytes_with(bytes, Fallibility::Infallible) {
+            Ok(atom) => atom,
+            Err(err) => panic!("{err}"),
         }
-        self.shared.intern_copy(text, fallibility).map(Atom::from_word)
+    }
+
+    /// Like [`AtomTable::intern_bytes`], but reports over-long input and allocation
+    /// failure.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// assert!(table.try_intern_bytes(b"\xff fits").is_ok());
+    /// ```
+    pub fn try_intern_bytes(&self, bytes: &[u8]) -> Result<ByteAtom, StrError> {
+        self.try_intern_bytes_with(bytes, Fallibility::Fallible)
+    }
+
+    fn try_intern_bytes_with(&self, bytes: &[u8], fallibility: Fallibility) -> Result<ByteAtom, StrError> {
+        if let Some(word) = AtomWord::inline(bytes) {
+            return Ok(ByteAtom::from_word(word));
+        }
+        self.shared.intern_copy(bytes, fallibility).map(ByteAtom::from_word)
     }
 
     /// The atom for the text of `s`. A heap `Str` that spans its whole buffer is adopted by
@@ -162,18 +206,54 @@ impl AtomTable {
     }
 
     fn try_intern_str_with(&self, s: &Str, fallibility: Fallibility) -> Result<Atom, StrError> {
-        let text = s.as_str();
-        if let Some(word) = AtomWord::inline(text) {
-            return Ok(Atom::from_word(word));
+        // The table's atom for a string's bytes holds exactly those bytes.
+        s.utf8_handle()
+            .same_bytes(|bytes| self.try_intern_byte_str_with(bytes, fallibility))
+            .map(Atom::from_utf8_handle)
+    }
+
+    /// The atom for the bytes of `s`, as [`AtomTable::intern_str`] does for text: a heap
+    /// `ByteStr` spanning its whole buffer is adopted by the global table when its bytes
+    /// are new; one already interned here costs O(1); anything else is copied.
+    ///
+    /// ```
+    /// use dynatom::{AtomTable, ByteStr};
+    ///
+    /// let s = ByteStr::copy_from_slice(b"adopted rather than copied: \xff");
+    /// let atom = AtomTable::global().intern_byte_str(&s);
+    /// assert_eq!(atom.as_ptr(), s.as_ptr());
+    /// ```
+    pub fn intern_byte_str(&self, s: &ByteStr) -> ByteAtom {
+        match self.try_intern_byte_str_with(s, Fallibility::Infallible) {
+            Ok(atom) => atom,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Like [`AtomTable::intern_byte_str`], but reports allocation failure.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// let s = dynatom::ByteStr::copy_from_slice(b"copied into a local table");
+    /// assert_eq!(table.try_intern_byte_str(&s).unwrap(), table.intern_bytes(b"copied into a local table"));
+    /// ```
+    pub fn try_intern_byte_str(&self, s: &ByteStr) -> Result<ByteAtom, StrError> {
+        self.try_intern_byte_str_with(s, Fallibility::Fallible)
+    }
+
+    fn try_intern_byte_str_with(&self, s: &ByteStr, fallibility: Fallibility) -> Result<ByteAtom, StrError> {
+        let bytes = s.as_bytes();
+        if let Some(word) = AtomWord::inline(bytes) {
+            return Ok(ByteAtom::from_word(word));
         }
         let word = match s.word().form() {
             StrForm::Heap { block, offset: 0, len } if len == block.len() => {
                 self.shared.intern_block(block, fallibility)?
             }
-            StrForm::Static(_) => self.shared.intern_static(s.static_text().expect("static form")),
-            _ => self.shared.intern_copy(text, fallibility)?,
+            StrForm::Static(bytes) => self.shared.intern_static(bytes),
+            _ => self.shared.intern_copy(bytes, fallibility)?,
         };
-        Ok(Atom::from_word(word))
+        Ok(ByteAtom::from_word(word))
     }
 
     /// The atom for `text`, keeping the bytes in the binary if the text is new. Only the
@@ -186,10 +266,16 @@ impl AtomTable {
     /// assert_eq!(atom, table.intern("a static keyword"));
     /// ```
     pub fn intern_static(&self, text: &'static str) -> Atom {
-        if let Some(word) = AtomWord::inline(text) {
-            return Atom::from_word(word);
+        // The table's atom for these bytes holds exactly these bytes.
+        let Ok(atom) = Utf8::from_text(text, |_| Ok::<_, Infallible>(self.intern_static_bytes(text.as_bytes())));
+        Atom::from_utf8_handle(atom)
+    }
+
+    fn intern_static_bytes(&self, bytes: &'static [u8]) -> ByteAtom {
+        if let Some(word) = AtomWord::inline(bytes) {
+            return ByteAtom::from_word(word);
         }
-        Atom::from_word(self.shared.intern_static(text))
+        ByteAtom::from_word(self.shared.intern_static(bytes))
     }
 
     /// The atom for `text` if one is alive; never files anything. Texts of up to 7 bytes
@@ -202,10 +288,24 @@ impl AtomTable {
     /// assert_eq!(table.lookup("somebody interned this"), Some(atom));
     /// ```
     pub fn lookup(&self, text: &str) -> Option<Atom> {
-        if let Some(word) = AtomWord::inline(text) {
-            return Some(Atom::from_word(word));
+        // The table's atom for these bytes holds exactly these bytes.
+        Utf8::from_text(text, |bytes| self.lookup_bytes(bytes).ok_or(())).ok().map(Atom::from_utf8_handle)
+    }
+
+    /// The atom for `bytes` if one is alive (filed from bytes or from text); never files
+    /// anything. Up to 7 bytes are atoms by value, so for them this is always `Some`.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// assert!(table.lookup_bytes(b"nobody interned this").is_none());
+    /// let atom = table.intern("somebody interned this as text");
+    /// assert_eq!(table.lookup_bytes(b"somebody interned this as text").unwrap(), atom);
+    /// ```
+    pub fn lookup_bytes(&self, bytes: &[u8]) -> Option<ByteAtom> {
+        if let Some(word) = AtomWord::inline(bytes) {
+            return Some(ByteAtom::from_word(word));
         }
-        self.shared.lookup(text.as_bytes()).map(Atom::from_word)
+        self.shared.lookup(bytes).map(ByteAtom::from_word)
     }
 
     /// Whether `atom` is filed in this table (inline atoms belong to every table).

@@ -88,10 +88,10 @@ impl TableShared {
         }
     }
 
-    /// Finds the live entry for `text`, or files the atom `make` builds.
+    /// Finds the live entry for `bytes`, or files the atom `make` builds.
     fn find_or_file(
         &self,
-        text: &[u8],
+        bytes: &[u8],
         hash: u64,
         make: impl FnOnce() -> Result<AtomWord, StrError>,
     ) -> Result<AtomWord, StrError> {
@@ -103,7 +103,7 @@ impl TableShared {
             |raw| {
                 probes += 1;
                 // SAFETY: we hold this shard's lock, so every entry in it is allocated.
-                unsafe { raw.hash() == hash && raw.bytes() == text }
+                unsafe { raw.hash() == hash && raw.bytes() == bytes }
             },
             // SAFETY: as above; growth reads only the cached hashes, never the bytes.
             |raw| unsafe { raw.hash() },
@@ -134,14 +134,14 @@ impl TableShared {
         }
     }
 
-    /// Interns a copy of `text` (longer than an inline atom).
-    pub(crate) fn intern_copy(&self, text: &str, fallibility: Fallibility) -> Result<AtomWord, StrError> {
-        let hash = self.hash(text.as_bytes());
-        self.find_or_file(text.as_bytes(), hash, || self.file_copy(text, hash, fallibility))
+    /// Interns a copy of `bytes` (longer than an inline atom).
+    pub(crate) fn intern_copy(&self, bytes: &[u8], fallibility: Fallibility) -> Result<AtomWord, StrError> {
+        let hash = self.hash(bytes);
+        self.find_or_file(bytes, hash, || self.file_copy(bytes, hash, fallibility))
     }
 
-    fn file_copy(&self, text: &str, hash: u64, fallibility: Fallibility) -> Result<AtomWord, StrError> {
-        let block = Block::copy_from(text, fallibility)?;
+    fn file_copy(&self, bytes: &[u8], hash: u64, fallibility: Fallibility) -> Result<AtomWord, StrError> {
+        let block = Block::copy_from(bytes, fallibility)?;
         block.cache_hash(hash);
         let claimed = block.try_claim(self.as_owner());
         debug_assert!(claimed, "a fresh block has no owner");
@@ -149,57 +149,57 @@ impl TableShared {
         Ok(AtomWord::from_block(block))
     }
 
-    /// Interns the text of `block` (which spans its whole buffer), adopting the block
-    /// itself when no atom of that text exists. Only the global table adopts: a block's
+    /// Interns the bytes of `block` (which spans its whole buffer), adopting the block
+    /// itself when no atom of those bytes exists. Only the global table adopts: a block's
     /// cached hash is the global one until it is claimed.
     pub(crate) fn intern_block(&self, block: &Block, fallibility: Fallibility) -> Result<AtomWord, StrError> {
         if std::ptr::eq(block.owner(), self) {
             return Ok(AtomWord::from_block(block.clone()));
         }
-        let text = block.as_str();
+        let bytes = block.bytes();
         if !self.is_global || !block.owner().is_null() {
-            return self.intern_copy(text, fallibility);
+            return self.intern_copy(bytes, fallibility);
         }
         let hash = block.cached_hash().unwrap_or_else(|| {
-            let hash = self.hash(text.as_bytes());
+            let hash = self.hash(bytes);
             block.cache_hash(hash);
             hash
         });
-        self.find_or_file(text.as_bytes(), hash, || {
+        self.find_or_file(bytes, hash, || {
             if block.try_claim(self.as_owner()) {
                 self.hold_for_entry();
                 Ok(AtomWord::from_block(block.clone()))
             } else {
-                self.file_copy(text, hash, fallibility)
+                self.file_copy(bytes, hash, fallibility)
             }
         })
     }
 
-    /// Interns `text`, keeping its bytes where they are if no atom of that text exists.
+    /// Interns `bytes`, keeping them where they are if no atom of them exists.
     /// A local table copies them instead: a static entry never dies, so its hold on the
     /// table would keep the whole table allocated after its last handle is gone.
-    pub(crate) fn intern_static(&self, text: &'static str) -> AtomWord {
+    pub(crate) fn intern_static(&self, bytes: &'static [u8]) -> AtomWord {
         if !self.is_global {
-            return self.intern_copy(text, Fallibility::Infallible).expect("a static text fits in a block");
+            return self.intern_copy(bytes, Fallibility::Infallible).expect("a static text fits in a block");
         }
-        let hash = self.hash(text.as_bytes());
-        let filed = self.find_or_file(text.as_bytes(), hash, || {
+        let hash = self.hash(bytes);
+        let filed = self.find_or_file(bytes, hash, || {
             self.hold_for_entry();
-            Ok(AtomWord::from_static(StaticEntry::leak(text, hash, self.as_owner())))
+            Ok(AtomWord::from_static(StaticEntry::leak(bytes, hash, self.as_owner())))
         });
         filed.expect("filing a static entry cannot fail")
     }
 
-    /// The live atom for `text`, if any. Never files anything.
-    pub(crate) fn lookup(&self, text: &[u8]) -> Option<AtomWord> {
-        let hash = self.hash(text);
+    /// The live atom for `bytes`, if any. Never files anything.
+    pub(crate) fn lookup(&self, bytes: &[u8]) -> Option<AtomWord> {
+        let hash = self.hash(bytes);
         let mut guard = self.lock_shard(hash);
         let Shard { entries, counters } = &mut *guard;
         let mut probes = 0;
         let found = entries.find(hash, |raw| {
             probes += 1;
             // SAFETY: we hold this shard's lock, so every entry in it is allocated.
-            unsafe { raw.hash() == hash && raw.bytes() == text }
+            unsafe { raw.hash() == hash && raw.bytes() == bytes }
         });
         counters.record_lookup(probes);
         // SAFETY: the shard lock is held.

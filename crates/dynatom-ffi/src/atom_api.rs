@@ -1,0 +1,109 @@
+//! `dt_atom_*`: atoms of the global table from C.
+
+use std::ffi::c_int;
+
+use dynatom_core::ByteAtom;
+
+use crate::guard::{guarded, status};
+use crate::handles::{atom_is_valid, atom_ref, atom_to_c, release_atom, str_to_c};
+use crate::pointers::{bytes, Out};
+use crate::{dt_atom, dt_status, dt_str};
+
+/// The atom of the `len` bytes at `data` in the global table, in `*out` (inserted if
+/// new; up to 7 bytes are stored in the word itself and never reach the table).
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_atom_from_bytes(data: *const u8, len: usize, out: *mut dt_atom) -> dt_status {
+    status(|| {
+        let out = Out::new(out)?;
+        let atom = ByteAtom::try_new(bytes(data, len)?)?;
+        out.write(atom_to_c(atom));
+        Ok(())
+    })
+}
+
+/// The atom of the bytes if the global table holds it (or if it fits in a word), in
+/// `*out`; never inserts. `DT_ERR_NOT_FOUND` if absent.
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_atom_lookup(data: *const u8, len: usize, out: *mut dt_atom) -> dt_status {
+    status(|| {
+        let out = Out::new(out)?;
+        let atom = ByteAtom::lookup(bytes(data, len)?).ok_or(dt_status::DT_ERR_NOT_FOUND)?;
+        out.write(atom_to_c(atom));
+        Ok(())
+    })
+}
+
+/// A new reference to the atom in `*a`, in `*out` (O(1)).
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_atom_clone(a: *const dt_atom, out: *mut dt_atom) -> dt_status {
+    status(|| {
+        let out = Out::new(out)?;
+        let copy = atom_ref(a)?.clone();
+        out.write(atom_to_c(copy));
+        Ok(())
+    })
+}
+
+/// Gives back the reference held by `*a` and overwrites it with `DT_RELEASED_MARK`; a
+/// second release is `DT_ERR_RELEASED`. The last reference removes the atom from its table.
+///
+/// Thread safety: any thread, but not while another thread uses this same variable.
+#[no_mangle]
+pub extern "C" fn dt_atom_release(a: *mut dt_atom) -> dt_status {
+    status(|| release_atom(a))
+}
+
+/// 1 if `a` and `b` are the same atom (one word compare), else 0; 0 if either is not a
+/// live handle. Atoms of different tables are different atoms (except those of up to 7
+/// bytes, which live in the word and are equal in every table).
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_atom_equal(a: dt_atom, b: dt_atom) -> c_int {
+    guarded(|| c_int::from(atom_is_valid(a) && a.w == b.w))
+}
+
+/// The atom's cached 64-bit hash (no bytes are read); 0 for NULL or an invalid handle.
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_atom_hash(a: *const dt_atom) -> u64 {
+    guarded(|| atom_ref(a).map_or(0, ByteAtom::hash64))
+}
+
+/// The bytes of `*a`: `*data` (not NUL-terminated) and `*len`. Atoms of up to 7 bytes
+/// live in the word itself, so `*data` may point INTO `*a`: valid while `*a` stays put
+/// and is not released.
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_atom_bytes(a: *const dt_atom, data: *mut *const u8, len: *mut usize) -> dt_status {
+    status(|| {
+        let (data, len) = (Out::new(data)?, Out::new(len)?);
+        let a = atom_ref(a)?;
+        let (ptr, n) = (a.as_ptr(), a.len());
+        data.write(ptr);
+        len.write(n);
+        Ok(())
+    })
+}
+
+/// The atom's bytes as a string in `*out`, in O(1) (a new reference to the same block;
+/// no copy).
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_atom_to_str(a: *const dt_atom, out: *mut dt_str) -> dt_status {
+    status(|| {
+        let out = Out::new(out)?;
+        let s = atom_ref(a)?.to_byte_str();
+        out.write(str_to_c(s));
+        Ok(())
+    })
+}

@@ -1,0 +1,119 @@
+//! # dynatom from C: the `dt_` ABI
+//!
+//! This crate is the C face of [`dynatom`](dynatom_core): byte strings (`dt_str`, two
+//! words passed by value), atoms (`dt_atom`, one word), atom tables, a builder, piece
+//! lists written with one `writev`, and the 4-byte-symbol interner. It builds
+//! `libdynatom.so` and `libdynatom.a`; the header `include/dynatom.h` is generated from
+//! these sources by cbindgen and checked in (`tests/header.rs` fails when it is stale;
+//! `DYNATOM_BLESS=1 cargo test -p dynatom-ffi --test header` rewrites it).
+//!
+//! ## Errors
+//!
+//! Every fallible function returns a [`dt_status`]; [`dt_status_message`] turns one
+//! into static text. NULL pointers, lengths past the maximum, never-initialised or
+//! released handles, the wrong kind of opaque object and allocation failure (on the
+//! paths that have a `try_` form) come back as a status, never as a crash. No panic
+//! crosses the boundary: every entry point runs inside one guard
+//! (`guard::guarded`) that turns a panic into `DT_ERR_PANIC`, `0` or `NULL`.
+//!
+//! ## Safety model
+//!
+//! The entry points are plain `extern "C" fn`s, as in rustls-ffi: they are called from C,
+//! where nothing is checked by a compiler, so each one checks what can be checked at run
+//! time and relies on the header's documented rules for the rest (a non-NULL pointer
+//! points at memory of the stated type; `data`/`len` pairs are readable). All pointer
+//! casts live in three small modules, one per raw representation: `handles` (the words
+//! of `dt_str`/`dt_atom`), `pointers` (byte buffers, arrays, out-parameters, file
+//! descriptors) and `objects` (the boxed opaque objects, each with a magic word that
+//! names its kind and is overwritten when it is freed). A fourth, `test_hooks`, holds the
+//! global allocator that can be told to fail for tests. The `*_api` modules above them
+//! contain no `unsafe` at all.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+// The C names (`dt_str`, `DT_OK`) are the ABI: they are spelled as C spells them.
+#![allow(non_camel_case_types)]
+
+mod atom_api;
+mod builder_api;
+mod guard;
+mod handles;
+mod interner_api;
+mod objects;
+mod pieces_api;
+mod pointers;
+mod status;
+mod str_api;
+mod table_api;
+mod test_hooks;
+
+pub use crate::atom_api::*;
+pub use crate::builder_api::*;
+pub use crate::interner_api::*;
+pub use crate::pieces_api::*;
+pub use crate::status::{dt_status, dt_status_code, dt_status_message};
+pub use crate::str_api::*;
+pub use crate::table_api::*;
+pub use crate::test_hooks::{dt_test_fail_allocations, dt_test_panic};
+
+/// A byte string: the two words of a dynatom `ByteStr`, passed and stored by value.
+///
+/// Up to 15 bytes live inside the handle itself (so `dt_str_bytes` may return a pointer
+/// into the `dt_str` you passed: keep the handle where it is while you read them);
+/// longer strings point at one shared, reference-counted block. Copying the struct does
+/// NOT take a reference: use `dt_str_clone`, and give every handle back with
+/// `dt_str_release`, which overwrites it with the released marker
+/// (`w0 == 0`, `w1 == DT_RELEASED_MARK`). An all-zero `dt_str` is "never initialised".
+///
+/// Thread safety: a handle is immutable; distinct handles to the same string may be used
+/// and released on any threads at once. One handle's release must not race its uses.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct dt_str {
+    /// First word (tag and inline bytes, or the block pointer). Never 0 in a live handle.
+    pub w0: u64,
+    /// Second word.
+    pub w1: u64,
+}
+
+/// An atom: the one word of a dynatom `ByteAtom`. Two atoms of the same table are equal
+/// exactly when their words are equal (`dt_atom_equal`). As with `dt_str`, copying does
+/// not take a reference: use `dt_atom_clone` and `dt_atom_release`. A released atom
+/// holds `DT_RELEASED_MARK`; an all-zero one is "never initialised".
+///
+/// Thread safety: as `dt_str`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct dt_atom {
+    /// The atom's word (inline bytes, or a pointer to its table entry).
+    pub w: u64,
+}
+
+/// The word a release writes into a `dt_atom` (and into `w1` of a `dt_str`, whose `w0`
+/// becomes 0), so that a second release or a use after release is reported as
+/// `DT_ERR_RELEASED`. Its low byte reads as an inline atom of 15 bytes, which no atom
+/// can be (inline atoms hold at most 7), so it never collides with a live handle.
+pub const DT_RELEASED_MARK: u64 = 0xDEAD_BEEF_0000_001F;
+
+/// The longest string, in bytes (4 GiB - 1): longer input is `DT_ERR_TOO_LONG`.
+pub const DT_MAX_LEN: usize = u32::MAX as usize;
+
+#[cfg(not(all(target_pointer_width = "64", target_endian = "little")))]
+compile_error!("dt_str/dt_atom are the handles' words as u64: a 64-bit little-endian target is required");
+
+const _: () = {
+    assert!(std::mem::size_of::<dt_str>() == 16 && std::mem::align_of::<dt_str>() == 8);
+    assert!(std::mem::size_of::<dt_atom>() == 8 && std::mem::align_of::<dt_atom>() == 8);
+    assert!(DT_MAX_LEN == dynatom_core::Str::MAX_LEN);
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_are_the_words_of_the_rust_handles() {
+        assert_eq!(std::mem::size_of::<dt_str>(), std::mem::size_of::<dynatom_core::Str>());
+        assert_eq!(std::mem::size_of::<dt_atom>(), std::mem::size_of::<dynatom_core::Atom>());
+    }
+}

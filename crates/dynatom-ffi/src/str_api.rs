@@ -1,0 +1,152 @@
+//! `dt_str_*`: byte strings from C.
+
+use std::ffi::c_int;
+
+use dynatom_core::ByteStr;
+
+use crate::guard::{guarded, status};
+use crate::handles::{atom_to_c, release_str, str_ref, str_to_c};
+use crate::pointers::{array, bytes, Out};
+use crate::{dt_atom, dt_status, dt_str};
+
+/// Copies `len` bytes at `data` into a new string in `*out` (one allocation past 15
+/// bytes, no hashing). Any bytes are fine, NUL included. `DT_ERR_NULL` for a NULL
+/// `out`, or `data` with `len > 0`; `DT_ERR_TOO_LONG` past `DT_MAX_LEN`; `DT_ERR_ALLOC`.
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_str_from_bytes(data: *const u8, len: usize, out: *mut dt_str) -> dt_status {
+    status(|| {
+        let out = Out::new(out)?;
+        let s = ByteStr::try_copy_from_slice(bytes(data, len)?)?;
+        out.write(str_to_c(s));
+        Ok(())
+    })
+}
+
+/// The empty string (allocates nothing; releasing it is allowed and does nothing).
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_str_empty() -> dt_str {
+    guarded(|| str_to_c(ByteStr::new()))
+}
+
+/// A new reference to the string in `*s`, in `*out` (O(1): a count, or a copy of the
+/// inline words). `DT_ERR_NULL`, `DT_ERR_INVALID_HANDLE`, `DT_ERR_RELEASED` as for every
+/// handle argument.
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_str_clone(s: *const dt_str, out: *mut dt_str) -> dt_status {
+    status(|| {
+        let out = Out::new(out)?;
+        let copy = str_ref(s)?.clone();
+        out.write(str_to_c(copy));
+        Ok(())
+    })
+}
+
+/// Gives back the reference held by `*s` and overwrites it with the released marker; a
+/// second release of the same variable is `DT_ERR_RELEASED`, a never-initialised (all
+/// zero) one `DT_ERR_INVALID_HANDLE`. (A *copy* of a released handle cannot be detected.)
+///
+/// Thread safety: any thread, but not while another thread uses this same variable.
+#[no_mangle]
+pub extern "C" fn dt_str_release(s: *mut dt_str) -> dt_status {
+    status(|| release_str(s))
+}
+
+/// The bytes of `*s`: `*data` (not NUL-terminated) and `*len`. Strings of up to 15 bytes
+/// are stored in the handle, so `*data` may point INTO `*s`: it is valid while `*s` stays
+/// where it is and is not released; longer strings' bytes live as long as any reference.
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_str_bytes(s: *const dt_str, data: *mut *const u8, len: *mut usize) -> dt_status {
+    status(|| {
+        let (data, len) = (Out::new(data)?, Out::new(len)?);
+        let s = str_ref(s)?;
+        let (ptr, n) = (s.as_ptr(), s.len());
+        data.write(ptr);
+        len.write(n);
+        Ok(())
+    })
+}
+
+/// The length of `*s` in bytes; 0 for NULL or an invalid or released handle.
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_str_len(s: *const dt_str) -> usize {
+    guarded(|| str_ref(s).map_or(0, ByteStr::len))
+}
+
+/// The bytes `[start, end)` of `*s` as a new string in `*out`, in O(1) (long strings
+/// share the block; up to 15 bytes are copied into the handle). `DT_ERR_RANGE` unless
+/// `start <= end <= len`. `out` may be `s` itself (the old reference is then NOT released).
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_str_slice(s: *const dt_str, start: usize, end: usize, out: *mut dt_str) -> dt_status {
+    status(|| {
+        let out = Out::new(out)?;
+        let part = str_ref(s)?.get_slice(start..end).ok_or(dt_status::DT_ERR_RANGE)?;
+        out.write(str_to_c(part));
+        Ok(())
+    })
+}
+
+/// The `count` strings at `parts` joined into one new string in `*out` (one allocation).
+/// `parts` may be NULL when `count` is 0 (the result is empty). `DT_ERR_TOO_LONG` if the
+/// total passes `DT_MAX_LEN`; any invalid element fails the whole call.
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_str_concat(parts: *const dt_str, count: usize, out: *mut dt_str) -> dt_status {
+    status(|| {
+        let out = Out::new(out)?;
+        let parts = array(parts, count)?;
+        let mut slices: Vec<&[u8]> = Vec::new();
+        slices.try_reserve_exact(parts.len()).map_err(|_| dt_status::DT_ERR_ALLOC)?;
+        for part in parts {
+            slices.push(str_ref(part)?.as_bytes());
+        }
+        out.write(str_to_c(ByteStr::try_concat(&slices)?));
+        Ok(())
+    })
+}
+
+/// 1 if `*a` and `*b` hold the same bytes, else 0 (also 0 if either is NULL, invalid or
+/// released).
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_str_equal(a: *const dt_str, b: *const dt_str) -> c_int {
+    guarded(|| match (str_ref(a), str_ref(b)) {
+        (Ok(a), Ok(b)) => c_int::from(a.as_bytes() == b.as_bytes()),
+        _ => 0,
+    })
+}
+
+/// 1 if the bytes of `*s` are valid UTF-8, else 0 (also 0 for an invalid handle).
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_str_is_utf8(s: *const dt_str) -> c_int {
+    guarded(|| str_ref(s).map_or(0, |s| c_int::from(s.is_utf8())))
+}
+
+/// The atom of `*s`'s bytes in the global table, in `*out`. If the bytes are new and
+/// `*s` owns a whole block, the atom adopts that block: no copy. `*s` stays valid.
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_str_intern(s: *const dt_str, out: *mut dt_atom) -> dt_status {
+    status(|| {
+        let out = Out::new(out)?;
+        let atom = str_ref(s)?.try_intern()?;
+        out.write(atom_to_c(atom));
+        Ok(())
+    })
+}

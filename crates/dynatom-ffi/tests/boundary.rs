@@ -1,0 +1,59 @@
+//! Every `extern "C"` entry point is exported under its own name, declared in the
+//! header, and runs its whole body inside the panic boundary: the body is one call of
+//! `status(|| ...)` or `guarded(|| ...)`. A new function that forgets any of this fails here.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+const MARKER: &str = "pub extern \"C\" fn ";
+
+/// The entry points defined in src/, checking each one's shape on the way.
+fn entry_points() -> BTreeSet<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut names = BTreeSet::new();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find(MARKER) {
+            let before = rest[..at].trim_end();
+            let item = &rest[at..];
+            let name = item[MARKER.len()..].split('(').next().unwrap().to_owned();
+            assert!(before.ends_with("#[no_mangle]"), "{name} in {} is not #[no_mangle]", path.display());
+            let open = item.find('{').expect("a function body");
+            let body = item[open + 1..].trim_start();
+            assert!(
+                body.starts_with("status(||") || body.starts_with("guarded(||"),
+                "{name} in {} does not run its body through status(|| or guarded(||",
+                path.display()
+            );
+            names.insert(name);
+            rest = &item[open..];
+        }
+    }
+    names
+}
+
+/// The functions the checked-in header declares (outside its comments).
+fn header_functions() -> BTreeSet<String> {
+    let header = Path::new(env!("CARGO_MANIFEST_DIR")).join("include/dynatom.h");
+    let text = std::fs::read_to_string(header).unwrap();
+    let mut names = BTreeSet::new();
+    for line in text.lines().map(str::trim_start).filter(|l| !l.starts_with('*') && !l.starts_with('/')) {
+        for (at, _) in line.match_indices("dt_") {
+            let ident: String = line[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            if line[at + ident.len()..].starts_with('(') {
+                names.insert(ident);
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn every_entry_point_is_guarded_exported_and_declared() {
+    let defined = entry_points();
+    // The contract's 50 functions plus the ones this crate adds.
+    assert!(defined.len() >= 50, "only {} entry points found", defined.len());
+    assert_eq!(defined, header_functions());
+}

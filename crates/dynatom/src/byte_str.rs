@@ -1,0 +1,495 @@
+//! [`ByteStr`]: an immutable byte-string handle the size of `&[u8]`.
+
+use std::ops::{Bound, RangeBounds};
+
+use crate::byte_atom::ByteAtom;
+use crate::error::StrError;
+use crate::repr::heap::{Block, Fallibility};
+use crate::repr::str_word::{StrForm, StrWord, INLINE_CAPACITY};
+use crate::repr::utf8::Utf8;
+use crate::str::Str;
+use crate::table::AtomTable;
+
+/// A slice whose parent buffer is at least this long may be copied out instead of
+/// shared (see [`ByteStr::slice`]).
+pub(crate) const RETAIN_CHECK_MIN_PARENT: usize = 1024;
+/// ... and is copied when it is shorter than `parent / RETAIN_MAX_RATIO`.
+pub(crate) const RETAIN_MAX_RATIO: usize = 8;
+
+/// An immutable string of any bytes in 16 bytes: [`Str`]'s representation, tables and
+/// costs, without the UTF-8 promise. For Lua strings, HTTP bodies, C strings.
+///
+/// * Up to 15 bytes live inside the handle; longer ones are **one** allocation (a
+///   24-byte header, then the bytes), exactly as for [`Str`], whose handle is this one
+///   plus the promise that the bytes are text: [`Str::as_byte_str`] is free, and
+///   [`ByteStr::to_text`] checks UTF-8 once.
+/// * Making one never hashes and never touches a table; [`ByteStr::intern`] does, adopting
+///   the buffer. Equal bytes are the same atom whether they came in as bytes or as text.
+/// * Clone is O(1); [`ByteStr::slice`] takes any byte range in O(1).
+/// * `Hash`, `Eq` and `Ord` agree with `[u8]`'s, so `HashMap<ByteStr, V>` can be searched
+///   by `&[u8]` ([`Borrow<[u8]>`](std::borrow::Borrow)).
+///
+/// ```
+/// use dynatom::{Atom, ByteStr};
+///
+/// let body = ByteStr::copy_from_slice(b"\x89PNG\r\n\x1a\n and then a binary body ...");
+/// let magic = body.slice(..8); // O(1), 8 bytes: stored inline
+/// assert_eq!(magic, b"\x89PNG\r\n\x1a\n"[..]);
+/// assert!(body.to_text().is_err()); // 0x89 is not UTF-8
+///
+/// let key = ByteStr::from("content-length: a text header").intern();
+/// assert_eq!(key.to_text().unwrap(), Atom::from("content-length: a text header"));
+/// assert_eq!(std::mem::size_of::<ByteStr>(), 16);
+/// ```
+#[repr(transparent)]
+pub struct ByteStr {
+    word: StrWord,
+}
+
+const _: () = {
+    assert!(std::mem::size_of::<ByteStr>() == 16);
+    assert!(std::mem::size_of::<Option<ByteStr>>() == 16);
+};
+
+impl ByteStr {
+    /// The longest byte string a `ByteStr` can hold (`u32::MAX`), as for [`Str`].
+    pub const MAX_LEN: usize = crate::repr::heap::MAX_LEN;
+
+    /// Byte strings of up to this many bytes are stored inside the handle.
+    pub const INLINE_CAPACITY: usize = INLINE_CAPACITY;
+
+    #[inline]
+    pub(crate) const fn from_word(word: StrWord) -> ByteStr {
+        ByteStr { word }
+    }
+
+    #[inline]
+    pub(crate) fn word(&self) -> &StrWord {
+        &self.word
+    }
+
+    #[inline]
+    pub(crate) fn into_word(self) -> StrWord {
+        self.word
+    }
+
+    /// The empty byte string. Allocates nothing.
+    ///
+    /// ```
+    /// assert!(dynatom::ByteStr::new().is_empty());
+    /// ```
+    #[inline]
+    pub const fn new() -> ByteStr {
+        ByteStr { word: StrWord::empty() }
+    }
+
+    /// A handle to `'static` bytes. Allocates and copies nothing; usable in `const`.
+    ///
+    /// ```
+    /// use dynatom::ByteStr;
+    ///
+    /// const MAGIC: ByteStr = ByteStr::from_static(b"\x7fELF, a magic number and more");
+    /// assert_eq!(MAGIC.as_bytes()[..4], *b"\x7fELF");
+    /// ```
+    #[inline]
+    pub const fn from_static(bytes: &'static [u8]) -> ByteStr {
+        ByteStr { word: StrWord::from_static(bytes) }
+    }
+
+    /// A copy of `bytes`: inline up to 15 bytes, else one allocation. No hashing.
+    ///
+    /// # Panics
+    /// If `bytes` is longer than [`ByteStr::MAX_LEN`]; aborts if memory runs out. Use
+    /// [`ByteStr::try_copy_from_slice`] to get an error instead.
+    ///
+    /// ```
+    /// let s = dynatom::ByteStr::copy_from_slice(b"any bytes: \x00\xff");
+    /// assert_eq!(s.len(), 13);
+    /// ```
+    #[inline]
+    pub fn copy_from_slice(bytes: &[u8]) -> ByteStr {
+        match ByteStr::copy_fallibility(bytes, Fallibility::Infallible) {
+            Ok(s) => s,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Like [`ByteStr::copy_from_slice`], but reports over-long input
+    /// ([`StrError::TooLong`]) and allocation failure ([`StrError::AllocFailed`]).
+    ///
+    /// ```
+    /// let s = dynatom::ByteStr::try_copy_from_slice(b"fallible").unwrap();
+    /// assert_eq!(s.as_bytes(), b"fallible");
+    /// ```
+    #[inline]
+    pub fn try_copy_from_slice(bytes: &[u8]) -> Result<ByteStr, StrError> {
+        ByteStr::copy_fallibility(bytes, Fallibility::Fallible)
+    }
+
+    #[inline]
+    pub(crate) fn copy_fallibility(bytes: &[u8], fallibility: Fallibility) -> Result<ByteStr, StrError> {
+        if let Some(word) = StrWord::inline(bytes) {
+            return Ok(ByteStr { word });
+        }
+        let block = Block::copy_from(bytes, fallibility)?;
+        Ok(ByteStr { word: StrWord::heap_whole(block) })
+    }
+
+    /// The bytes.
+    ///
+    /// ```
+    /// assert_eq!(dynatom::ByteStr::from(&b"ab"[..]).as_bytes(), b"ab");
+    /// ```
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.word.as_bytes()
+    }
+
+    /// Pointer to the first byte (inside the handle for inline strings).
+    ///
+    /// ```
+    /// let s = dynatom::ByteStr::copy_from_slice(b"a byte string on the heap");
+    /// assert_eq!(s.as_ptr(), s.clone().as_ptr()); // clones share the buffer
+    /// ```
+    #[inline]
+    pub fn as_ptr(&self) -> *const u8 {
+        self.as_bytes().as_ptr()
+    }
+
+    /// Length in bytes.
+    ///
+    /// ```
+    /// assert_eq!(dynatom::ByteStr::from(&b"\xff\xfe"[..]).len(), 2);
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.as_bytes().len()
+    }
+
+    /// Whether there are no bytes.
+    ///
+    /// ```
+    /// assert!(dynatom::ByteStr::new().is_empty());
+    /// ```
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the bytes are stored inside the handle (at most 15).
+    ///
+    /// ```
+    /// use dynatom::ByteStr;
+    ///
+    /// assert!(ByteStr::copy_from_slice(&[0; 15]).is_inline());
+    /// assert!(!ByteStr::copy_from_slice(&[0; 16]).is_inline());
+    /// ```
+    #[inline]
+    pub fn is_inline(&self) -> bool {
+        matches!(self.word.form(), StrForm::Inline(_))
+    }
+
+    /// Whether interning is O(1): the whole buffer already is an atom's, or the string
+    /// is short enough (7 bytes) to be an atom by value.
+    ///
+    /// ```
+    /// let s = dynatom::ByteStr::copy_from_slice(b"not interned until it has to be");
+    /// assert!(!s.is_interned());
+    /// let _atom = s.intern();
+    /// assert!(s.is_interned());
+    /// ```
+    #[inline]
+    pub fn is_interned(&self) -> bool {
+        match self.word.form() {
+            StrForm::Heap { block, offset: 0, len } => len == block.len() && !block.owner().is_null(),
+            _ => self.len() <= crate::repr::atom_word::INLINE_ATOM_CAPACITY,
+        }
+    }
+
+    /// Whether two handles are the same view of the same bytes (same buffer and range,
+    /// or equal inline contents).
+    ///
+    /// ```
+    /// let a = dynatom::ByteStr::copy_from_slice(b"one buffer shared by two handles");
+    /// assert!(a.ptr_eq(&a.clone()));
+    /// assert!(!a.ptr_eq(&dynatom::ByteStr::copy_from_slice(a.as_bytes())));
+    /// ```
+    #[inline]
+    pub fn ptr_eq(&self, other: &ByteStr) -> bool {
+        self.word.bits() == other.word.bits()
+    }
+
+    /// The bytes in `range`, in O(1).
+    ///
+    /// Retention policy (as [`Str::slice`]): a result of up to 15 bytes is stored inline;
+    /// a result shorter than 1/8 of a parent buffer of 1 KiB or more is copied out, so a
+    /// tiny slice never pins a large buffer; anything else shares the parent's buffer.
+    ///
+    /// # Panics
+    /// If the range is out of bounds or decreasing; the message names the range.
+    ///
+    /// ```
+    /// use dynatom::ByteStr;
+    ///
+    /// let frame = ByteStr::copy_from_slice(b"\x00\x10header bytes, then a payload of some length");
+    /// let payload = frame.slice(16..);
+    /// assert_eq!(payload, b"then a payload of some length"[..]);
+    /// assert_eq!(payload.as_ptr(), frame.as_bytes()[16..].as_ptr()); // shared
+    /// ```
+    #[inline]
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> ByteStr {
+        let (start, end) = bounds(&range, self.len());
+        match self.get_slice((Bound::Included(start), Bound::Excluded(end))) {
+            Some(slice) => slice,
+            None => panic!("byte range {start}..{end} out of bounds of a ByteStr of {} bytes", self.len()),
+        }
+    }
+
+    /// Like [`ByteStr::slice`], but `None` instead of a panic.
+    ///
+    /// ```
+    /// let s = dynatom::ByteStr::from(&b"bytes"[..]);
+    /// assert_eq!(s.get_slice(1..3).unwrap(), b"yt"[..]);
+    /// assert!(s.get_slice(3..10).is_none());
+    /// assert!(s.get_slice(3..2).is_none());
+    /// ```
+    #[inline]
+    pub fn get_slice(&self, range: impl RangeBounds<usize>) -> Option<ByteStr> {
+        let (start, end) = bounds(&range, self.len());
+        let bytes = self.as_bytes().get(start..end)?;
+        if let Some(word) = StrWord::inline(bytes) {
+            return Some(ByteStr { word });
+        }
+        let word = match self.word.form() {
+            StrForm::Heap { block, offset, .. } => {
+                if block.len() >= RETAIN_CHECK_MIN_PARENT && bytes.len() * RETAIN_MAX_RATIO < block.len() {
+                    return Some(ByteStr::copy_from_slice(bytes));
+                }
+                StrWord::heap(block.clone(), offset + start, bytes.len())
+            }
+            StrForm::Static(parent) => StrWord::from_static(&parent[start..end]),
+            StrForm::Inline(_) => unreachable!("slices of inline strings fit inline"),
+        };
+        Some(ByteStr { word })
+    }
+
+    /// `self[start..end]` without copying, whatever the size: inline if it fits, else the
+    /// same buffer (no retention policy). The range must be in bounds.
+    #[inline]
+    pub(crate) fn share(&self, start: usize, end: usize) -> ByteStr {
+        let bytes = &self.as_bytes()[start..end];
+        if let Some(word) = StrWord::inline(bytes) {
+            return ByteStr { word };
+        }
+        let word = match self.word.form() {
+            StrForm::Heap { block, offset, .. } => StrWord::heap(block.clone(), offset + start, bytes.len()),
+            StrForm::Static(parent) => StrWord::from_static(&parent[start..end]),
+            StrForm::Inline(_) => unreachable!("pieces of inline strings fit inline"),
+        };
+        ByteStr { word }
+    }
+
+    /// The global atom for these bytes: O(1) if already interned; a heap string spanning
+    /// its whole buffer is adopted when the bytes are new (no copy); a slice of a larger
+    /// buffer is copied, so an atom never pins a parent. The same atom as text of equal
+    /// bytes would get.
+    ///
+    /// ```
+    /// use dynatom::{Atom, ByteAtom, ByteStr};
+    ///
+    /// let s = ByteStr::copy_from_slice(b"GET /a/long/enough/path HTTP/1.1");
+    /// let atom = s.intern();
+    /// assert_eq!(atom.as_ptr(), s.as_ptr()); // adopted
+    /// assert_eq!(atom, ByteAtom::from(Atom::from("GET /a/long/enough/path HTTP/1.1")));
+    /// ```
+    #[inline]
+    pub fn intern(&self) -> ByteAtom {
+        AtomTable::global().intern_byte_str(self)
+    }
+
+    /// Like [`ByteStr::intern`], but reports allocation failure.
+    ///
+    /// ```
+    /// let s = dynatom::ByteStr::copy_from_slice(b"interned fallibly, if need be");
+    /// assert_eq!(s.try_intern().unwrap(), s.intern());
+    /// ```
+    #[inline]
+    pub fn try_intern(&self) -> Result<ByteAtom, StrError> {
+        AtomTable::global().try_intern_byte_str(self)
+    }
+
+    /// The global table's hash of the bytes (the same as [`Str::hash64`] of equal text).
+    /// For a heap string spanning its buffer it is computed once and cached in the
+    /// header (interning reuses it).
+    ///
+    /// ```
+    /// use dynatom::{ByteStr, Str};
+    ///
+    /// let s = ByteStr::copy_from_slice(b"hash me once, read me often");
+    /// assert_eq!(s.hash64(), Str::from("hash me once, read me often").hash64());
+    /// ```
+    #[inline]
+    pub fn hash64(&self) -> u64 {
+        let global = AtomTable::global().shared();
+        match self.whole_block() {
+            Some(block) => {
+                let owner = block.owner();
+                if owner.is_null() || std::ptr::eq(owner, global) {
+                    if let Some(hash) = block.cached_hash() {
+                        return hash;
+                    }
+                    let hash = global.hash(self.as_bytes());
+                    if owner.is_null() {
+                        block.cache_hash(hash);
+                    }
+                    return hash;
+                }
+                global.hash(self.as_bytes())
+            }
+            None => global.hash(self.as_bytes()),
+        }
+    }
+
+    /// Whether the bytes are UTF-8 (one check, O(n)).
+    ///
+    /// ```
+    /// use dynatom::ByteStr;
+    ///
+    /// assert!(ByteStr::from("é").is_utf8());
+    /// assert!(!ByteStr::from(&b"\xc3"[..]).is_utf8());
+    /// ```
+    #[inline]
+    pub fn is_utf8(&self) -> bool {
+        std::str::from_utf8(self.as_bytes()).is_ok()
+    }
+
+    /// The same bytes as a text [`Str`]: O(1) (shares the buffer) plus one UTF-8 check.
+    ///
+    /// # Errors
+    /// [`StrError::InvalidUtf8`] if the bytes are not UTF-8 (`self` is untouched).
+    ///
+    /// ```
+    /// use dynatom::{ByteStr, StrError};
+    ///
+    /// let text = ByteStr::copy_from_slice(b"plain ASCII is UTF-8 too").to_text().unwrap();
+    /// assert_eq!(text, "plain ASCII is UTF-8 too");
+    /// let err = ByteStr::from(&b"caf\xe9"[..]).to_text().unwrap_err();
+    /// assert!(matches!(err, StrError::InvalidUtf8(e) if e.valid_up_to() == 3));
+    /// ```
+    #[inline]
+    pub fn to_text(&self) -> Result<Str, StrError> {
+        match Utf8::check(self.clone()) {
+            Ok(text) => Ok(Str::from_utf8_handle(text)),
+            Err((_, err)) => Err(StrError::InvalidUtf8(err)),
+        }
+    }
+
+    /// The block, if this string spans the whole of one.
+    #[inline]
+    pub(crate) fn whole_block(&self) -> Option<&Block> {
+        match self.word.form() {
+            StrForm::Heap { block, offset: 0, len } if len == block.len() => Some(block),
+            _ => None,
+        }
+    }
+
+    /// Equality with the fast paths: same view, both interned in one table, cached
+    /// hashes that differ; bytes only as a last resort.
+    #[inline]
+    pub(crate) fn eq_fast(&self, other: &ByteStr) -> bool {
+        if self.word.bits() == other.word.bits() {
+            return true;
+        }
+        let (a, b) = (self.as_bytes(), other.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        if let (Some(x), Some(y)) = (self.whole_block(), other.whole_block()) {
+            if !blocks_may_be_equal(x, y) {
+                return false;
+            }
+        }
+        a == b
+    }
+}
+
+/// False when two distinct whole blocks provably hold different bytes: both interned in
+/// one table (one entry per byte string), or both carrying global hashes that differ.
+fn blocks_may_be_equal(x: &Block, y: &Block) -> bool {
+    let (owner_x, owner_y) = (x.owner(), y.owner());
+    if !owner_x.is_null() && std::ptr::eq(owner_x, owner_y) {
+        return false;
+    }
+    let (Some(hash_x), Some(hash_y)) = (x.cached_hash(), y.cached_hash()) else {
+        return true;
+    };
+    // A cached hash is the global table's unless a local table owns the block.
+    let global =
+        |owner: *const crate::table::TableShared| owner.is_null() || std::ptr::eq(owner, AtomTable::global().shared());
+    hash_x == hash_y || !(global(owner_x) && global(owner_y))
+}
+
+/// Resolves a range against a length the way slicing does, without checking it.
+#[inline]
+pub(crate) fn bounds(range: &impl RangeBounds<usize>, len: usize) -> (usize, usize) {
+    let start = match range.start_bound() {
+        Bound::Included(&start) => start,
+        Bound::Excluded(&start) => start.saturating_add(1),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&end) => end.saturating_add(1),
+        Bound::Excluded(&end) => end,
+        Bound::Unbounded => len,
+    };
+    (start, end)
+}
+
+impl Clone for ByteStr {
+    #[inline]
+    fn clone(&self) -> ByteStr {
+        ByteStr { word: self.word.clone() }
+    }
+}
+
+impl PartialEq for ByteStr {
+    #[inline]
+    fn eq(&self, other: &ByteStr) -> bool {
+        self.eq_fast(other)
+    }
+}
+
+impl Eq for ByteStr {}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slices_follow_the_retention_policy() {
+        let big = ByteStr::copy_from_slice(&[0xAB; 4096]);
+        let small = big.slice(10..400); // 390 < 4096 / 8: copied out
+        assert_ne!(small.as_ptr(), big.as_bytes()[10..].as_ptr());
+        let large = big.slice(10..1000); // 990 >= 512: shared
+        assert_eq!(large.as_ptr(), big.as_bytes()[10..].as_ptr());
+        assert!(big.slice(1..16).is_inline());
+        let statik = ByteStr::from_static(b"static bytes, sliced without a copy");
+        assert_eq!(statik.slice(7..).as_ptr(), statik.as_bytes()[7..].as_ptr());
+    }
+
+    #[test]
+    #[should_panic(expected = "byte range 3..40 out of bounds of a ByteStr of 20 bytes")]
+    fn out_of_range_slices_name_the_range() {
+        let _ = ByteStr::copy_from_slice(&[1; 20]).slice(3..40);
+    }
+
+    #[test]
+    fn text_conversion_checks_once_and_shares() {
+        let bytes = ByteStr::copy_from_slice("a text of more than fifteen bytes: é".as_bytes());
+        let text = bytes.to_text().unwrap();
+        assert_eq!(text.as_ptr(), bytes.as_ptr());
+        let cut = bytes.slice(..bytes.len() - 1); // cuts 'é' in two
+        assert!(!cut.is_utf8());
+        assert!(matches!(cut.to_text(), Err(StrError::InvalidUtf8(_))));
+    }
+}
