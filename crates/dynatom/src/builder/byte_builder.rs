@@ -312,7 +312,11 @@ mod tests {
         let s = b.finish();
         assert_eq!(s.len(), 256 + 6);
         assert_eq!(&s.as_bytes()[..256], (0..=255u8).collect::<Vec<_>>());
-        assert_eq!(s.as_ptr(), ptr, "the buffer became the string");
+        // valgrind's realloc always moves a block; glibc's shrinks it in place.
+        let under_valgrind = std::fs::read_to_string("/proc/self/maps").is_ok_and(|maps| maps.contains("vgpreload"));
+        if !under_valgrind {
+            assert_eq!(s.as_ptr(), ptr, "the buffer became the string");
+        }
         assert!(!s.is_utf8());
     }
 }
