@@ -190,6 +190,11 @@ impl State {
             }
             Op::Concat(picks) => {
                 let chosen: Vec<usize> = picks.iter().filter_map(|&p| pick(&self.strs, p)).collect();
+                // Repeated concatenation grows exponentially: stop at 64 KiB.
+                let total: usize = chosen.iter().map(|&i| self.strs[i].bytes.as_ref().map_or(0, Vec::len)).sum();
+                if total > 1 << 16 {
+                    return;
+                }
                 let parts: Vec<dt_str> = chosen.iter().map(|&i| self.strs[i].handle).collect();
                 let mut out = dt_str::default();
                 let status = dt_str_concat(parts.as_ptr(), parts.len(), &mut out);
