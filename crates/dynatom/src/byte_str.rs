@@ -226,7 +226,8 @@ impl ByteStr {
     /// tiny slice never pins a large buffer; anything else shares the parent's buffer.
     ///
     /// # Panics
-    /// If the range is out of bounds or decreasing; the message names the range.
+    /// If the range is out of bounds or starts after it ends. The message names the
+    /// range, e.g. `ByteStr::slice: range 3..40 of a 20-byte string is out of bounds`.
     ///
     /// ```
     /// use dynatom::ByteStr;
@@ -237,11 +238,12 @@ impl ByteStr {
     /// assert_eq!(payload.as_ptr(), frame.as_bytes()[16..].as_ptr()); // shared
     /// ```
     #[inline]
+    #[track_caller]
     pub fn slice(&self, range: impl RangeBounds<usize>) -> ByteStr {
         let (start, end) = bounds(&range, self.len());
         match self.get_slice((Bound::Included(start), Bound::Excluded(end))) {
             Some(slice) => slice,
-            None => panic!("byte range {start}..{end} out of bounds of a ByteStr of {} bytes", self.len()),
+            None => bad_slice(self.len(), start, end),
         }
     }
 
@@ -429,6 +431,14 @@ fn blocks_may_be_equal(x: &Block, y: &Block) -> bool {
     hash_x == hash_y || !(global(owner_x) && global(owner_y))
 }
 
+/// The panic of [`ByteStr::slice`]: names the range, the length and what is wrong.
+#[cold]
+#[track_caller]
+fn bad_slice(len: usize, start: usize, end: usize) -> ! {
+    let why = if start > end { "starts after it ends" } else { "is out of bounds" };
+    panic!("ByteStr::slice: range {start}..{end} of a {len}-byte string {why}")
+}
+
 /// Resolves a range against a length the way slicing does, without checking it.
 #[inline]
 pub(crate) fn bounds(range: &impl RangeBounds<usize>, len: usize) -> (usize, usize) {
@@ -478,9 +488,16 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "byte range 3..40 out of bounds of a ByteStr of 20 bytes")]
+    #[should_panic(expected = "ByteStr::slice: range 3..40 of a 20-byte string is out of bounds")]
     fn out_of_range_slices_name_the_range() {
         let _ = ByteStr::copy_from_slice(&[1; 20]).slice(3..40);
+    }
+
+    #[test]
+    #[should_panic(expected = "ByteStr::slice: range 5..2 of a 20-byte string starts after it ends")]
+    fn backward_slices_name_the_range() {
+        #[allow(clippy::reversed_empty_ranges)]
+        let _ = ByteStr::copy_from_slice(&[1; 20]).slice(5..2);
     }
 
     #[test]

@@ -325,6 +325,15 @@ impl PartialEq<ByteAtom> for Atom {
     }
 }
 
+impl Borrow<ByteAtom> for Atom {
+    /// An atom and the same atom seen as bytes are one word: they compare, hash and
+    /// order alike, so maps keyed by [`Atom`] can be searched with a [`ByteAtom`].
+    #[inline]
+    fn borrow(&self) -> &ByteAtom {
+        self.as_byte_atom()
+    }
+}
+
 impl From<&[u8]> for ByteAtom {
     #[inline]
     fn from(bytes: &[u8]) -> ByteAtom {
@@ -375,6 +384,17 @@ impl TryFrom<ByteAtom> for Atom {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn handles_cross_threads() {
+        fn send_sync<T: Send + Sync>() {}
+        send_sync::<ByteStr>();
+        send_sync::<ByteAtom>();
+        send_sync::<crate::ByteStrBuilder>();
+        let s = ByteStr::copy_from_slice(b"moved to another thread \xff and back");
+        let back = std::thread::spawn(move || s).join().unwrap();
+        assert_eq!(back, b"moved to another thread \xff and back"[..]);
+    }
 
     #[test]
     fn byte_str_traits_agree_with_byte_slices() {

@@ -9,6 +9,12 @@
 //!   are one allocation (header + bytes). O(1) clone and O(1) slices of any range.
 //! * [`Atom`]: an 8-byte interned string. Equality is one word compare, hashing reads
 //!   a cached hash, and [`Atom::to_str`] turns it back into a [`Str`] without a copy.
+//! * [`ByteStr`] / [`ByteAtom`]: the same handles for any bytes (Lua strings, HTTP bodies,
+//!   C strings): same layout, tables, adoption and cached hash. Equal bytes are one atom
+//!   whether they came in as bytes or text; [`Str`] and [`Atom`] are these handles plus a
+//!   UTF-8 promise ([`Str::as_byte_str`] is free, [`ByteStr::to_text`] checks once).
+//!   [`ByteStrBuilder`] builds one without a final copy; the raw-word functions
+//!   ([`ByteStr::into_raw`], [`ByteStr::from_raw_ref`], ...) serve a C ABI.
 //! * [`AtomTable`]: the sharded table behind atoms, with the global one used by
 //!   [`Str::intern`] and [`Atom::from`], and independent ones from [`AtomTable::new`].
 //!   Atoms are freed when their last handle goes.
@@ -37,14 +43,16 @@
 //!
 //! ## Safety
 //!
-//! All `unsafe` code lives in the private `repr` modules, one per raw layout, plus the
+//! All `unsafe` code lives in the private `repr` modules, one per raw layout (and `utf8`,
+//! the one place bytes are read as text unchecked, with its invariant), plus the
 //! table's shard code that reads entries under their lock; every block has a `// SAFETY:`
 //! comment. The atomics go through one module so the table can be model-checked with
 //! loom (`RUSTFLAGS="--cfg loom"`).
 //!
 //! ## Features
 //!
-//! * `serde`: `Serialize`/`Deserialize` for [`Str`] and [`Atom`] as plain strings.
+//! * `serde`: `Serialize`/`Deserialize` for [`Str`] and [`Atom`] as plain strings, for
+//!   [`ByteStr`] and [`ByteAtom`] as byte strings.
 //! * `glibc-slop` (off by default; glibc targets): memory reports give allocator slop.
 //!   The strings' heap blocks then come from [`std::alloc::System`] (glibc's malloc)
 //!   instead of the global allocator, so `malloc_usable_size` is only ever asked about

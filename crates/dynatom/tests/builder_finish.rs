@@ -5,7 +5,7 @@
 //! block that would be a copy, and these tests would say so. Valgrind replaces `realloc`
 //! with one that always moves, so under valgrind only the contents are checked.
 
-use dynatom::{str_format, Atom, Str, StrBuilder, StrError};
+use dynatom::{str_format, Atom, ByteStrBuilder, Str, StrBuilder, StrError};
 
 fn under_valgrind() -> bool {
     std::fs::read_to_string("/proc/self/maps").is_ok_and(|maps| maps.contains("vgpreload"))
@@ -130,4 +130,25 @@ fn a_failing_display_leaves_the_builder_as_it_was() {
     assert_eq!(b.try_push_display(HalfThenFail), Err(dynatom::BuildError::Format));
     assert_eq!(b.as_str(), "kept");
     assert!(dynatom::try_str_format!("{}", HalfThenFail).is_err());
+}
+
+#[test]
+fn byte_builders_keep_their_buffer_too() {
+    let mut moved = Vec::new();
+    for len in (16..300).chain([4096, 200_000, 1 << 20]) {
+        let mut b = ByteStrBuilder::new();
+        while b.len() < len {
+            b.push_byte((b.len() % 251) as u8 | 0x80);
+        }
+        let before = b.as_bytes().as_ptr();
+        let expected = b.as_bytes().to_vec();
+        let s = b.finish();
+        assert_eq!(s, expected);
+        if s.as_ptr() != before {
+            moved.push(s.len());
+        }
+    }
+    if !under_valgrind() {
+        assert!(moved.is_empty(), "finish moved (copied) results of these lengths: {moved:?}");
+    }
 }

@@ -8,6 +8,9 @@ use super::iter::{IntoIter, Iter, IterMut, Keys, Values, ValuesMut};
 use super::map::SmallMap;
 use super::stats;
 use crate::atom::Atom;
+use crate::byte_atom::ByteAtom;
+use crate::byte_str::ByteStr;
+use crate::error::StrError;
 use crate::str::Str;
 
 /// A map keyed by text that interns each key on insert, so that the map itself only ever
@@ -22,6 +25,10 @@ use crate::str::Str;
 ///   fastest lookup.
 ///
 /// Keys of up to 7 bytes are atoms by value and never touch the table at all.
+///
+/// Keys may also come as bytes ([`AtomMap::get_bytes`], [`AtomMap::insert_bytes`]): text
+/// and bytes share atoms, so `b"host"` finds the entry `"host"` made. For keys that need
+/// not be UTF-8 at all, use a `SmallMap<ByteAtom, V>`.
 ///
 /// ```
 /// use dynatom::AtomMap;
@@ -150,6 +157,65 @@ impl<V> AtomMap<V> {
     /// ```
     pub fn get_mut(&mut self, key: &str) -> Option<&mut V> {
         self.map.get_mut(&Self::atom_of(key)?)
+    }
+
+    /// The value for `key` given as bytes: `None` at once if no atom has those bytes
+    /// (bytes that are not UTF-8 are never a key here).
+    ///
+    /// ```
+    /// let map: dynatom::AtomMap<u8> = [("content-length", 1)].into_iter().collect();
+    /// assert_eq!(map.get_bytes(b"content-length"), Some(&1));
+    /// assert_eq!(map.get_bytes(b"\xff"), None);
+    /// ```
+    pub fn get_bytes(&self, key: &[u8]) -> Option<&V> {
+        let atom = ByteAtom::lookup(key);
+        if atom.is_none() {
+            stats::unknown_text();
+        }
+        self.map.get(&atom?)
+    }
+
+    /// The value for a byte atom (the same atom as the text key, seen as bytes): no table
+    /// lookup and no byte read.
+    ///
+    /// ```
+    /// use dynatom::{AtomMap, ByteAtom};
+    ///
+    /// let map: AtomMap<u8> = [("x-forwarded-for", 1)].into_iter().collect();
+    /// assert_eq!(map.get_byte_atom(&ByteAtom::new(b"x-forwarded-for")), Some(&1));
+    /// ```
+    #[inline]
+    pub fn get_byte_atom(&self, key: &ByteAtom) -> Option<&V> {
+        self.map.get(key)
+    }
+
+    /// Inserts `value` under a key given as bytes, which must be UTF-8 (checked once, no
+    /// copy; the buffer is adopted as [`AtomMap::insert`] does).
+    ///
+    /// # Errors
+    /// [`StrError::InvalidUtf8`] if the bytes are not UTF-8; the map is unchanged.
+    ///
+    /// ```
+    /// use dynatom::{AtomMap, ByteStr};
+    ///
+    /// let mut map = AtomMap::new();
+    /// assert_eq!(map.insert_bytes(ByteStr::from(&b"accept-encoding"[..]), 1), Ok(None));
+    /// assert_eq!(map.get("accept-encoding"), Some(&1));
+    /// assert!(map.insert_bytes(ByteStr::from(&b"\xff"[..]), 2).is_err());
+    /// ```
+    pub fn insert_bytes(&mut self, key: impl Into<ByteStr>, value: V) -> Result<Option<V>, StrError> {
+        let key = key.into().to_text()?;
+        Ok(self.insert(key, value))
+    }
+
+    /// Removes a key given as bytes, returning its value.
+    ///
+    /// ```
+    /// let mut map: dynatom::AtomMap<u8> = [("a", 1)].into_iter().collect();
+    /// assert_eq!(map.remove_bytes(b"a"), Some(1));
+    /// ```
+    pub fn remove_bytes(&mut self, key: &[u8]) -> Option<V> {
+        self.map.remove(&ByteAtom::lookup(key)?)
     }
 
     /// The value for an atom: no table lookup and no text byte read.

@@ -5,6 +5,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::atom::Atom;
+use crate::byte_atom::ByteAtom;
+use crate::byte_str::ByteStr;
 use crate::str::Str;
 use crate::table::AtomTable;
 
@@ -25,6 +27,10 @@ use crate::table::AtomTable;
 ///   hash of the text as `Str`, so a `SmallMap<Str, V>` or `SmallMap<String, V>` can be
 ///   searched with a `&str`. (An `Atom` of up to 7 bytes hashes differently from that
 ///   text, which is one reason `Atom` is not `Borrow<str>`.)
+/// * [`ByteAtom`]: the same mix of the same word as the equal [`Atom`] (text and bytes
+///   share atoms), so a `SmallMap<Atom, V>` can be searched with a `&ByteAtom`.
+/// * [`ByteStr`], `[u8]`, `Vec<u8>`, `Box<[u8]>`: the global-table hash of the bytes, as
+///   for text, so a `SmallMap<ByteStr, V>` can be searched with a `&[u8]`.
 /// * `&T` for any `T: HintKey`.
 ///
 /// ```
@@ -80,8 +86,24 @@ impl HintKey for Atom {
         // byte (the hint); folding the top half down mixes the low bits too, which the
         // large form's hashbrown table takes its buckets from. Short, since a lookup
         // waits on this chain before it can touch an entry.
-        let mixed = (self.word().bits() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        mixed ^ (mixed >> 32)
+        word_hash(self.word().bits())
+    }
+}
+
+/// The hint source of an atom: a mix of its word.
+#[inline]
+fn word_hash(bits: usize) -> u64 {
+    let mixed = (bits as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    mixed ^ (mixed >> 32)
+}
+
+impl HintKey for ByteAtom {
+    const WORD_EQ: bool = true;
+
+    /// Exactly [`Atom`]'s: the same atom seen as bytes has the same word.
+    #[inline]
+    fn key_hash(&self) -> u64 {
+        word_hash(self.word().bits())
     }
 }
 
@@ -91,6 +113,35 @@ impl HintKey for Str {
         self.hash64()
     }
 }
+
+impl HintKey for ByteStr {
+    /// [`ByteStr::hash64`]: cached in the header of a heap string.
+    #[inline]
+    fn key_hash(&self) -> u64 {
+        self.hash64()
+    }
+}
+
+impl HintKey for [u8] {
+    /// The global table's hash of the bytes: what [`ByteStr::hash64`] gives.
+    fn key_hash(&self) -> u64 {
+        AtomTable::global().shared().hash(self)
+    }
+}
+
+/// Owned and shared byte types hash as their bytes do.
+macro_rules! hint_key_as_bytes {
+    ($($ty:ty),*) => {$(
+        impl HintKey for $ty {
+            #[inline]
+            fn key_hash(&self) -> u64 {
+                <[u8]>::key_hash(self)
+            }
+        }
+    )*};
+}
+
+hint_key_as_bytes!(Vec<u8>, Box<[u8]>, Rc<[u8]>, Arc<[u8]>, Cow<'_, [u8]>);
 
 impl HintKey for str {
     /// The global table's hash of the text: what [`Str::hash64`] gives.
@@ -138,6 +189,20 @@ mod tests {
             assert_eq!(Cow::Borrowed(text).key_hash(), expected);
             assert_eq!((&text).key_hash(), expected);
         }
+    }
+
+    #[test]
+    fn byte_types_hash_like_their_bytes_and_like_text() {
+        for bytes in [&b""[..], b"short", b"\xff\xfe not text", b"a heap byte string, longer than 15"] {
+            let expected = bytes.key_hash();
+            assert_eq!(ByteStr::from(bytes).key_hash(), expected);
+            assert_eq!(bytes.to_vec().key_hash(), expected);
+            assert_eq!(Box::<[u8]>::from(bytes).key_hash(), expected);
+            assert_eq!(Cow::Borrowed(bytes).key_hash(), expected);
+        }
+        assert_eq!(b"text"[..].key_hash(), "text".key_hash());
+        let atom = Atom::from("an atom seen as bytes keeps its hint");
+        assert_eq!(atom.as_byte_atom().key_hash(), atom.key_hash());
     }
 
     #[test]
