@@ -87,8 +87,11 @@
 //!   serializes the same way) and [`Symbol`] (as its index).
 //! * `stats`: [`SmallMapStats`], counters of hint hits, false matches and unknown-text
 //!   lookups in the small maps (off: zero cost).
-//! * `glibc-slop` (default): memory reports ask glibc's `malloc_usable_size` for slop.
-//!   Turn it off if your program installs another global allocator.
+//! * `glibc-slop` (off by default; glibc targets): memory reports give allocator slop.
+//!   The strings' heap blocks then come from [`std::alloc::System`] (glibc's malloc)
+//!   instead of the global allocator, so `malloc_usable_size` is only ever asked about
+//!   malloc's own blocks: sound with any global allocator, at the price that strings
+//!   bypass it. Without the feature, [`MemoryReport::slop_bytes`] is `None` ("unknown").
 //!
 //! Platform: 64-bit little-endian targets.
 

@@ -278,7 +278,9 @@ impl Str {
     /// pins a large buffer; anything else shares the parent's buffer.
     ///
     /// # Panics
-    /// Like `&s[range]`: if the range is out of bounds or not on char boundaries.
+    /// Like `&s[range]`: if the range is out of bounds or not on char boundaries. The
+    /// message names the range, e.g. `Str::slice: range 2..4 of a 6-byte string is not
+    /// on a char boundary (byte 2 is inside a character)`.
     ///
     /// ```
     /// use dynatom::Str;
@@ -289,12 +291,12 @@ impl Str {
     /// assert_eq!(feature.as_ptr(), path.as_str()[20..].as_ptr()); // shared
     /// ```
     #[inline]
+    #[track_caller]
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Str {
         let (start, end) = bounds(&range, self.len());
         match self.get_slice((Bound::Included(start), Bound::Excluded(end))) {
             Some(slice) => slice,
-            // Let str's own indexing produce its familiar panic message.
-            None => Str::from(&self.as_str()[start..end]),
+            None => bad_slice(self.as_str(), start, end),
         }
     }
 
@@ -368,6 +370,22 @@ impl Str {
     pub fn hash64(&self) -> u64 {
         self.text.get().hash64()
     }
+}
+
+/// The panic of [`Str::slice`]: names the range, the length and what is wrong.
+#[cold]
+#[track_caller]
+fn bad_slice(text: &str, start: usize, end: usize) -> ! {
+    let len = text.len();
+    let why = if start > end {
+        "starts after it ends".to_owned()
+    } else if end > len {
+        "is out of bounds".to_owned()
+    } else {
+        let inside = if text.is_char_boundary(start) { end } else { start };
+        format!("is not on a char boundary (byte {inside} is inside a character)")
+    };
+    panic!("Str::slice: range {start}..{end} of a {len}-byte string {why}")
 }
 
 impl Clone for Str {

@@ -20,11 +20,47 @@ pub(crate) use std::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU64, Atomi
 pub(crate) use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Raw allocation, routed through loom when model checking so leaks are caught.
+///
+/// With the `glibc-slop` feature (on glibc), dynatom's raw blocks come from
+/// [`std::alloc::System`], glibc's `malloc`, whatever global allocator the program
+/// installs: memory reports then ask `malloc_usable_size` only about malloc's own blocks.
 pub(crate) mod raw_alloc {
     #[cfg(loom)]
     pub(crate) use loom::alloc::{alloc, dealloc};
-    #[cfg(not(loom))]
-    pub(crate) use std::alloc::{alloc, dealloc};
+    #[cfg(not(any(loom, all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))))]
+    pub(crate) use std::alloc::{alloc, dealloc, realloc};
+    #[cfg(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))]
+    pub(crate) use system::{alloc, dealloc, realloc};
+
+    /// `std::alloc`'s three calls, sent to `System` instead of the global allocator.
+    #[cfg(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))]
+    mod system {
+        use std::alloc::{GlobalAlloc, Layout, System};
+
+        /// # Safety
+        /// As [`GlobalAlloc::alloc`].
+        #[inline]
+        pub(crate) unsafe fn alloc(layout: Layout) -> *mut u8 {
+            // SAFETY: forwarded from the caller, who upholds `GlobalAlloc::alloc`'s contract.
+            unsafe { System.alloc(layout) }
+        }
+
+        /// # Safety
+        /// As [`GlobalAlloc::dealloc`]; `ptr` came from this module's `alloc`/`realloc`.
+        #[inline]
+        pub(crate) unsafe fn dealloc(ptr: *mut u8, layout: Layout) {
+            // SAFETY: forwarded from the caller; the block is System's (this module's).
+            unsafe { System.dealloc(ptr, layout) }
+        }
+
+        /// # Safety
+        /// As [`GlobalAlloc::realloc`]; `ptr` came from this module's `alloc`/`realloc`.
+        #[inline]
+        pub(crate) unsafe fn realloc(ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            // SAFETY: forwarded from the caller; the block is System's (this module's).
+            unsafe { System.realloc(ptr, layout, new_size) }
+        }
+    }
 }
 
 /// Locks `mutex`, ignoring poisoning: every critical section in dynatom leaves its data

@@ -342,8 +342,10 @@ fn memory_report_counts_bytes() {
     assert!(report.table_bytes > 1000 * 8);
     assert_eq!(report.inserts, 1000);
     assert_eq!(report.misses, 1000);
-    if cfg!(all(target_os = "linux", target_env = "gnu")) {
+    if cfg!(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop")) {
         assert!(report.slop_bytes.is_some());
+    } else {
+        assert_eq!(report.slop_bytes, None, "slop is unknown unless glibc-slop is on");
     }
     let text = report.to_string();
     assert!(text.contains("atom headers") && text.contains("characters") && text.contains("%"));

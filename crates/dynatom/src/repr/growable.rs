@@ -212,11 +212,11 @@ impl Drop for GrowableBlock {
     }
 }
 
-/// `std::alloc::realloc`, which glibc can do in place (a shrink always is).
+/// `realloc` of the raw allocator, which glibc can do in place (a shrink always is).
 #[cfg(not(loom))]
 unsafe fn realloc(ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
     // SAFETY: forwarded from the caller, who upholds `GlobalAlloc::realloc`'s contract.
-    unsafe { std::alloc::realloc(ptr, layout, new_size) }
+    unsafe { raw_alloc::realloc(ptr, layout, new_size) }
 }
 
 /// loom tracks allocations but has no `realloc`: move by hand so its leak check still

@@ -40,8 +40,11 @@ use crate::table::TableShared;
 pub(crate) const MAX_LEN: usize = u32::MAX as usize;
 
 /// Beyond this many handles a clone aborts the process, as `Arc` does: the count
-/// cannot wrap to zero and free a block that is still in use.
-const MAX_COUNT: u32 = i32::MAX as u32;
+/// cannot wrap to zero and free a block that is still in use. (Chosen over saturating
+/// into an immortal block: 2^31 live handles, 32 GiB of `Atom`s, only come from
+/// `mem::forget` in a loop, a bug worth stopping at rather than a leak to hide.)
+/// The gap up to `u32::MAX` absorbs clones racing past the check on other threads.
+pub(super) const MAX_COUNT: u32 = i32::MAX as u32;
 
 #[repr(C)]
 pub(crate) struct Header {
@@ -485,6 +488,22 @@ pub(crate) unsafe fn entry_owner(ptr: NonNull<Header>) -> *const TableShared {
     // SAFETY: the caller guarantees the block is allocated.
     unsafe { ptr.as_ref() }.owner.load(Ordering::Acquire)
 }
+
+/// Test-only access to the count, to reach the limit without 2^31 clones.
+#[cfg(all(test, not(loom)))]
+impl Block {
+    pub(super) fn count_for_test(&self) -> u32 {
+        self.header().count.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn set_count_for_test(&self, count: u32) {
+        self.header().count.store(count, Ordering::Relaxed);
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+#[path = "heap_count_limit_tests.rs"]
+mod count_limit_tests;
 
 #[cfg(all(test, not(loom)))]
 mod tests {

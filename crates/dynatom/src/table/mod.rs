@@ -260,7 +260,9 @@ impl AtomTable {
         Ok(ByteAtom::from_word(word))
     }
 
-    /// The atom for `text`, keeping the bytes in the binary if the text is new.
+    /// The atom for `text`, keeping the bytes in the binary if the text is new. Only the
+    /// global table does that (its static atoms are immortal); a local table files a copy
+    /// that is freed with its last handle, so the table itself can be freed.
     ///
     /// ```
     /// let table = dynatom::AtomTable::new();

@@ -9,8 +9,10 @@ use crate::repr::atom_word::RawAtom;
 /// Where an [`AtomTable`](crate::AtomTable)'s memory goes, and how its lookups went.
 ///
 /// Byte figures are what was requested from the allocator; `slop_bytes` is what the
-/// allocator handed out beyond that (glibc's `malloc_usable_size`), `None` where it
-/// cannot be asked. `Display` prints an indented tree:
+/// allocator handed out beyond that, known only with the `glibc-slop` feature on glibc
+/// (which takes the strings' blocks from glibc's malloc directly and asks its
+/// `malloc_usable_size`) and `None` otherwise: no allocator is ever asked about a block
+/// it may not own. `Display` prints an indented tree:
 ///
 /// ```
 /// let table = dynatom::AtomTable::with_seed(1);
@@ -103,9 +105,10 @@ fn usable_size(ptr: *mut u8) -> usize {
     extern "C" {
         fn malloc_usable_size(ptr: *mut std::ffi::c_void) -> usize;
     }
-    // SAFETY: `ptr` is a live allocation from the global allocator, which is glibc's
-    // malloc: the `glibc-slop` feature (on by default) is the user's word that no other
-    // global allocator is installed.
+    // SAFETY: `ptr` is a live heap block (its shard is locked), and with this feature
+    // every heap block is allocated through `sync::raw_alloc`, which sends it to
+    // `std::alloc::System`: glibc's malloc, whatever global allocator the program installs.
+    // So glibc is asked only about its own blocks.
     unsafe { malloc_usable_size(ptr.cast()) }
 }
 

@@ -176,7 +176,12 @@ impl TableShared {
     }
 
     /// Interns `bytes`, keeping them where they are if no atom of them exists.
+    /// A local table copies them instead: a static entry never dies, so its hold on the
+    /// table would keep the whole table allocated after its last handle is gone.
     pub(crate) fn intern_static(&self, bytes: &'static [u8]) -> AtomWord {
+        if !self.is_global {
+            return self.intern_copy(bytes, Fallibility::Infallible).expect("a static text fits in a block");
+        }
         let hash = self.hash(bytes);
         let filed = self.find_or_file(bytes, hash, || {
             self.hold_for_entry();
