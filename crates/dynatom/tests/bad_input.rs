@@ -269,7 +269,7 @@ fn interner_limits_are_errors_and_change_nothing() {
 
     let limits = Limits { max_symbols: usize::MAX, max_bytes: 1 << 16 };
     let mut interner = Interner::new().with_limits(limits);
-    let err = interner.try_intern(&"m".repeat(1 << 17)).unwrap_err();
+    let err = interner.try_intern("m".repeat(1 << 17)).unwrap_err();
     assert!(matches!(err, InternerError::MemoryLimit { needed, limit: 65536 } if needed > 65536), "{err:?}");
     assert!(err.to_string().starts_with("interner memory limit exceeded"));
     assert_eq!(interner.len(), 0);
