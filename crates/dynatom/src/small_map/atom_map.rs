@@ -4,10 +4,10 @@ use std::fmt;
 use std::ops::Index;
 
 use super::atom_key::AtomMapKey;
-use super::stats;
 use super::entry::Entry;
 use super::iter::{IntoIter, Iter, IterMut, Keys, Values, ValuesMut};
 use super::map::SmallMap;
+use super::stats;
 use crate::atom::Atom;
 use crate::byte_atom::ByteAtom;
 use crate::byte_str::ByteStr;
