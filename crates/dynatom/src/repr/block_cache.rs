@@ -22,6 +22,7 @@ use crate::sync::raw_alloc;
 
 /// Allocations of at least this many bytes are cached when freed: glibc's initial mmap
 /// threshold, and where block sizes start coming in classes.
+#[cfg(not(loom))]
 const CACHED_FROM: usize = 128 * 1024;
 
 /// The most bytes of freed large blocks dynatom keeps for reuse unless
