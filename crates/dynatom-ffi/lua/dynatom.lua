@@ -30,8 +30,10 @@
 -- bytes it allocates outside the Lua heap and, every 256 KiB of them, advances the
 -- collector by an incremental step sized so that a whole cycle finishes within a budget of
 -- external bytes: max(16 MiB, a quarter of the external bytes believed live) (so garbage
--- adds at most about a quarter to the live bytes before it is freed). No creation pays a
--- whole collection; should the steps fall behind by two budgets, one full collection
+-- adds at most about a quarter to the live bytes before it is freed). It steps only while
+-- the collector lags (no cycle finished, whoever drove it, for half a budget), so a
+-- program whose own Lua allocation keeps the collector cycling pays nothing extra. No
+-- creation pays a whole collection; should the steps fall behind by two budgets, one full collection
 -- restores the bound. A loop that creates and drops 1 MiB strings stays within a few tens
 -- of MiB.
 -- `dynatom.gc_stats()` shows the counters; `dynatom.set_gc_budget(bytes)` sets the floor.
@@ -212,7 +214,29 @@ end
 -- collector runs them a few per step). If the cycles still lag (a heap growing fast), a
 -- full collection after two budgets keeps the bound.
 local gc_work = 0 -- KiB of collector work owed, carried until it reaches a whole KiB
+-- A sentinel finalised once per finished cycle, whoever drove it: a program that
+-- allocates Lua memory of its own keeps the collector cycling without our steps.
+local gc_cycles_seen = 0 -- finished cycles, counted by the sentinel
+local gc_cycles_known = 0 -- the count at the last check
+local function arm_sentinel()
+  local sentinel = newproxy(true)
+  getmetatable(sentinel).__gc = function()
+    gc_cycles_seen = gc_cycles_seen + 1
+    arm_sentinel()
+  end
+end
+arm_sentinel()
+
 local function step_for_pressure()
+  if gc_cycles_seen ~= gc_cycles_known then
+    gc_cycles_known = gc_cycles_seen
+    cycle_finished()
+  end
+  -- Step only while the collector lags: no cycle has finished for half a budget.
+  if gc_since_cycle < gc_budget / 2 then
+    gc_pending = 0
+    return
+  end
   gc_work = gc_work + collectgarbage("count") * 2 * gc_pending / gc_budget
   gc_pending = 0
   if gc_work >= 1 then
@@ -220,12 +244,14 @@ local function step_for_pressure()
     gc_work = gc_work - k
     gc_steps = gc_steps + 1
     if collectgarbage("step", k) then
+      gc_cycles_known = gc_cycles_seen -- the sentinel saw this cycle too
       cycle_finished()
       return
     end
   end
   if gc_since_cycle > 2 * gc_budget then
     collectgarbage("collect") -- runs the finalisers, which count what they free
+    gc_cycles_known = gc_cycles_seen
     gc_forced = gc_forced + 1
     cycle_finished()
   end
