@@ -13,7 +13,7 @@ static void make_and_drop_big_strs(int n) {
     for (int i = 0; i < n; i++) {
         dt_str s;
         EXPECT_STATUS(DT_OK, dt_str_from_bytes(bytes, BIG, &s));
-        EXPECT(dt_str_len(s) == BIG);
+        EXPECT(dt_str_len(&s) == BIG);
         EXPECT_STATUS(DT_OK, dt_str_release(&s));
     }
     free(bytes);
