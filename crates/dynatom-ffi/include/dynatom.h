@@ -283,6 +283,31 @@ enum dt_status dt_atom_bytes(const struct dt_atom *a, const uint8_t **data, size
 enum dt_status dt_atom_to_str(const struct dt_atom *a, struct dt_str *out);
 
 /**
+ * Sets the most bytes of freed blocks of 128 KiB and more that the library keeps for
+ * reuse (64 MiB unless set; 0 turns the cache off), frees whatever is over the new limit,
+ * and returns the previous limit. Reused blocks spare the page faults of fresh memory.
+ *
+ * Thread safety: any thread; process-wide.
+ */
+size_t dt_block_cache_set_limit(size_t bytes);
+
+/**
+ * Frees every block the cache holds and returns how many bytes that handed back to the
+ * allocator (e.g. after a burst of large strings, before a long idle period).
+ *
+ * Thread safety: any thread.
+ */
+size_t dt_block_cache_trim(void);
+
+/**
+ * How many bytes of freed blocks the cache holds now (memory of the process that belongs
+ * to no string).
+ *
+ * Thread safety: any thread.
+ */
+size_t dt_block_cache_bytes(void);
+
+/**
  * A new, empty builder with room for `capacity` bytes, in `*out`. `DT_ERR_TOO_LONG` past
  * `DT_MAX_LEN`, `DT_ERR_ALLOC` if the room cannot be allocated.
  *

@@ -27,15 +27,23 @@
 --
 -- GC pressure: LuaJIT's collector sees a 16-byte cdata, not the megabyte block behind it
 -- (LuaJIT issue 872, the same problem `string.buffer` users meet). The module counts the
--- bytes it allocates outside the Lua heap and runs a full collection when the count since
--- the last one passes a budget: max(16 MiB, a quarter of the external bytes believed live)
--- (so garbage adds at most about a quarter to the live bytes before it is freed). A loop
--- that creates and drops 1 MiB strings therefore stays within a few tens of MiB.
+-- bytes it allocates outside the Lua heap and, every 256 KiB of them, advances the
+-- collector by an incremental step sized so that a whole cycle finishes within a budget of
+-- external bytes: max(16 MiB, a quarter of the external bytes believed live) (so garbage
+-- adds at most about a quarter to the live bytes before it is freed). It steps only while
+-- the collector lags (no cycle finished, whoever drove it, for half a budget), so a
+-- program whose own Lua allocation keeps the collector cycling pays nothing extra. No
+-- creation pays a whole collection; should the steps fall behind by two budgets, one full collection
+-- restores the bound. A loop that creates and drops 1 MiB strings stays within a few tens
+-- of MiB.
 -- `dynatom.gc_stats()` shows the counters; `dynatom.set_gc_budget(bytes)` sets the floor.
 --
--- Large strs and glibc: a freed 1 MiB block goes back to the system and the next one is a
--- fresh mmap whose pages all fault in again (most of a 1 MiB creation's time on a VM).
--- `dynatom.retain_freed_memory(bytes)` opts the process into reusing freed blocks.
+-- Large strs and glibc: a freed 1 MiB block would go back to the system and the next one
+-- be a fresh mmap whose pages all fault in again (most of a 1 MiB creation's time on a
+-- VM). The library keeps freed blocks of 128 KiB and more for reuse, bounded (the module
+-- sizes the bound to half the live external bytes, at least 64 MiB; `dynatom.set_block_cache_limit(bytes)` pins it,
+-- `dynatom.trim_block_cache()` empties it). `dynatom.retain_freed_memory(bytes)` also
+-- opts the whole process's malloc into reusing freed memory.
 --
 -- Errors from the library raise Lua errors carrying `dt_status_message`'s text.
 local ffi = require("ffi")
@@ -86,6 +94,10 @@ int dt_atom_equal(dt_atom a, dt_atom b);
 uint64_t dt_atom_hash(const dt_atom *a);
 dt_status dt_atom_bytes(const dt_atom *a, const uint8_t **data, size_t *len);
 dt_status dt_atom_to_str(const dt_atom *a, dt_str *out);
+
+size_t dt_block_cache_set_limit(size_t bytes);
+size_t dt_block_cache_trim(void);
+size_t dt_block_cache_bytes(void);
 
 dt_table *dt_table_global(void);
 dt_status dt_table_new(dt_table **out);
@@ -152,17 +164,32 @@ end
 -- External-memory accounting (see "GC pressure" above). Module-level upvalues so the
 -- JIT keeps the hot path to two additions and a compare.
 local GC_FLOOR_DEFAULT = 16 * 1024 * 1024
+-- External bytes between two incremental steps: small enough that no step does much,
+-- large enough that small strs do not call into the collector each time.
+local GC_QUANTUM = 256 * 1024
 local gc_floor = GC_FLOOR_DEFAULT
 local gc_budget = GC_FLOOR_DEFAULT
-local gc_pending = 0 -- external bytes created since the last forced collection
+local gc_pending = 0 -- external bytes created since the last step
+local gc_since_cycle = 0 -- external bytes created since the last finished cycle
 local gc_created = 0 -- external bytes created, ever
 local gc_freed = 0 -- external bytes whose handles were finalised or released, ever
-local gc_collections = 0
+local gc_collections = 0 -- cycles finished under pressure (stepped or forced)
+local gc_steps = 0
+local gc_forced = 0
 
-local function collect_for_pressure()
-  collectgarbage("collect") -- runs the finalisers, which count what they free
+-- The library keeps freed blocks of 128 KiB and more for reuse (64 MiB by default). A
+-- program that drops a batch of large strs (a cache evicting a third of its entries) frees
+-- them in one cycle and then makes as many new ones; unless set by hand, the module lets
+-- the cache hold max(64 MiB, half the external bytes believed live), so such a batch is
+-- reused instead of faulting fresh pages in, and the memory held for reuse stays within
+-- half of what the program keeps live.
+local BLOCK_CACHE_DEFAULT = 64 * 1024 * 1024
+local block_cache_auto = true
+local block_cache_limit = BLOCK_CACHE_DEFAULT
+
+local function cycle_finished()
   gc_collections = gc_collections + 1
-  gc_pending = 0
+  gc_since_cycle = 0
   local live = gc_created - gc_freed
   if live < 0 then
     live = 0
@@ -171,14 +198,72 @@ local function collect_for_pressure()
   if gc_budget < gc_floor then
     gc_budget = gc_floor
   end
+  if block_cache_auto then
+    local limit = math.max(BLOCK_CACHE_DEFAULT, math.floor(live / 2))
+    if limit ~= block_cache_limit then
+      block_cache_limit = limit
+      C.dt_block_cache_set_limit(limit)
+    end
+  end
+end
+
+-- LuaJIT's `collectgarbage("step", k)` does the collector work it would do for k KiB of
+-- Lua allocation, and a whole cycle costs about as much work as the Lua heap's size; so
+-- stepping by heap * pending / budget finishes a cycle within about one budget of
+-- external bytes, with each creation paying only its share (finalisers included: the
+-- collector runs them a few per step). If the cycles still lag (a heap growing fast), a
+-- full collection after two budgets keeps the bound.
+local gc_work = 0 -- KiB of collector work owed, carried until it reaches a whole KiB
+-- A sentinel finalised once per finished cycle, whoever drove it: a program that
+-- allocates Lua memory of its own keeps the collector cycling without our steps.
+local gc_cycles_seen = 0 -- finished cycles, counted by the sentinel
+local gc_cycles_known = 0 -- the count at the last check
+local function arm_sentinel()
+  local sentinel = newproxy(true)
+  getmetatable(sentinel).__gc = function()
+    gc_cycles_seen = gc_cycles_seen + 1
+    arm_sentinel()
+  end
+end
+arm_sentinel()
+
+local function step_for_pressure()
+  if gc_cycles_seen ~= gc_cycles_known then
+    gc_cycles_known = gc_cycles_seen
+    cycle_finished()
+  end
+  -- Step only while the collector lags: no cycle has finished for half a budget.
+  if gc_since_cycle < gc_budget / 2 then
+    gc_pending = 0
+    return
+  end
+  gc_work = gc_work + collectgarbage("count") * 2 * gc_pending / gc_budget
+  gc_pending = 0
+  if gc_work >= 1 then
+    local k = math.floor(gc_work)
+    gc_work = gc_work - k
+    gc_steps = gc_steps + 1
+    if collectgarbage("step", k) then
+      gc_cycles_known = gc_cycles_seen -- the sentinel saw this cycle too
+      cycle_finished()
+      return
+    end
+  end
+  if gc_since_cycle > 2 * gc_budget then
+    collectgarbage("collect") -- runs the finalisers, which count what they free
+    gc_cycles_known = gc_cycles_seen
+    gc_forced = gc_forced + 1
+    cycle_finished()
+  end
 end
 
 local function account(n)
   if n > STR_INLINE_MAX then
     gc_created = gc_created + n
     gc_pending = gc_pending + n
-    if gc_pending > gc_budget then
-      collect_for_pressure()
+    gc_since_cycle = gc_since_cycle + n
+    if gc_pending >= GC_QUANTUM then
+      step_for_pressure()
     end
   end
 end
@@ -848,6 +933,26 @@ function M.retain_freed_memory(bytes)
   return ok1 and ok2 and r1 == 1 and r2 == 1
 end
 
+--- dynatom.set_block_cache_limit(bytes): the most bytes of freed large blocks (128 KiB
+--- and more) the library keeps for reuse, process-wide; 0 turns the cache off. Unless
+--- set, the module keeps it at max(64 MiB, half the external bytes believed live).
+--- Returns the previous limit.
+function M.set_block_cache_limit(bytes)
+  block_cache_auto = false
+  block_cache_limit = bytes
+  return tonumber(C.dt_block_cache_set_limit(bytes))
+end
+
+--- dynatom.trim_block_cache(): frees every block the cache holds (e.g. after a burst of
+--- large strs); returns the bytes freed. dynatom.block_cache_bytes(): what it holds now.
+function M.trim_block_cache()
+  return tonumber(C.dt_block_cache_trim())
+end
+
+function M.block_cache_bytes()
+  return tonumber(C.dt_block_cache_bytes())
+end
+
 --- dynatom.gc_stats(): the external-memory counters behind the GC-pressure policy.
 function M.gc_stats()
   return {
@@ -857,6 +962,8 @@ function M.gc_stats()
     budget = gc_budget,
     floor = gc_floor,
     collections = gc_collections,
+    steps = gc_steps,
+    forced = gc_forced,
   }
 end
 

@@ -35,6 +35,7 @@
 #![allow(non_camel_case_types)]
 
 mod atom_api;
+mod block_cache_api;
 mod builder_api;
 mod guard;
 mod handles;
@@ -48,6 +49,7 @@ mod table_api;
 mod test_hooks;
 
 pub use crate::atom_api::*;
+pub use crate::block_cache_api::*;
 pub use crate::builder_api::*;
 pub use crate::interner_api::*;
 pub use crate::pieces_api::*;

@@ -125,6 +125,9 @@ pub use crate::byte_atom::ByteAtom;
 pub use crate::byte_str::ByteStr;
 pub use crate::error::StrError;
 pub use crate::interner::{Interner, InternerError, Limits, Resolver, Symbol, SyncInterner};
+pub use crate::repr::block_cache::{
+    block_cache_bytes, set_block_cache_limit, trim_block_cache, DEFAULT_BLOCK_CACHE_LIMIT,
+};
 pub use crate::small_map::{AtomMap, Hint, HintKey, SmallMap, SmallMapStats};
 pub use crate::str::Str;
 pub use crate::str_access::{Separator, SubStrs};

@@ -177,8 +177,10 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
              clock starts). Each value is created as a Lua string (`body .. tail`, interned by LuaJIT at \
              creation), as LuaJIT's `string.buffer` (`buffer.new(size):put(body, tail)`, kept as the \
              buffer), or as a dynatom str through `require \"dynatom\"` (`body .. tail` with a str body; \
-             `dynatom.concat(body, tail)` for random Lua bodies). The last \
-             variant calls `dynatom.retain_freed_memory(256 MiB)` first (glibc then keeps freed blocks \
+             `dynatom.concat(body, tail)` for random Lua bodies; the library keeps freed blocks of \
+             128 KiB and more for reuse, up to half the live bytes, and the module steps LuaJIT's \
+             collector in proportion to them). The last \
+             variant also calls `dynatom.retain_freed_memory(256 MiB)` first (glibc then keeps freed blocks \
              for reuse instead of faulting fresh pages in). Each creation is timed with `clock_gettime` \
              through the FFI twice: wall clock (`CLOCK_MONOTONIC`: mean, p50, p99, max) and the thread's \
              CPU time (`CLOCK_THREAD_CPUTIME_ID`: user + system, so page faults count and preemption by \

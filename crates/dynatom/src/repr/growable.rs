@@ -22,8 +22,10 @@
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};
 
+use super::block_cache;
 use super::heap::{block_layout, capacity_class, Block, Fallibility, HEADER_SIZE, MAX_LEN};
 use crate::error::StrError;
+#[cfg(loom)]
 use crate::sync::raw_alloc;
 
 /// The first allocation holds this many bytes, so short builders do not reallocate for
@@ -147,7 +149,7 @@ impl GrowableBlock {
         let capacity = (new_layout.size() - HEADER_SIZE).min(MAX_LEN);
         let raw = if self.capacity == 0 {
             // SAFETY: a block layout is never zero-sized (it includes the header).
-            unsafe { raw_alloc::alloc(new_layout) }
+            unsafe { block_cache::alloc(new_layout) }
         } else {
             let old_layout = block_layout(self.capacity).expect("the current capacity was valid");
             // SAFETY: `base()` was allocated with `old_layout` (every allocation and
@@ -207,7 +209,7 @@ impl Drop for GrowableBlock {
             let layout = block_layout(self.capacity).expect("the current capacity was valid");
             // SAFETY: allocated by `resize` with this layout; the header room was never
             // initialised, so there is nothing to drop in place before freeing.
-            unsafe { raw_alloc::dealloc(self.base(), layout) };
+            unsafe { block_cache::dealloc(self.base(), layout) };
         }
     }
 }

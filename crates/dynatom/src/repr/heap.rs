@@ -31,8 +31,8 @@
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};
 
+use super::block_cache;
 use crate::error::StrError;
-use crate::sync::raw_alloc;
 use crate::sync::{fence, AtomicPtr, AtomicU32, AtomicU64, Ordering};
 use crate::table::TableShared;
 
@@ -325,7 +325,7 @@ impl Drop for DeadBlock {
         // here (loom's atomics need their destructor to run).
         unsafe { ptr::drop_in_place(self.ptr.as_ptr()) };
         // SAFETY: allocated by `UninitBlock::allocate` with this very layout.
-        unsafe { raw_alloc::dealloc(self.ptr.as_ptr().cast(), layout) };
+        unsafe { block_cache::dealloc(self.ptr.as_ptr().cast(), layout) };
     }
 }
 
@@ -366,7 +366,7 @@ impl UninitBlock {
     pub(crate) fn allocate(len: usize, fallibility: Fallibility) -> Result<UninitBlock, StrError> {
         let layout = block_layout(len)?;
         // SAFETY: the layout has a non-zero size (the header).
-        let raw = unsafe { raw_alloc::alloc(layout) };
+        let raw = unsafe { block_cache::alloc(layout) };
         let Some(raw) = NonNull::new(raw.cast::<Header>()) else {
             return match fallibility {
                 Fallibility::Fallible => Err(StrError::AllocFailed { size: layout.size() }),

@@ -3,6 +3,7 @@
 //! [`utf8`] is the one place where bytes are taken as text without a check.
 
 pub(crate) mod atom_word;
+pub(crate) mod block_cache;
 pub(crate) mod growable;
 pub(crate) mod heap;
 pub(crate) mod raw_handles;
