@@ -25,7 +25,6 @@ use std::ptr::{self, NonNull};
 use super::block_cache;
 use super::heap::{block_layout, capacity_class, Block, Fallibility, HEADER_SIZE, MAX_LEN};
 use crate::error::StrError;
-#[cfg(loom)]
 use crate::sync::raw_alloc;
 
 /// The first allocation holds this many bytes, so short builders do not reallocate for
