@@ -177,7 +177,8 @@ local gc_collections = 0 -- cycles finished under pressure (stepped or forced)
 local gc_steps = 0
 local gc_forced = 0
 
--- The library keeps freed blocks of 128 KiB and more for reuse (64 MiB by default). A
+-- The library can keep freed blocks of 128 KiB and more for reuse (off by default in the
+-- library: a Rust builder that grows by realloc never reuses them; the module turns it on). A
 -- program that drops a batch of large strs (a cache evicting a third of its entries) frees
 -- them in one cycle and then makes as many new ones; unless set by hand, the module lets
 -- the cache hold max(64 MiB, half the external bytes believed live), so such a batch is
@@ -186,6 +187,7 @@ local gc_forced = 0
 local BLOCK_CACHE_DEFAULT = 64 * 1024 * 1024
 local block_cache_auto = true
 local block_cache_limit = BLOCK_CACHE_DEFAULT
+C.dt_block_cache_set_limit(block_cache_limit)
 
 local function cycle_finished()
   gc_collections = gc_collections + 1

@@ -4,7 +4,7 @@
 use crate::guard::guarded;
 
 /// Sets the most bytes of freed blocks of 128 KiB and more that the library keeps for
-/// reuse (64 MiB unless set; 0 turns the cache off), frees whatever is over the new limit,
+/// reuse (0, off, unless set: see `DEFAULT_BLOCK_CACHE_LIMIT` in the Rust docs), frees whatever is over the new limit,
 /// and returns the previous limit. Reused blocks spare the page faults of fresh memory.
 ///
 /// Thread safety: any thread; process-wide.

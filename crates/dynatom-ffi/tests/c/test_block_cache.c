@@ -19,7 +19,14 @@ static void make_and_drop_big_strs(int n) {
     free(bytes);
 }
 
+static void the_cache_is_off_by_default(void) {
+    EXPECT(dt_block_cache_set_limit(0) == 0);
+    make_and_drop_big_strs(1);
+    EXPECT(dt_block_cache_bytes() == 0);
+}
+
 static void a_dropped_large_str_is_kept_and_trim_frees_it(void) {
+    size_t previous = dt_block_cache_set_limit(64u << 20);
     dt_block_cache_trim();
     EXPECT(dt_block_cache_bytes() == 0);
     make_and_drop_big_strs(1);
@@ -35,11 +42,11 @@ static void a_dropped_large_str_is_kept_and_trim_frees_it(void) {
     free(bytes);
     EXPECT(dt_block_cache_trim() == kept);
     EXPECT(dt_block_cache_bytes() == 0);
+    dt_block_cache_set_limit(previous);
 }
 
 static void the_limit_bounds_the_cache(void) {
     size_t previous = dt_block_cache_set_limit(0);
-    EXPECT(previous == 64u << 20);
     make_and_drop_big_strs(3);
     EXPECT(dt_block_cache_bytes() == 0);
     EXPECT(dt_block_cache_set_limit(2 * BIG + 4096) == 0);
@@ -56,6 +63,7 @@ static void the_limit_bounds_the_cache(void) {
 }
 
 int main(void) {
+    RUN(the_cache_is_off_by_default);
     RUN(a_dropped_large_str_is_kept_and_trim_frees_it);
     RUN(the_limit_bounds_the_cache);
     FINISH();
