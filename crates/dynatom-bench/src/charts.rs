@@ -48,6 +48,20 @@ fn tick(v: f64, log: bool) -> String {
     crate::report::fmt_num(Some(real))
 }
 
+/// The points of an empirical CDF of `samples` (x: value, y: fraction at or below it),
+/// thinned to about 400 points plus the maximum, for a latency chart.
+pub fn cdf_points(mut samples: Vec<f64>) -> Vec<(f64, f64)> {
+    samples.sort_by(f64::total_cmp);
+    let n = samples.len() as f64;
+    let step = (samples.len() / 400).max(1);
+    let mut points: Vec<(f64, f64)> =
+        samples.iter().enumerate().step_by(step).map(|(i, &x)| (x, (i + 1) as f64 / n)).collect();
+    if let Some(&last) = samples.last() {
+        points.push((last, 1.0));
+    }
+    points
+}
+
 /// Lines; log axes are drawn as log10 of the value with ticks labelled in real units
 /// (keeps every chart on one plain f64 coordinate type).
 pub fn lines(path: &Path, spec: &LineChart, series: &[Series]) -> Result<(), String> {
@@ -153,4 +167,25 @@ fn max(v: &[f64]) -> f64 {
 fn pad(lo: f64, hi: f64, log: bool) -> (f64, f64) {
     let span = (hi - lo).abs().max(if log { 0.1 } else { 1e-9 });
     (lo - span * 0.05, hi + span * 0.08)
+}
+
+#[cfg(test)]
+mod cdf_tests {
+    use super::cdf_points;
+
+    #[test]
+    fn cdf_points_rise_to_one_at_the_maximum() {
+        let points = cdf_points(vec![3.0, 1.0, 2.0, 4.0]);
+        assert_eq!(points.first(), Some(&(1.0, 0.25)));
+        assert_eq!(points[..4], [(1.0, 0.25), (2.0, 0.5), (3.0, 0.75), (4.0, 1.0)]);
+        assert_eq!(points.last(), Some(&(4.0, 1.0)));
+        assert!(cdf_points(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn cdf_points_are_thinned_to_about_400() {
+        let points = cdf_points((0..10_000).map(f64::from).collect());
+        assert!(points.len() <= 402, "{}", points.len());
+        assert_eq!(points.last(), Some(&(9999.0, 1.0)));
+    }
 }

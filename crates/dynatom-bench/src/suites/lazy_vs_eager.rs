@@ -303,17 +303,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
 
         let series: Vec<Series> = MODELS
             .iter()
-            .map(|m| {
-                let mut v = r.pooled(&job(m), "latency_us");
-                v.sort_by(f64::total_cmp);
-                let step = (v.len() / 400).max(1);
-                let mut points: Vec<(f64, f64)> =
-                    v.iter().enumerate().step_by(step).map(|(i, &x)| (x, (i + 1) as f64 / v.len() as f64)).collect();
-                if let Some(&last) = v.last() {
-                    points.push((last, 1.0));
-                }
-                Series { name: m.to_string(), points }
-            })
+            .map(|m| Series { name: m.to_string(), points: charts::cdf_points(r.pooled(&job(m), "latency_us")) })
             .filter(|s| !s.points.is_empty())
             .collect();
         let file = format!("lazy-vs-eager-{}-{kind}.svg", size_label(*size).replace(' ', ""));

@@ -295,16 +295,9 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
 fn chart(r: &Results, ctx: &Ctx, rep: &mut Report, mode: &str, size: usize, wl: &str) {
     let series: Vec<Series> = VARIANTS
         .iter()
-        .map(|(name, _)| {
-            let mut v = r.pooled(&Job::new(name, mode, &size.to_string()), "cpu_us");
-            v.sort_by(f64::total_cmp);
-            let step = (v.len() / 400).max(1);
-            let mut points: Vec<(f64, f64)> =
-                v.iter().enumerate().step_by(step).map(|(i, &x)| (x, (i + 1) as f64 / v.len() as f64)).collect();
-            if let Some(&last) = v.last() {
-                points.push((last, 1.0));
-            }
-            Series { name: name.to_string(), points }
+        .map(|(name, _)| Series {
+            name: name.to_string(),
+            points: charts::cdf_points(r.pooled(&Job::new(name, mode, &size.to_string()), "cpu_us")),
         })
         .filter(|s| !s.points.is_empty())
         .collect();
