@@ -4,11 +4,26 @@
 //! entries compared per lookup in `AtomTable`, `Interner` and `SmallMap` must stay within
 //! 2x of what same-shaped random keys get.
 //!
-//! `DYNATOM_FLOOD_KEYS` sets the number of keys (default 10^6 in release, 20,000 in a
-//! debug build); the prefix set is 1/64 of it (10^6 keys of 4 KiB would be 4 GiB). Run
-//! with `--nocapture` to see the figures.
+//! `DYNATOM_FLOOD_KEYS` sets the number of random and crafted keys (default 10^6 in
+//! release, 20,000 in a debug build). `DYNATOM_FLOOD_PREFIX_KEYS` sets the number of
+//! keys sharing the 4 KiB prefix; by default it is 1/64 of the other sets (15,625 in
+//! release), because the full 10^6 prefixed keys are 4 GiB of text that `AtomTable`
+//! and `Interner` must each hold at once (every atom is its own block; the interner
+//! keeps its own copy): a peak of about 4.5 GiB, too much for a casual
+//! `cargo test --release`. `scripts/test` runs the full size:
+//!
+//! ```sh
+//! DYNATOM_FLOOD_PREFIX_KEYS=1000000 cargo test -p dynatom --release --all-features \
+//!     --test flood -- --nocapture
+//! ```
+//!
+//! The prefixed keys are generated one at a time into a reused buffer, never held as a
+//! list, and the tests that build a large table take turns (`BIG_TABLES`), so the peak
+//! is one structure's copy of the text.
 
+use std::fmt::Write as _;
 use std::hash::Hasher;
+use std::sync::Mutex;
 
 use dynatom::interner::Interner;
 use dynatom::{AtomTable, SmallMap, SmallMapStats, Str};
@@ -16,28 +31,88 @@ use dynatom::{AtomTable, SmallMap, SmallMapStats, Str};
 /// The seed the attacker crafted the keys for (the victims use random seeds).
 const ATTACKER_SEED: u64 = 0x0bad_5eed;
 
+/// Length of the prefix that the prefixed keys share.
+const PREFIX_LEN: usize = 4096;
+
+/// Held while a test builds its tables, so that two 4 GiB tables never coexist.
+static BIG_TABLES: Mutex<()> = Mutex::new(());
+
+fn env_count(name: &str) -> Option<usize> {
+    std::env::var(name).ok().map(|v| v.parse().unwrap_or_else(|_| panic!("{name}={v:?} is not a count")))
+}
+
 fn key_count() -> usize {
     let default = if cfg!(debug_assertions) { 20_000 } else { 1_000_000 };
-    std::env::var("DYNATOM_FLOOD_KEYS").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    env_count("DYNATOM_FLOOD_KEYS").unwrap_or(default)
+}
+
+fn prefix_key_count() -> usize {
+    env_count("DYNATOM_FLOOD_PREFIX_KEYS").unwrap_or(key_count() / 64)
 }
 
 fn candidate(i: u64) -> String {
     format!("user-supplied-key-{i:010}")
 }
 
+/// A set of keys, each visited as a `&str`, in the same order every time.
+enum Keys {
+    /// Held in a list (short keys).
+    Listed(Vec<String>),
+    /// `count` keys of [`PREFIX_LEN`] `p`s followed by their index in decimal, written
+    /// one at a time into one buffer.
+    Prefixed { count: usize },
+}
+
+impl Keys {
+    fn len(&self) -> usize {
+        match self {
+            Keys::Listed(keys) => keys.len(),
+            Keys::Prefixed { count } => *count,
+        }
+    }
+
+    fn for_each(&self, mut visit: impl FnMut(&str)) {
+        match self {
+            Keys::Listed(keys) => keys.iter().for_each(|key| visit(key)),
+            Keys::Prefixed { count } => {
+                let mut key = "p".repeat(PREFIX_LEN);
+                for i in 0..*count {
+                    key.truncate(PREFIX_LEN);
+                    write!(key, "{i}").expect("writing to a String cannot fail");
+                    visit(&key);
+                }
+            }
+        }
+    }
+
+    /// Keys in groups of 8 consecutive ones (the last group may be shorter).
+    fn for_each_group_of_8(&self, mut visit: impl FnMut(&[&str])) {
+        let mut group: Vec<String> = Vec::with_capacity(8);
+        self.for_each(|key| {
+            group.push(key.to_owned());
+            if group.len() == 8 {
+                visit(&group.iter().map(String::as_str).collect::<Vec<_>>());
+                group.clear();
+            }
+        });
+        if !group.is_empty() {
+            visit(&group.iter().map(String::as_str).collect::<Vec<_>>());
+        }
+    }
+}
+
 /// The first `n` candidates.
-fn random_keys(n: usize) -> Vec<String> {
-    (0..n as u64).map(candidate).collect()
+fn random_keys(n: usize) -> Keys {
+    Keys::Listed((0..n as u64).map(candidate).collect())
 }
 
 /// `n` candidates whose hash under the attacker's seed has its top 8 bits zero.
-fn crafted_keys(n: usize, hash: impl Fn(&[u8]) -> u64) -> Vec<String> {
-    (0..).map(candidate).filter(|key| hash(key.as_bytes()) >> 56 == 0).take(n).collect()
+fn crafted_keys(n: usize, hash: impl Fn(&[u8]) -> u64) -> Keys {
+    Keys::Listed((0..).map(candidate).filter(|key| hash(key.as_bytes()) >> 56 == 0).take(n).collect())
 }
 
-fn prefixed_keys(n: usize) -> Vec<String> {
-    let prefix = "p".repeat(4096);
-    (0..n).map(|i| format!("{prefix}{i}")).collect()
+fn prefixed_keys(count: usize) -> Keys {
+    Keys::Prefixed { count }
 }
 
 fn rapidhash_attacker(bytes: &[u8]) -> u64 {
@@ -58,46 +133,47 @@ struct Probes {
 }
 
 /// Interns every key in a fresh table (random seed), then looks each up again.
-fn atom_table_probes(keys: &[String]) -> Probes {
+fn atom_table_probes(keys: &Keys) -> Probes {
+    let _turn = BIG_TABLES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let table = AtomTable::new();
-    let atoms: Vec<_> = keys.iter().map(|k| table.intern(k)).collect();
-    for key in keys {
-        assert!(table.lookup(key).is_some());
-    }
+    let mut atoms = Vec::with_capacity(keys.len());
+    keys.for_each(|key| atoms.push(table.intern(key)));
+    keys.for_each(|key| assert!(table.lookup(key).is_some()));
     let report = table.memory_report();
+    assert_eq!(report.atoms, keys.len(), "every key is a distinct atom");
     drop(atoms);
     Probes { mean: report.mean_probe, max: report.max_probe }
 }
 
-fn interner_probes(keys: &[String]) -> Probes {
+fn interner_probes(keys: &Keys) -> Probes {
+    let _turn = BIG_TABLES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let mut interner = Interner::new();
-    for key in keys {
+    keys.for_each(|key| {
         interner.intern(key);
-    }
-    for key in keys {
-        assert!(interner.get(key).is_some());
-    }
+    });
+    keys.for_each(|key| assert!(interner.get(key).is_some()));
+    assert_eq!(interner.len(), keys.len(), "every key is a distinct symbol");
     let report = interner.memory_report();
     Probes { mean: report.mean_probe, max: report.max_probe }
 }
 
 /// Fills small maps of 8 consecutive keys (the keys an attacker would send to one
 /// object) and counts the keys compared by each lookup.
-fn small_map_probes(keys: &[String]) -> Probes {
+fn small_map_probes(keys: &Keys) -> Probes {
     let (mut total, mut max, mut lookups) = (0u64, 0u64, 0u64);
-    for chunk in keys.chunks(8) {
-        let map: SmallMap<Str, usize> = chunk.iter().enumerate().map(|(i, k)| (Str::from(k.as_str()), i)).collect();
+    keys.for_each_group_of_8(|group| {
+        let map: SmallMap<Str, usize> = group.iter().enumerate().map(|(i, k)| (Str::from(*k), i)).collect();
         assert!(map.is_small());
-        for (i, key) in chunk.iter().enumerate() {
+        for (i, key) in group.iter().enumerate() {
             let before = SmallMapStats::current_thread();
-            assert_eq!(map.get(key.as_str()), Some(&i));
+            assert_eq!(map.get(*key), Some(&i));
             let delta = SmallMapStats::current_thread().since(&before);
             let compared = delta.hint_hits + delta.false_matches;
             total += compared;
             max = max.max(compared);
             lookups += 1;
         }
-    }
+    });
     Probes { mean: total as f64 / lookups as f64, max }
 }
 
@@ -107,38 +183,32 @@ fn assert_within_twice(name: &str, random: Probes, hostile: Probes) {
     assert!(hostile.max <= 2 * random.max.max(2), "{name}: max probe {hostile:?} vs random keys' {random:?}");
 }
 
-fn report(structure: &str, random: Probes, crafted: Probes, prefixed: Probes, n: usize) {
+fn report(structure: &str, random: Probes, crafted: Probes, prefixed: Probes, n: usize, prefixed_n: usize) {
     eprintln!(
         "{structure}: {n} random keys mean {:.3} max {}; {n} crafted for another seed mean {:.3} max {}; \
-         {} with a 4 KiB prefix mean {:.3} max {}",
-        random.mean,
-        random.max,
-        crafted.mean,
-        crafted.max,
-        n / 64,
-        prefixed.mean,
-        prefixed.max
+         {prefixed_n} with a 4 KiB prefix mean {:.3} max {}",
+        random.mean, random.max, crafted.mean, crafted.max, prefixed.mean, prefixed.max
     );
 }
 
 #[test]
 fn atom_table_probes_stay_within_twice_random_under_hostile_keys() {
-    let n = key_count();
+    let (n, prefixed_n) = (key_count(), prefix_key_count());
     let random = atom_table_probes(&random_keys(n));
     let crafted = atom_table_probes(&crafted_keys(n, rapidhash_attacker));
-    let prefixed = atom_table_probes(&prefixed_keys(n / 64));
-    report("AtomTable", random, crafted, prefixed, n);
+    let prefixed = atom_table_probes(&prefixed_keys(prefixed_n));
+    report("AtomTable", random, crafted, prefixed, n, prefixed_n);
     assert_within_twice("AtomTable, crafted keys", random, crafted);
     assert_within_twice("AtomTable, 4 KiB prefix", random, prefixed);
 }
 
 #[test]
 fn interner_probes_stay_within_twice_random_under_hostile_keys() {
-    let n = key_count();
+    let (n, prefixed_n) = (key_count(), prefix_key_count());
     let random = interner_probes(&random_keys(n));
     let crafted = interner_probes(&crafted_keys(n, foldhash_attacker));
-    let prefixed = interner_probes(&prefixed_keys(n / 64));
-    report("Interner", random, crafted, prefixed, n);
+    let prefixed = interner_probes(&prefixed_keys(prefixed_n));
+    report("Interner", random, crafted, prefixed, n, prefixed_n);
     assert_within_twice("Interner, crafted keys", random, crafted);
     assert_within_twice("Interner, 4 KiB prefix", random, prefixed);
 }
@@ -149,23 +219,40 @@ fn small_map_probes_stay_within_twice_random_under_hostile_keys() {
         eprintln!("SmallMap: probe counters need the `stats` feature; skipped");
         return;
     }
-    let n = key_count();
+    let (n, prefixed_n) = (key_count(), prefix_key_count());
     let random = small_map_probes(&random_keys(n));
     let crafted = small_map_probes(&crafted_keys(n, rapidhash_attacker));
-    let prefixed = small_map_probes(&prefixed_keys(n / 64));
-    report("SmallMap", random, crafted, prefixed, n);
+    let prefixed = small_map_probes(&prefixed_keys(prefixed_n));
+    report("SmallMap", random, crafted, prefixed, n, prefixed_n);
     assert_within_twice("SmallMap, crafted keys", random, crafted);
     assert_within_twice("SmallMap, 4 KiB prefix", random, prefixed);
+}
+
+/// The prefixed keys are what they claim: distinct, each the 4 KiB prefix and its index.
+#[test]
+fn prefixed_keys_share_the_prefix_and_are_distinct() {
+    let mut seen = std::collections::HashSet::new();
+    let mut count = 0;
+    prefixed_keys(1000).for_each(|key| {
+        assert!(key.len() > PREFIX_LEN && key.bytes().take(PREFIX_LEN).all(|b| b == b'p'));
+        assert_eq!(key[PREFIX_LEN..].parse::<usize>(), Ok(count));
+        assert!(seen.insert(key.to_owned()));
+        count += 1;
+    });
+    assert_eq!(count, 1000);
+    let mut groups = Vec::new();
+    prefixed_keys(20).for_each_group_of_8(|group| groups.push(group.len()));
+    assert_eq!(groups, [8, 8, 4]);
 }
 
 /// The crafted keys really are hostile to a table that uses the attacker's seed: this
 /// is what the tests above would see if the seed leaked (or were fixed).
 #[test]
 fn crafted_keys_collide_under_the_seed_they_were_made_for() {
-    let keys = crafted_keys(2000, rapidhash_attacker);
+    let Keys::Listed(keys) = crafted_keys(2000, rapidhash_attacker) else { unreachable!("crafted keys are listed") };
     let table = AtomTable::with_seed(ATTACKER_SEED);
     let atoms: Vec<_> = keys.iter().map(|k| table.intern(k)).collect();
     assert!(atoms.iter().all(|a| a.hash64() >> 56 == 0), "every crafted key hashes into one tag class");
-    let keys = crafted_keys(2000, foldhash_attacker);
+    let Keys::Listed(keys) = crafted_keys(2000, foldhash_attacker) else { unreachable!("crafted keys are listed") };
     assert!(keys.iter().all(|k| foldhash_attacker(k.as_bytes()) >> 56 == 0));
 }
