@@ -5,6 +5,11 @@
 //! `--child` argument), so process-global interners start empty each time, and the
 //! cells are interleaved (rotated each repetition) so machine drift hits every peer alike.
 
+// The workspace's `unreachable_pub` lint is off here: this is a binary, so no item is
+// reachable from outside and the lint would ask for `pub(crate)` on every shared item of
+// every module, which says nothing a binary's reader needs to know.
+#![allow(unreachable_pub)]
+
 mod alloc_count;
 mod charts;
 mod child;

@@ -16,6 +16,14 @@ pub struct dt_builder {
     _opaque: [u8; 0],
 }
 
+/// The kind's name: Rust only ever holds a pointer to a `dt_builder` (no value of this type
+/// is made), and what it points at is read through the `dt_builder_*` functions.
+impl std::fmt::Debug for dt_builder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dt_builder")
+    }
+}
+
 impl Opaque for dt_builder {
     const MAGIC: u64 = u64::from_le_bytes(*b"dt_build");
     type Inner = ByteStrBuilder;

@@ -21,6 +21,14 @@ pub struct dt_interner {
     _opaque: [u8; 0],
 }
 
+/// The kind's name: Rust only ever holds a pointer to a `dt_interner` (no value of this type
+/// is made), and what it points at is read through the `dt_interner_*` functions.
+impl std::fmt::Debug for dt_interner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dt_interner")
+    }
+}
+
 impl Opaque for dt_interner {
     const MAGIC: u64 = u64::from_le_bytes(*b"dt_inter");
     type Inner = Interner;

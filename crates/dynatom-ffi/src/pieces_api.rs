@@ -18,6 +18,14 @@ pub struct dt_pieces {
     _opaque: [u8; 0],
 }
 
+/// The kind's name: Rust only ever holds a pointer to a `dt_pieces` (no value of this type
+/// is made), and what it points at is read through the `dt_pieces_*` functions.
+impl std::fmt::Debug for dt_pieces {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dt_pieces")
+    }
+}
+
 impl Opaque for dt_pieces {
     const MAGIC: u64 = u64::from_le_bytes(*b"dt_piece");
     type Inner = Pieces;

@@ -20,6 +20,14 @@ pub struct dt_table {
     _opaque: [u8; 0],
 }
 
+/// The kind's name: Rust only ever holds a pointer to a `dt_table` (no value of this type
+/// is made), and what it points at is read through the `dt_table_*` functions.
+impl std::fmt::Debug for dt_table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dt_table")
+    }
+}
+
 /// The table behind a `dt_table`.
 pub(crate) enum TableRef {
     Global,

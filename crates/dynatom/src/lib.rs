@@ -72,11 +72,32 @@
 //!
 //! ## Safety
 //!
-//! All `unsafe` code lives in the private `repr` modules, one per raw layout (and `utf8`,
-//! the one place bytes are read as text unchecked, with its invariant), plus the table's
-//! shard code that reads entries under their lock and the interners' text storage; every
-//! block has a `// SAFETY:` comment. The atomics go through one module so the tables can
-//! be model-checked with loom (`RUSTFLAGS="--cfg loom"`).
+//! `unsafe` code lives only in the files listed here (paths under `src/`), each the one
+//! owner of a raw representation or of one unchecked step; everything else is safe Rust.
+//! Every `unsafe` block has a `// SAFETY:` comment and every `unsafe fn` a `# Safety`
+//! section (the workspace's clippy lints enforce both), and `tests/unsafe_locations.rs`
+//! fails when a file outside this list gains `unsafe`, or a file in it no longer has any.
+//!
+//! * The raw layouts, one module each: `repr/heap.rs` (the heap block: header, bytes,
+//!   reference count), `repr/str_word.rs` (the 16-byte [`ByteStr`] word),
+//!   `repr/atom_word.rs` (the 8-byte [`ByteAtom`] word), `repr/growable.rs` (a builder's
+//!   block under construction), `repr/block_cache.rs` (freed large blocks kept for
+//!   reuse), `repr/raw_handles.rs` (handles as machine words, for the C ABI),
+//!   `repr/utf8.rs` (the one place bytes are read as text unchecked), and the test-only
+//!   `repr/heap_count_limit_tests.rs` (drives a count to its limit).
+//! * The atom table's shard code, which reads entries under their shard's lock:
+//!   `table/shared.rs` and `table/report.rs` (memory reports; with `glibc-slop`, also
+//!   glibc's `malloc_usable_size`), and the lock-free slot array and the reclamation of
+//!   what its readers may still see: `table/slots.rs` and `table/reclaim.rs`.
+//! * The interners' storage: `interner/chunks.rs` (the [`Interner`]'s text),
+//!   `interner/sync_arena.rs` (the [`SyncInterner`]'s text), `interner/segments.rs`
+//!   (arrays published to readers without a lock), `interner/table.rs` (the
+//!   `Interner`'s hash table and its SSE2 bucket match), and the two lookups that trust
+//!   that storage without checking twice: `interner/mod.rs` (the `Interner`'s fast
+//!   path) and `interner/sync.rs` (the `SyncInterner`'s text of a published entry).
+//! * `sync.rs`, the one door to atomics, locks and the allocator, so that the tables can
+//!   be model-checked with loom (`RUSTFLAGS="--cfg loom"`); its raw allocation functions
+//!   forward to the allocator.
 //!
 //! ## Features
 //!

@@ -176,7 +176,7 @@ fn check_pieces<'a>(
 mod copy_free {
     /// Valgrind's `realloc` always moves a block (by design, to catch stale pointers),
     /// so the in-place check only means something outside it.
-    pub fn under_valgrind() -> bool {
+    pub(super) fn under_valgrind() -> bool {
         std::fs::read_to_string("/proc/self/maps").is_ok_and(|maps| maps.contains("vgpreload"))
     }
 }

@@ -595,6 +595,7 @@ impl Interner {
 /// i.intern("z");
 /// let mut it: dynatom::interner::Iter<'_> = i.iter();
 /// assert_eq!(it.next().map(|(_, s)| s), Some("z"));
+/// assert_eq!(format!("{it:?}"), "Iter { next: 1, len: 1 }");
 /// ```
 pub struct Iter<'a> {
     interner: &'a Interner,
@@ -620,6 +621,13 @@ impl<'a> Iterator for Iter<'a> {
 }
 
 impl ExactSizeIterator for Iter<'_> {}
+
+/// Where the iteration stands, not the strings (an interner may hold millions).
+impl std::fmt::Debug for Iter<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Iter").field("next", &self.next).field("len", &self.interner.len()).finish()
+    }
+}
 
 impl<'a> IntoIterator for &'a Interner {
     type Item = (Symbol, &'a str);

@@ -5,7 +5,7 @@ use std::io::{self, IoSlice, Write};
 /// Accepts at most `chunk` bytes per call (vectored or not) and, if `interrupt_every` is
 /// set, answers `Interrupted` on every n-th call: a writer that exercises partial-write
 /// and retry handling.
-pub struct ChunkedWriter {
+pub(crate) struct ChunkedWriter {
     pub out: Vec<u8>,
     pub chunk: usize,
     pub interrupt_every: Option<usize>,
@@ -13,7 +13,7 @@ pub struct ChunkedWriter {
 }
 
 impl ChunkedWriter {
-    pub fn new(chunk: usize, interrupt_every: Option<usize>) -> ChunkedWriter {
+    pub(crate) fn new(chunk: usize, interrupt_every: Option<usize>) -> ChunkedWriter {
         ChunkedWriter { out: Vec::new(), chunk, interrupt_every, calls: 0 }
     }
 }
