@@ -57,3 +57,25 @@ fn every_entry_point_is_guarded_exported_and_declared() {
     assert!(defined.len() >= 50, "only {} entry points found", defined.len());
     assert_eq!(defined, header_functions());
 }
+
+/// The crate documentation's "Safety model": every pointer cast lives in `handles`,
+/// `pointers` and `objects`, the failing test allocator in `test_hooks`, and the `*_api`
+/// modules contain no `unsafe` at all. A file outside these four that gains `unsafe`
+/// code (a block, `unsafe fn` or `unsafe impl`; comments do not count) fails here.
+#[test]
+fn unsafe_code_lives_only_in_the_four_documented_modules() {
+    const DOCUMENTED: [&str; 4] = ["handles.rs", "objects.rs", "pointers.rs", "test_hooks.rs"];
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut with_unsafe = BTreeSet::new();
+    for entry in std::fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = text.lines().filter(|line| !line.trim_start().starts_with("//"));
+        if code.map(|line| line.split(" // ").next().unwrap_or(line)).any(|line| {
+            ["unsafe {", "unsafe fn", "unsafe impl", "unsafe trait", "unsafe extern"].iter().any(|p| line.contains(p))
+        }) {
+            with_unsafe.insert(path.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    assert_eq!(with_unsafe, DOCUMENTED.map(String::from).into_iter().collect(), "files of src/ with unsafe code");
+}
