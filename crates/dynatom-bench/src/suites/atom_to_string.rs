@@ -1,6 +1,8 @@
 //! Suite 5 (article 001): handing an atom's text out as an owned string (Firefox's
 //! `el.id` getter). Copying into a `String` costs more as the text grows; `Atom::to_str`
-//! should cost the same at every length (a reference-count increment, no copy).
+//! should cost the same at every length (a reference-count increment, no copy). The way
+//! keeps its 0.1 label so reports stay comparable; it calls `Str::from(&atom)`, the
+//! method's replacement (`Atom::to_str` is deprecated).
 
 use super::{ns_per_op, ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::charts::{self, LineChart, Series};
