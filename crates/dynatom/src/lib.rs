@@ -84,7 +84,8 @@
 //!   `Str`, [`ByteAtom::to_text`] an `Atom`, [`Pieces::to_text`] the joined `Str`.
 //! * **Prefixes** as in std: `as_*` borrows and is free ([`Str::as_byte_str`]); `to_*`
 //!   makes a new value from a borrowed one, counting a reference, checking or copying
-//!   ([`ByteAtom::to_byte_str`], [`Pieces::to_byte_str`]); `into_*` consumes
+//!   ([`ByteAtom::to_byte_str`], [`Pieces::to_byte_str`]; [`Piece::to_str`] checks UTF-8
+//!   and borrows, as `OsStr::to_str` does); `into_*` consumes
 //!   ([`Str::into_byte_str`], [`ByteStr::into_raw`]); `new`, `with_*` and `from_*` make;
 //!   `try_*` returns an error where the plain form panics or aborts; `get_*` returns an
 //!   `Option` where the plain form panics.
