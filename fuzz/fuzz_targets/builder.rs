@@ -167,7 +167,7 @@ fuzz_target!(|input: Input| {
         }
     }
     assert_eq!(pieces.len(), joined.len());
-    assert_eq!(pieces.to_str(), joined.as_str());
+    assert_eq!(pieces.to_text(), joined.as_str());
     assert_eq!(pieces.to_string(), joined);
 
     let mut writer = FlakyWriter { out: Vec::new(), script: input.script, next: 0 };

@@ -101,7 +101,7 @@ fuzz_target!(|input: Input| {
             Op::Intern(key) | Op::InternStr(key) if limits.max_bytes == usize::MAX => {
                 let text = key.text();
                 if fits(&model_single, &text, &limits) {
-                    let sym = single.intern_str(&Str::from(text.as_str()));
+                    let sym = single.intern(Str::from(text.as_str()));
                     assert_eq!(sym.to_usize() as u32, model_single.intern(&text));
                 }
                 if fits(&model_sync, &text, &limits) {
@@ -141,7 +141,7 @@ fuzz_target!(|input: Input| {
     for (i, text) in model_single.texts.iter().enumerate() {
         let sym = Symbol::from_usize(i).unwrap();
         assert_eq!(single.resolve(sym), text);
-        assert_eq!(single.resolve_str(sym), text.as_str());
+        assert_eq!(Str::from(single.resolve(sym)), text.as_str());
     }
     let listed: Vec<&str> = single.iter().map(|(_, text)| text).collect();
     assert_eq!(listed, model_single.texts.iter().map(String::as_str).collect::<Vec<_>>());

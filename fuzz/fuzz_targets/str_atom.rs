@@ -153,9 +153,9 @@ impl Model {
             Op::Trim(at) => {
                 let Some(i) = pick(&self.strs, at) else { return };
                 let (s, text) = &self.strs[i];
-                let (trimmed, expected) = (s.trim_str(), text.trim().to_owned());
-                assert_eq!(s.trim_start_str(), text.trim_start());
-                assert_eq!(s.trim_end_str(), text.trim_end());
+                let (trimmed, expected) = (s.slice_ref(s.trim()), text.trim().to_owned());
+                assert_eq!(s.slice_ref(s.trim_start()), text.trim_start());
+                assert_eq!(s.slice_ref(s.trim_end()), text.trim_end());
                 self.push_str(trimmed, expected);
             }
             Op::Access { at, index } => {
@@ -184,7 +184,7 @@ impl Model {
             }
             Op::InternLocal(at) => {
                 let Some(i) = pick(&self.strs, at) else { return };
-                let (atom, text) = (self.table.intern_str(&self.strs[i].0), self.strs[i].1.clone());
+                let (atom, text) = (self.strs[i].0.intern_in(&self.table), self.strs[i].1.clone());
                 assert!(self.table.contains(&atom) || atom.is_inline());
                 self.push_atom(atom, text, Table::Local);
             }
@@ -203,7 +203,7 @@ impl Model {
             Op::ToStr(at) => {
                 let Some(i) = pick(&self.atoms, at) else { return };
                 let (atom, text, _) = &self.atoms[i];
-                let s = atom.to_str();
+                let s = Str::from(atom);
                 if !atom.is_inline() {
                     assert_eq!(s.as_ptr(), atom.as_ptr(), "to_str makes no copy");
                 }

@@ -182,7 +182,7 @@ pub extern "C" fn dt_table_intern(t: *mut dt_table, data: *const u8, len: usize,
 pub extern "C" fn dt_table_intern_str(t: *mut dt_table, s: *const dt_str, out: *mut dt_atom) -> dt_status {
     status(|| {
         let (table, out) = (table(t)?, Out::new(out)?);
-        let atom = table.try_intern_byte_str(str_ref(s)?)?;
+        let atom = str_ref(s)?.try_intern_in(table)?;
         out.write(atom_to_c(atom));
         Ok(())
     })

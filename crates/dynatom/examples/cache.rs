@@ -69,6 +69,6 @@ fn main() {
     let again = cache.body(7, "home");
     assert_eq!(again.as_ptr(), cache.body(7, "home").as_ptr());
     let one = response(&ok, &html, &again);
-    assert_eq!(one.to_str().matches("<p>").count(), 3);
+    assert_eq!(one.to_text().matches("<p>").count(), 3);
     assert!(String::from_utf8(wire).expect("UTF-8").starts_with("HTTP/1.1 200 OK\r\n"));
 }

@@ -16,7 +16,7 @@ use crate::table::AtomTable;
 /// * 8 bytes, and `Option<Atom>` too.
 /// * `==` compares one word; [`Hash`] feeds the cached hash, reading no bytes.
 /// * Texts of up to 7 bytes are stored inside the atom and never touch a table.
-/// * [`Atom::to_str`] hands the text out as a [`Str`] in O(1), without copying.
+/// * `Str::from(atom)` hands the text out as a [`Str`] in O(1), without copying.
 /// * Ordered by text ([`Ord`]); atoms of different tables with equal text (see
 ///   [`AtomTable`]) are distinct atoms, ordered by address among themselves.
 ///
@@ -31,7 +31,7 @@ use crate::table::AtomTable;
 /// let b = Str::from(String::from("content-type-header")).intern();
 /// assert_eq!(a, b); // one pointer compare
 /// assert_eq!(std::mem::size_of::<Atom>(), 8);
-/// let s: Str = a.to_str(); // no copy
+/// let s = Str::from(&a); // no copy
 /// assert_eq!(s.as_ptr(), a.as_ptr());
 /// ```
 ///
@@ -67,6 +67,7 @@ impl Atom {
     /// let atom = Atom::from("one entry, two views of it");
     /// assert_eq!(*atom.as_byte_atom(), ByteAtom::new(b"one entry, two views of it"));
     /// ```
+    #[must_use]
     #[inline]
     pub fn as_byte_atom(&self) -> &ByteAtom {
         self.text.get()
@@ -80,6 +81,7 @@ impl Atom {
     /// let atom = Atom::from("a text atom, now bytes");
     /// assert_eq!(atom.clone().into_byte_atom(), ByteAtom::new(b"a text atom, now bytes"));
     /// ```
+    #[must_use]
     #[inline]
     pub fn into_byte_atom(self) -> ByteAtom {
         self.text.into_inner()
@@ -90,6 +92,7 @@ impl Atom {
     /// ```
     /// assert_eq!(dynatom::Atom::new("abc").as_str(), "abc");
     /// ```
+    #[must_use]
     #[inline]
     pub fn new(text: &str) -> Atom {
         AtomTable::global().intern(text)
@@ -105,6 +108,7 @@ impl Atom {
     /// let keyword = Atom::from_static("function_keyword");
     /// assert_eq!(keyword, Atom::from(String::from("function_keyword")));
     /// ```
+    #[must_use]
     #[inline]
     pub fn from_static(text: &'static str) -> Atom {
         AtomTable::global().intern_static(text)
@@ -129,6 +133,7 @@ impl Atom {
     /// ```
     /// assert_eq!(dynatom::Atom::from("text").as_str(), "text");
     /// ```
+    #[must_use]
     #[inline]
     pub fn as_str(&self) -> &str {
         self.text.as_str()
@@ -178,17 +183,27 @@ impl Atom {
         self.text.get().is_inline()
     }
 
-    /// The text as a [`Str`], in O(1) for every length: the `Str` shares the atom's bytes.
+    /// The text as a [`Str`]; deprecated, the same as `Str::from(&atom)` (O(1) for every
+    /// length: the `Str` shares the atom's bytes). std's `to_str` borrows.
     ///
     /// ```
-    /// let atom = dynatom::Atom::from("handed out without a copy");
-    /// let s = atom.to_str();
+    /// use dynatom::{Atom, Str};
+    ///
+    /// let atom = Atom::from("handed out without a copy");
+    /// let s = Str::from(&atom);
     /// assert_eq!(s, "handed out without a copy");
     /// assert_eq!(s.as_ptr(), atom.as_ptr());
     /// assert!(s.is_interned());
     /// ```
+    #[deprecated(since = "0.2.0", note = "use `Str::from(&atom)`: std's `to_str` borrows, this made a new handle")]
     #[inline]
     pub fn to_str(&self) -> Str {
+        self.str_handle()
+    }
+
+    /// What `Str::from(&atom)` returns: the text as a [`Str`] sharing the atom's bytes.
+    #[inline]
+    pub(crate) fn str_handle(&self) -> Str {
         let Ok(text) = self.text.same_bytes(|atom| Ok::<_, std::convert::Infallible>(atom.to_byte_str()));
         Str::from_utf8_handle(text)
     }

@@ -62,6 +62,7 @@ impl ByteAtom {
     /// ```
     /// assert_eq!(dynatom::ByteAtom::new(b"\xff\x00").as_bytes(), b"\xff\x00");
     /// ```
+    #[must_use]
     #[inline]
     pub fn new(bytes: &[u8]) -> ByteAtom {
         AtomTable::global().intern_bytes(bytes)
@@ -97,6 +98,7 @@ impl ByteAtom {
     /// ```
     /// assert_eq!(dynatom::ByteAtom::new(b"bytes").as_bytes(), b"bytes");
     /// ```
+    #[must_use]
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         self.word.as_bytes()
@@ -154,6 +156,7 @@ impl ByteAtom {
     /// assert_eq!(s.as_ptr(), atom.as_ptr());
     /// assert!(s.is_interned());
     /// ```
+    #[must_use]
     #[inline]
     pub fn to_byte_str(&self) -> ByteStr {
         ByteStr::from_word(self.word.to_str_word())

@@ -78,6 +78,7 @@ impl ByteStr {
     /// ```
     /// assert!(dynatom::ByteStr::new().is_empty());
     /// ```
+    #[must_use]
     #[inline]
     pub const fn new() -> ByteStr {
         ByteStr { word: StrWord::empty() }
@@ -91,6 +92,7 @@ impl ByteStr {
     /// const MAGIC: ByteStr = ByteStr::from_static(b"\x7fELF, a magic number and more");
     /// assert_eq!(MAGIC.as_bytes()[..4], *b"\x7fELF");
     /// ```
+    #[must_use]
     #[inline]
     pub const fn from_static(bytes: &'static [u8]) -> ByteStr {
         ByteStr { word: StrWord::from_static(bytes) }
@@ -106,6 +108,7 @@ impl ByteStr {
     /// let s = dynatom::ByteStr::copy_from_slice(b"any bytes: \x00\xff");
     /// assert_eq!(s.len(), 13);
     /// ```
+    #[must_use]
     #[inline]
     pub fn copy_from_slice(bytes: &[u8]) -> ByteStr {
         match ByteStr::copy_fallibility(bytes, Fallibility::Infallible) {
@@ -140,6 +143,7 @@ impl ByteStr {
     /// ```
     /// assert_eq!(dynatom::ByteStr::from(&b"ab"[..]).as_bytes(), b"ab");
     /// ```
+    #[must_use]
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         self.word.as_bytes()
@@ -237,6 +241,7 @@ impl ByteStr {
     /// assert_eq!(payload, b"then a payload of some length"[..]);
     /// assert_eq!(payload.as_ptr(), frame.as_bytes()[16..].as_ptr()); // shared
     /// ```
+    #[must_use = "slicing makes a new handle and leaves this one as it is"]
     #[inline]
     #[track_caller]
     pub fn slice(&self, range: impl RangeBounds<usize>) -> ByteStr {
@@ -255,6 +260,7 @@ impl ByteStr {
     /// assert!(s.get_slice(3..10).is_none());
     /// assert!(s.get_slice(3..2).is_none());
     /// ```
+    #[must_use = "slicing makes a new handle and leaves this one as it is"]
     #[inline]
     pub fn get_slice(&self, range: impl RangeBounds<usize>) -> Option<ByteStr> {
         let (start, end) = bounds(&range, self.len());
@@ -304,9 +310,10 @@ impl ByteStr {
     /// assert_eq!(atom.as_ptr(), s.as_ptr()); // adopted
     /// assert_eq!(atom, ByteAtom::from(Atom::from("GET /a/long/enough/path HTTP/1.1")));
     /// ```
+    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
     #[inline]
     pub fn intern(&self) -> ByteAtom {
-        AtomTable::global().intern_byte_str(self)
+        self.intern_in(AtomTable::global())
     }
 
     /// Like [`ByteStr::intern`], but reports allocation failure.
@@ -317,7 +324,69 @@ impl ByteStr {
     /// ```
     #[inline]
     pub fn try_intern(&self) -> Result<ByteAtom, StrError> {
-        AtomTable::global().try_intern_byte_str(self)
+        self.try_intern_in(AtomTable::global())
+    }
+
+    /// The atom for these bytes in `table`, as [`ByteStr::intern`] does in the global
+    /// table: O(1) if already interned there; a heap string spanning its whole buffer is
+    /// adopted by the global table when its bytes are new; anything else is copied.
+    ///
+    /// ```
+    /// use dynatom::{AtomTable, ByteStr};
+    ///
+    /// let table = AtomTable::new();
+    /// let atom = ByteStr::copy_from_slice(b"bytes in a table: \xff").intern_in(&table);
+    /// assert_eq!(atom, table.intern_bytes(b"bytes in a table: \xff"));
+    /// ```
+    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
+    #[inline]
+    pub fn intern_in(&self, table: &AtomTable) -> ByteAtom {
+        match table.try_intern_byte_str_with(self, Fallibility::Infallible) {
+            Ok(atom) => atom,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Like [`ByteStr::intern_in`], but reports allocation failure.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// let s = dynatom::ByteStr::copy_from_slice(b"copied into a local table");
+    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern_bytes(b"copied into a local table"));
+    /// ```
+    #[inline]
+    pub fn try_intern_in(&self, table: &AtomTable) -> Result<ByteAtom, StrError> {
+        table.try_intern_byte_str_with(self, Fallibility::Fallible)
+    }
+
+    /// `part`, a byte slice borrowed from this string, as a [`ByteStr`] in O(1) without
+    /// allocating: inline if it fits, else sharing this string's buffer (the `bytes`
+    /// crate's `Bytes::slice_ref`). An empty `part` gives an empty `ByteStr` wherever it
+    /// points.
+    ///
+    /// # Panics
+    /// If `part` is not empty and does not lie within this string's bytes.
+    ///
+    /// ```
+    /// use dynatom::ByteStr;
+    ///
+    /// let line = ByteStr::copy_from_slice(b"key\x00a value long enough to be shared");
+    /// let at = line.iter().position(|&b| b == 0).unwrap();
+    /// let value = line.slice_ref(&line[at + 1..]);
+    /// assert_eq!(value, b"a value long enough to be shared"[..]);
+    /// assert_eq!(value.as_ptr(), line[at + 1..].as_ptr()); // shared
+    /// ```
+    #[must_use = "slice_ref makes a new handle and has no other effect"]
+    #[track_caller]
+    pub fn slice_ref(&self, part: &[u8]) -> ByteStr {
+        let start = (part.as_ptr() as usize).wrapping_sub(self.as_ptr() as usize);
+        if start > self.len() || part.len() > self.len() - start {
+            if part.is_empty() {
+                return ByteStr::new();
+            }
+            crate::str_access::not_a_part("ByteStr", self.len(), part.len());
+        }
+        self.share(start, start + part.len())
     }
 
     /// The global table's hash of the bytes (the same as [`Str::hash64`] of equal text).

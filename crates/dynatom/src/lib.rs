@@ -8,7 +8,7 @@
 //! * [`Str`]: a 16-byte immutable string handle. Up to 15 bytes inline; longer strings
 //!   are one allocation (header + bytes). O(1) clone and O(1) slices of any range.
 //! * [`Atom`]: an 8-byte interned string. Equality is one word compare, hashing reads
-//!   a cached hash, and [`Atom::to_str`] turns it back into a [`Str`] without a copy.
+//!   a cached hash, and `Str::from(atom)` turns it back into a [`Str`] without a copy.
 //! * [`ByteStr`] / [`ByteAtom`]: the same handles for any bytes (Lua strings, HTTP bodies,
 //!   C strings): same layout, tables, adoption and cached hash. Equal bytes are one atom
 //!   whether they came in as bytes or text; [`Str`] and [`Atom`] are these handles plus a
@@ -32,7 +32,7 @@
 //! assert_eq!(same_text.intern(), atom); // one word compare
 //!
 //! // And back to a string in O(1).
-//! let back: Str = atom.to_str();
+//! let back = Str::from(&atom);
 //! assert_eq!(back.as_ptr(), key.as_ptr());
 //! ```
 //!
@@ -69,6 +69,49 @@
 //! * **Static**: a `'static` text (a literal) that a handle points at without a copy.
 //! * **Hint**: one byte of a key's hash that a [`SmallMap`] keeps beside each entry, so a
 //!   lookup compares a key only when its hint matches.
+//!
+//! ## Names
+//!
+//! One rule, taken from std and the [API guidelines](https://rust-lang.github.io/api-guidelines/naming.html),
+//! so a name can be guessed:
+//!
+//! * **A word that names a std type means that type.** `str` is always std's `str`:
+//!   [`Str::as_str`] borrows a `&str`, [`StrBuilder::push_str`] takes one, and `Str`
+//!   derefs to `str`, so `s.trim()` is std's `&str`. dynatom's own [`Str`] is never
+//!   spelled `_str` in a method name: it comes from `Str::from(..)` (from an [`Atom`]
+//!   in O(1)) or from a verb on a handle (`intern`, `slice`, `finish`). Where a method
+//!   must name the UTF-8 handle, the word is `text`: [`ByteStr::to_text`] gives a
+//!   `Str`, [`ByteAtom::to_text`] an `Atom`, [`Pieces::to_text`] the joined `Str`.
+//! * **Prefixes** as in std: `as_*` borrows and is free ([`Str::as_byte_str`]); `to_*`
+//!   makes a new value from a borrowed one, counting a reference, checking or copying
+//!   ([`ByteAtom::to_byte_str`], [`Pieces::to_byte_str`]; [`Piece::to_str`] checks UTF-8
+//!   and borrows, as `OsStr::to_str` does); `into_*` consumes
+//!   ([`Str::into_byte_str`], [`ByteStr::into_raw`]); `new`, `with_*` and `from_*` make;
+//!   `try_*` returns an error where the plain form panics or aborts; `get_*` returns an
+//!   `Option` where the plain form panics.
+//! * **Suffixes**: after `as_`/`to_`/`into_` the suffix names the result
+//!   (`into_byte_atom`, `into_small_map`); after any other verb it names the argument,
+//!   as `String::push_str` does (`intern_bytes(&[u8])`, `intern_static(&'static str)`,
+//!   `insert_atom(Atom)`, `push_bytes(&[u8])`).
+//! * **`_in`** picks the table, like the allocator API's `Box::new_in`: [`Str::intern`]
+//!   uses the global table, [`Str::intern_in`] the one given.
+//! * **Sub-strings sharing the buffer** are `slice` (a byte range, [`Str::slice`] /
+//!   [`Str::get_slice`]) and `slice_ref` (a `&str` borrowed from the string, as in
+//!   `bytes`): `s.slice_ref(s.trim())`, `s.split(',').map(|f| s.slice_ref(f))`.
+//!
+//! ```
+//! use dynatom::{Atom, AtomTable, Str};
+//!
+//! let line = Str::from("  name = a value long enough to live on the heap  ");
+//! let (key, value) = line.split_once('=').unwrap(); // std: two `&str`
+//! let value = line.slice_ref(value.trim()); // a `Str` sharing `line`'s buffer
+//! assert_eq!((key.trim(), value.as_str()), ("name", "a value long enough to live on the heap"));
+//! assert_eq!(value.as_ptr(), line.as_str()[9..].as_ptr());
+//!
+//! let table = AtomTable::new();
+//! let atom: Atom = value.intern_in(&table);
+//! assert_eq!(Str::from(&atom), value); // back to a `Str`, O(1)
+//! ```
 //!
 //! ## Safety
 //!

@@ -71,6 +71,7 @@ impl Str {
     /// ```
     /// assert!(dynatom::Str::new().is_empty());
     /// ```
+    #[must_use]
     #[inline]
     pub const fn new() -> Str {
         Str::from_static("")
@@ -88,6 +89,7 @@ impl Str {
     /// const GREETING: Str = Str::from_static("hello, world of static strings");
     /// assert_eq!(GREETING, "hello, world of static strings");
     /// ```
+    #[must_use]
     #[inline]
     pub const fn from_static(text: &'static str) -> Str {
         assert!(text.len() <= Str::MAX_LEN, "Str::from_static: text longer than Str::MAX_LEN bytes");
@@ -159,6 +161,7 @@ impl Str {
     /// ```
     /// assert_eq!(dynatom::Str::from("text").as_str(), "text");
     /// ```
+    #[must_use]
     #[inline]
     pub fn as_str(&self) -> &str {
         self.text.as_str()
@@ -169,6 +172,7 @@ impl Str {
     /// ```
     /// assert_eq!(dynatom::Str::from("ab").as_bytes(), b"ab");
     /// ```
+    #[must_use]
     #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         self.text.get().as_bytes()
@@ -181,6 +185,7 @@ impl Str {
     /// let s = dynatom::Str::from("text is bytes too, and longer than 15");
     /// assert_eq!(s.as_byte_str().as_ptr(), s.as_ptr());
     /// ```
+    #[must_use]
     #[inline]
     pub fn as_byte_str(&self) -> &crate::ByteStr {
         self.text.get()
@@ -193,6 +198,7 @@ impl Str {
     /// let ptr = s.as_ptr();
     /// assert_eq!(s.into_byte_str().as_ptr(), ptr);
     /// ```
+    #[must_use]
     #[inline]
     pub fn into_byte_str(self) -> crate::ByteStr {
         self.text.into_inner()
@@ -290,6 +296,7 @@ impl Str {
     /// assert_eq!(feature, "net/http/response.rb");
     /// assert_eq!(feature.as_ptr(), path.as_str()[20..].as_ptr()); // shared
     /// ```
+    #[must_use = "slicing makes a new handle and leaves this one as it is"]
     #[inline]
     #[track_caller]
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Str {
@@ -310,6 +317,7 @@ impl Str {
     /// assert!(s.get_slice(0..2).is_none()); // inside 'é'
     /// assert!(s.get_slice(3..10).is_none());
     /// ```
+    #[must_use = "slicing makes a new handle and leaves this one as it is"]
     #[inline]
     pub fn get_slice(&self, range: impl RangeBounds<usize>) -> Option<Str> {
         let (start, end) = bounds(&range, self.len());
@@ -341,9 +349,10 @@ impl Str {
     /// assert_eq!(atom.as_ptr(), s.as_ptr()); // adopted
     /// assert_eq!(s.intern(), atom); // O(1) from now on
     /// ```
+    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
     #[inline]
     pub fn intern(&self) -> Atom {
-        AtomTable::global().intern_str(self)
+        self.intern_in(AtomTable::global())
     }
 
     /// Like [`Str::intern`], but reports allocation failure.
@@ -354,7 +363,42 @@ impl Str {
     /// ```
     #[inline]
     pub fn try_intern(&self) -> Result<Atom, StrError> {
-        AtomTable::global().try_intern_str(self)
+        self.try_intern_in(AtomTable::global())
+    }
+
+    /// The atom for this text in `table`, as [`Str::intern`] does in the global table:
+    /// O(1) if the string is already interned there; a heap string spanning its whole
+    /// buffer is adopted by the global table when its text is new; anything else is
+    /// copied (a local table always copies, so it can be freed on its own).
+    ///
+    /// ```
+    /// use dynatom::{AtomTable, Str};
+    ///
+    /// let table = AtomTable::new();
+    /// let s = Str::from("interned in a table of its own");
+    /// let atom = s.intern_in(&table);
+    /// assert_eq!(atom, table.intern("interned in a table of its own"));
+    /// assert_eq!(table.len(), 1);
+    /// ```
+    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
+    #[inline]
+    pub fn intern_in(&self, table: &AtomTable) -> Atom {
+        match table.try_intern_str_with(self, Fallibility::Infallible) {
+            Ok(atom) => atom,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Like [`Str::intern_in`], but reports allocation failure.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// let s = dynatom::Str::from("copied into a local table");
+    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern("copied into a local table"));
+    /// ```
+    #[inline]
+    pub fn try_intern_in(&self, table: &AtomTable) -> Result<Atom, StrError> {
+        table.try_intern_str_with(self, Fallibility::Fallible)
     }
 
     /// The global table's hash of the text. For a heap string spanning its buffer it is

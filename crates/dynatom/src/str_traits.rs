@@ -154,14 +154,15 @@ impl From<Atom> for Str {
     /// O(1): the `Str` shares the atom's bytes.
     #[inline]
     fn from(atom: Atom) -> Str {
-        atom.to_str()
+        atom.str_handle()
     }
 }
 
 impl From<&Atom> for Str {
+    /// O(1): the `Str` shares the atom's bytes (one reference counted).
     #[inline]
     fn from(atom: &Atom) -> Str {
-        atom.to_str()
+        atom.str_handle()
     }
 }
 

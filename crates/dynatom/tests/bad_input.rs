@@ -105,12 +105,12 @@ fn allocation_failure_in_str_constructors_is_an_error() {
     let err = failing(|| Str::try_from_fmt(format_args!("{text}"))).unwrap_err();
     assert!(matches!(&err, BuildError::Str(e) if is_alloc_failure(e)), "{err:?}");
     let pieces: Pieces = [Str::from(text.as_str()), Str::from("tail")].into_iter().collect();
-    let err = failing(|| pieces.try_to_str()).unwrap_err();
+    let err = failing(|| pieces.try_to_text()).unwrap_err();
     assert!(is_alloc_failure(&err), "{err:?}");
     // Nothing lost: the inputs are intact and the same calls now succeed.
     assert_eq!(pieces.len(), HUGE + 4);
     assert_eq!(Str::try_from_str(&text).unwrap().len(), HUGE);
-    assert_eq!(pieces.try_to_str().unwrap().len(), HUGE + 4);
+    assert_eq!(pieces.try_to_text().unwrap().len(), HUGE + 4);
 }
 
 #[test]
@@ -151,7 +151,7 @@ fn allocation_failure_while_interning_leaves_the_table_as_it_was() {
     // A slice is not a whole block, so interning it must copy.
     let source = Str::from(format!("{text}{text}"));
     let slice = source.slice(1..HUGE + 1);
-    let err = failing(|| table.try_intern_str(&slice)).unwrap_err();
+    let err = failing(|| slice.try_intern_in(&table)).unwrap_err();
     assert!(is_alloc_failure(&err), "{err:?}");
     let err = failing(|| slice.try_intern()).unwrap_err();
     assert!(is_alloc_failure(&err), "{err:?}");

@@ -140,10 +140,10 @@ fn pieces_of_every_kind_without_copies() {
     assert_eq!(pieces.as_slice()[0].as_ptr(), heap.as_ptr());
     assert_eq!(pieces.as_slice()[1].as_ptr(), atom.as_ptr());
     assert_eq!(pieces.as_slice()[2].as_ptr(), "static text".as_ptr());
-    let joined = pieces.to_str();
+    let joined = pieces.to_text();
     assert_eq!(joined, format!("{heap}{atom}static text+string!"));
     assert_eq!(pieces.io_slices().map(|s| s.len()).sum::<usize>(), pieces.len());
     assert_eq!(pieces.write_to(&mut io::sink()).unwrap(), pieces.len());
     let single: Pieces = [heap.clone()].into_iter().collect();
-    assert!(single.to_str().ptr_eq(&heap), "one piece joins to itself");
+    assert!(single.to_text().ptr_eq(&heap), "one piece joins to itself");
 }

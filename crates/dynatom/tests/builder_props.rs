@@ -107,7 +107,7 @@ proptest! {
         let model = parts.concat();
         prop_assert_eq!(pieces.len(), model.len());
         prop_assert_eq!(pieces.piece_count(), parts.iter().filter(|p| !p.is_empty()).count());
-        prop_assert_eq!(pieces.to_str(), model.as_str());
+        prop_assert_eq!(pieces.to_text(), model.as_str());
         prop_assert_eq!(pieces.to_string(), model.clone());
         let mut out = ChunkedWriter::new(chunk, None);
         prop_assert_eq!(pieces.write_to(&mut out).unwrap(), model.len());
@@ -115,27 +115,28 @@ proptest! {
     }
 
     #[test]
-    fn split_matches_str(s in text(), c in prop_oneof![Just(','), Just(' '), Just('€'), any::<char>()], sep in prop_oneof![Just(String::new()), Just(", ".to_owned()), ".{1,3}"]) {
+    fn slice_ref_of_str_methods_matches_str(s in text(), c in prop_oneof![Just(','), Just(' '), Just('€'), any::<char>()], sep in prop_oneof![Just(String::new()), Just(", ".to_owned()), ".{1,3}"]) {
         let parent = Str::from(s.as_str());
-        check_pieces(&parent, &s, parent.split_str(c), s.split(c))?;
-        check_pieces(&parent, &s, parent.split_str(sep.as_str()), s.split(sep.as_str()))?;
-        check_pieces(&parent, &s, parent.split_str(&sep), s.split(&sep))?;
-        check_pieces(&parent, &s, parent.split_str([',', 'é']), s.split([',', 'é']))?;
-        check_pieces(&parent, &s, parent.split_str(char::is_whitespace), s.split(char::is_whitespace))?;
-        check_pieces(&parent, &s, parent.split_whitespace_str(), s.split_whitespace())?;
-        check_pieces(&parent, &s, parent.lines_str(), s.lines())?;
-        check_pieces(&parent, &s, parent.split_str(c).rev(), s.split(c).rev())?;
-        check_pieces(&parent, &s, [parent.trim_str()].into_iter(), [s.trim()].into_iter())?;
-        check_pieces(&parent, &s, [parent.trim_start_str()].into_iter(), [s.trim_start()].into_iter())?;
-        check_pieces(&parent, &s, [parent.trim_end_str()].into_iter(), [s.trim_end()].into_iter())?;
-        match (parent.split_once_str(c), s.split_once(c)) {
-            (Some((a, b)), Some((x, y))) => check_pieces(&parent, &s, [a, b].into_iter(), [x, y].into_iter())?,
+        let shared = |part: &str| parent.slice_ref(part);
+        check_pieces(&parent, &s, parent.split(c).map(shared), s.split(c))?;
+        check_pieces(&parent, &s, parent.split(sep.as_str()).map(shared), s.split(sep.as_str()))?;
+        check_pieces(&parent, &s, parent.split(&sep).map(shared), s.split(&sep))?;
+        check_pieces(&parent, &s, parent.split([',', 'é']).map(shared), s.split([',', 'é']))?;
+        check_pieces(&parent, &s, parent.split(char::is_whitespace).map(shared), s.split(char::is_whitespace))?;
+        check_pieces(&parent, &s, parent.split_whitespace().map(shared), s.split_whitespace())?;
+        check_pieces(&parent, &s, parent.lines().map(shared), s.lines())?;
+        check_pieces(&parent, &s, parent.split(c).rev().map(shared), s.split(c).rev())?;
+        check_pieces(&parent, &s, [shared(parent.trim())].into_iter(), [s.trim()].into_iter())?;
+        check_pieces(&parent, &s, [shared(parent.trim_start())].into_iter(), [s.trim_start()].into_iter())?;
+        check_pieces(&parent, &s, [shared(parent.trim_end())].into_iter(), [s.trim_end()].into_iter())?;
+        match (parent.split_once(c), s.split_once(c)) {
+            (Some((a, b)), Some((x, y))) => check_pieces(&parent, &s, [shared(a), shared(b)].into_iter(), [x, y].into_iter())?,
             (None, None) => {}
             (ours, theirs) => prop_assert!(false, "split_once: {:?} vs {:?}", ours, theirs),
         }
         let prefix = &s[..boundary(&s, s.len() / 3)];
-        prop_assert_eq!(parent.strip_prefix_str(prefix).unwrap(), s.strip_prefix(prefix).unwrap());
-        prop_assert_eq!(parent.strip_suffix_str(&sep).map(String::from), s.strip_suffix(sep.as_str()).map(String::from));
+        prop_assert_eq!(parent.strip_prefix(prefix).map(shared).unwrap(), s.strip_prefix(prefix).unwrap());
+        prop_assert_eq!(parent.strip_suffix(&sep).map(shared).map(String::from), s.strip_suffix(sep.as_str()).map(String::from));
         for (i, byte) in s.bytes().enumerate() {
             prop_assert_eq!(parent.byte_at(i), Some(byte));
             prop_assert_eq!(parent.char_at(i), s.get(i..).and_then(|rest| rest.chars().next()));
@@ -144,11 +145,23 @@ proptest! {
     }
 
     #[test]
+    fn slice_ref_of_any_range_shares(s in text(), a in 0usize..200, b in 0usize..200) {
+        let parent = Str::from(s.as_str());
+        let (x, y) = (boundary(&s, a), boundary(&s, b));
+        let (start, end) = (x.min(y), x.max(y));
+        let part = &parent.as_str()[start..end];
+        check_pieces(&parent, &s, [parent.slice_ref(part)].into_iter(), [&s[start..end]].into_iter())?;
+        // An empty part from anywhere is the empty string (the non-empty case panics:
+        // see `slice_ref_refuses_a_foreign_part`).
+        prop_assert_eq!(parent.slice_ref(&s[start..start]), "");
+    }
+
+    #[test]
     fn static_parents_split_too(pick in 0usize..3) {
         let text: &'static str = ["a,b,c", "a long static text, with commas, in it", ""][pick];
         let parent = Str::from_static(text);
-        check_pieces(&parent, text, parent.split_str(','), text.split(','))?;
-        check_pieces(&parent, text, parent.split_str(", "), text.split(", "))?;
+        check_pieces(&parent, text, parent.split(',').map(|part| parent.slice_ref(part)), text.split(','))?;
+        check_pieces(&parent, text, parent.split(", ").map(|part| parent.slice_ref(part)), text.split(", "))?;
     }
 }
 
@@ -179,4 +192,12 @@ mod copy_free {
     pub(super) fn under_valgrind() -> bool {
         std::fs::read_to_string("/proc/self/maps").is_ok_and(|maps| maps.contains("vgpreload"))
     }
+}
+
+#[test]
+#[should_panic(expected = "Str::slice_ref: the 5-byte part does not lie within this 21-byte string")]
+fn slice_ref_refuses_a_foreign_part() {
+    let parent = Str::from("hello, shared buffers");
+    let elsewhere = String::from("hello");
+    let _ = parent.slice_ref(&elsewhere);
 }

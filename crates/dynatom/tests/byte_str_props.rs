@@ -95,6 +95,25 @@ proptest! {
     }
 
     #[test]
+    fn slice_ref_shares_every_part(model in bytes(), start in 0usize..3100, len in 0usize..3100) {
+        let s = ByteStr::from(&model[..]);
+        let start = start.min(model.len());
+        let end = start.saturating_add(len).min(model.len());
+        let part = s.slice_ref(&s[start..end]);
+        prop_assert_eq!(part.as_bytes(), &model[start..end]);
+        prop_assert_eq!(part.is_inline(), end - start <= 15);
+        if end - start > 15 {
+            // No retention policy: even a tiny part of a big buffer is shared.
+            prop_assert_eq!(part.as_ptr(), model_ptr(&s, start));
+        }
+        prop_assert!(s.slice_ref(&model[start..start]).is_empty());
+        if start < end {
+            let foreign = std::panic::catch_unwind(|| s.slice_ref(&model[start..end]));
+            prop_assert!(foreign.is_err(), "took bytes from another buffer");
+        }
+    }
+
+    #[test]
     fn concat_agrees_with_vec_concat(parts in prop::collection::vec(bytes(), 0..6)) {
         let expected: Vec<u8> = parts.concat();
         prop_assert_eq!(ByteStr::concat(&parts), &expected[..]);
@@ -136,8 +155,8 @@ proptest! {
         prop_assert_eq!(&out, &model);
         prop_assert_eq!(pieces.to_byte_str(), &model[..]);
         match std::str::from_utf8(&model) {
-            Ok(text) => prop_assert_eq!(pieces.to_str(), text),
-            Err(_) => prop_assert!(matches!(pieces.try_to_str(), Err(StrError::InvalidUtf8(_)))),
+            Ok(text) => prop_assert_eq!(pieces.to_text(), text),
+            Err(_) => prop_assert!(matches!(pieces.try_to_text(), Err(StrError::InvalidUtf8(_)))),
         }
     }
 
@@ -147,7 +166,7 @@ proptest! {
         let from_bytes = table.intern_bytes(&model);
         prop_assert_eq!(from_bytes.as_bytes(), &model[..]);
         prop_assert_eq!(table.lookup_bytes(&model), Some(from_bytes.clone()));
-        prop_assert_eq!(table.intern_byte_str(&ByteStr::from(&model[..])), from_bytes.clone());
+        prop_assert_eq!(ByteStr::from(&model[..]).intern_in(&table), from_bytes.clone());
         match std::str::from_utf8(&model) {
             Ok(text) => {
                 let from_text = table.intern(text);

@@ -334,7 +334,7 @@ fn pieces_take_borrowed_text_by_copying_it() {
     p.push(Cow::<'static, str>::Owned(String::from(" owned")));
     drop(owned);
     assert_eq!(p.piece_count(), 6);
-    assert_eq!(p.to_str(), "borrowedborrowed from a String and tried! static owned");
+    assert_eq!(p.to_text(), "borrowedborrowed from a String and tried! static owned");
     let stat = "kept in the binary, not copied";
-    assert_eq!(Piece::from(Cow::Borrowed(stat)).as_str().unwrap().as_ptr(), stat.as_ptr());
+    assert_eq!(Piece::from(Cow::Borrowed(stat)).to_str().unwrap().as_ptr(), stat.as_ptr());
 }

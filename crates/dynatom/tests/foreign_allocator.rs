@@ -69,7 +69,7 @@ fn memory_reports_never_ask_glibc_about_foreign_blocks() {
     let table = AtomTable::with_seed(5);
     let texts: Vec<Str> =
         (0..ATOMS).map(|i| Str::from(format!("a heap string of some length, number {i:05}"))).collect();
-    let atoms: Vec<_> = texts.iter().map(|text| table.intern_str(text)).collect();
+    let atoms: Vec<_> = texts.iter().map(|text| text.intern_in(&table)).collect();
     assert!(GLOBAL.served.load(Ordering::Relaxed) > 0, "this test binary runs on the offset allocator");
 
     let report = table.memory_report();

@@ -205,7 +205,7 @@ fn with_capacity_then_grow_past_it() {
 fn str_conversions() {
     let mut i = Interner::new();
     let long = "a string longer than fifteen bytes";
-    let s = i.intern_str(&dynatom::Str::from(long));
-    assert_eq!(i.resolve_str(s).as_str(), long);
+    let s = i.intern(dynatom::Str::from(long));
+    assert_eq!(dynatom::Str::from(i.resolve(s)).as_str(), long);
     assert_eq!(i.get(long), Some(s));
 }

@@ -81,7 +81,7 @@ fn lookup_does_not_resurrect() {
             let table = AtomTable::with_seed(2);
             let atom = table.intern(TEXT);
             let other = table.clone();
-            let read = move |t: &AtomTable| t.lookup(TEXT).map(|a| a.to_str());
+            let read = move |t: &AtomTable| t.lookup(TEXT).map(Str::from);
             let found = if reader_spawned {
                 let reader = thread::spawn(move || read(&other));
                 drop(atom);

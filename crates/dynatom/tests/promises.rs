@@ -56,7 +56,7 @@ fn interning_adopts_the_buffer() {
     let table = AtomTable::global();
     let s = Str::from(format!("adopted-{}-buffer-xyz", line!()));
     assert!(!s.is_interned());
-    let atom = table.intern_str(&s);
+    let atom = s.intern_in(table);
     assert_eq!(atom.as_ptr(), s.as_ptr());
     assert!(s.is_interned());
     assert_eq!(s.intern(), atom);
@@ -67,11 +67,11 @@ fn reinterning_is_o1_without_probing() {
     // A local table, so no other test's lookups move its counters.
     let table = AtomTable::with_seed(21);
     let atom = table.intern("a local atom handed out as a string");
-    let s = atom.to_str();
+    let s = Str::from(&atom);
     assert!(s.is_interned());
     let before = table.memory_report().lookups;
     for _ in 0..10 {
-        assert_eq!(table.intern_str(&s), atom);
+        assert_eq!(s.intern_in(&table), atom);
     }
     assert_eq!(table.memory_report().lookups, before, "re-intern must not probe the table");
 }
@@ -101,7 +101,7 @@ fn atom_to_str_is_copy_free_for_every_length() {
     for len in [3, 7, 8, 15, 16, 63, 64, 100, 101, 4096] {
         let text: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
         let atom = Atom::from(text.as_str());
-        let s = atom.to_str();
+        let s = Str::from(&atom);
         assert_eq!(s, text.as_str());
         if !atom.is_inline() {
             assert_eq!(s.as_ptr(), atom.as_ptr(), "length {len}");
@@ -117,7 +117,7 @@ fn static_atoms_are_the_same_atom_as_dynamic_ones() {
     assert_eq!(from_static.as_ptr(), TEXT.as_ptr(), "bytes stay in the binary");
     let dynamic = Atom::from(String::from(TEXT));
     assert_eq!(from_static, dynamic);
-    assert_eq!(from_static.to_str().as_ptr(), TEXT.as_ptr());
+    assert_eq!(Str::from(&from_static).as_ptr(), TEXT.as_ptr());
 
     let dynamic_first = Atom::from("a dynamic atom filed before its static twin");
     assert_eq!(Atom::from_static("a dynamic atom filed before its static twin"), dynamic_first);
@@ -128,7 +128,7 @@ fn reclamation_frees_entries_when_the_last_handle_goes() {
     let table = AtomTable::with_seed(11);
     let s = Str::from("reclaimed once the handles are gone");
     let atom = table.intern("reclaimed once the handles are gone");
-    let from_str = table.intern_str(&s);
+    let from_str = s.intern_in(&table);
     assert_eq!(atom, from_str);
     assert_eq!(table.len(), 1);
     drop(atom);
@@ -168,7 +168,7 @@ fn tables_are_independent() {
 fn a_local_table_outlives_its_handle_while_atoms_live() {
     let table = AtomTable::new();
     let atom = table.intern("outlives the table handle");
-    let s = atom.to_str();
+    let s = Str::from(&atom);
     drop(table);
     assert_eq!(atom, atom.clone());
     assert_eq!(s, "outlives the table handle");

@@ -8,9 +8,9 @@ use dynatom::{AtomTable, Str};
 #[test]
 fn static_texts_in_a_local_table_leave_with_their_last_handle() {
     let table = AtomTable::with_seed(9);
-    let from_str = table.intern_str(&Str::from_static("a static text interned locally"));
+    let from_str = Str::from_static("a static text interned locally").intern_in(&table);
     let direct = table.intern_static("another static text interned locally");
-    let slice = table.intern_str(&Str::from_static("a static text interned locally, then sliced").slice(2..30));
+    let slice = Str::from_static("a static text interned locally, then sliced").slice(2..30).intern_in(&table);
     assert_eq!(table.len(), 3);
     assert_eq!(from_str, "a static text interned locally");
     assert_eq!(direct, table.intern("another static text interned locally"));

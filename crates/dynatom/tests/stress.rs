@@ -113,12 +113,12 @@ fn churn(table: &AtomTable, keys: &[String], seed: u64, ops: usize) {
             }
             4 => {
                 if let Some(atom) = held.last() {
-                    strs.push(atom.to_str());
+                    strs.push(Str::from(atom));
                 }
             }
             5 => {
                 if let Some(s) = strs.pop() {
-                    let atom = table.intern_str(&s);
+                    let atom = s.intern_in(table);
                     assert_eq!(atom, s.as_str());
                 }
             }

@@ -28,7 +28,7 @@ fn churn(table: &AtomTable, keys: &[String], thread: usize, until: Instant) -> u
             let text = &keys[i];
             let atom = match ops % 3 {
                 0 => table.intern(text),
-                1 => table.intern_str(&Str::from(text.as_str())),
+                1 => Str::from(text.as_str()).intern_in(table),
                 _ => match table.lookup(text) {
                     Some(atom) => atom,
                     None => table.intern(text),

@@ -64,7 +64,7 @@ proptest! {
                 }
                 Op::InternStr(i) => {
                     let s = Str::from(POOL[i]);
-                    let atom = table.intern_str(&s);
+                    let atom = s.intern_in(&table);
                     prop_assert_eq!(atom.as_str(), POOL[i]);
                     handles.push((atom, POOL[i]));
                     *model.entry(POOL[i]).or_default() += 1;
@@ -88,8 +88,8 @@ proptest! {
                 }
                 Op::ToStrAndBack(k) if !handles.is_empty() => {
                     let (atom, text) = &handles[k % handles.len()];
-                    let s = atom.to_str();
-                    prop_assert_eq!(table.intern_str(&s), atom.clone());
+                    let s = Str::from(atom);
+                    prop_assert_eq!(s.intern_in(&table), atom.clone());
                     // The Str keeps the atom alive like any handle.
                     strs.push((s, text));
                     *model.entry(text).or_default() += 1;

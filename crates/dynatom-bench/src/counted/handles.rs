@@ -102,12 +102,12 @@ pub fn to_str_child(rec: &mut Recorder, peer: &str, quick: bool) -> Result<(), S
         let n = BATCH as u64;
         match peer {
             "Atom::to_str" => {
-                if atom.to_str().as_str() != text {
+                if dynatom::Str::from(&atom).as_str() != text {
                     return Err(format!("to_str at {len} bytes does not round-trip"));
                 }
                 rec.warm("to_str", &param, peer, n, || {
                     for _ in 0..BATCH {
-                        black_box(black_box(&atom).to_str());
+                        black_box(dynatom::Str::from(black_box(&atom)));
                     }
                 })
             }

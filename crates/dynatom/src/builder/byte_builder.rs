@@ -48,6 +48,7 @@ impl ByteStrBuilder {
     /// ```
     /// assert!(dynatom::ByteStrBuilder::new().is_empty());
     /// ```
+    #[must_use]
     pub const fn new() -> ByteStrBuilder {
         ByteStrBuilder { buf: GrowableBlock::new() }
     }
@@ -61,6 +62,7 @@ impl ByteStrBuilder {
     /// let b = dynatom::ByteStrBuilder::with_capacity(100);
     /// assert!(b.capacity() >= 100);
     /// ```
+    #[must_use]
     pub fn with_capacity(capacity: usize) -> ByteStrBuilder {
         or_panic(ByteStrBuilder::try_with_capacity(capacity))
     }
@@ -154,6 +156,7 @@ impl ByteStrBuilder {
     /// b.push_bytes(b"so far");
     /// assert_eq!(b.as_bytes(), b"so far");
     /// ```
+    #[must_use]
     pub fn as_bytes(&self) -> &[u8] {
         self.buf.as_bytes()
     }
@@ -226,6 +229,7 @@ impl ByteStrBuilder {
     /// assert_eq!(s.as_bytes(), b"\xfe\xff");
     /// assert!(s.is_inline());
     /// ```
+    #[must_use = "the built string is the builder's only result"]
     pub fn finish(self) -> ByteStr {
         or_panic(finish_buffer(self.buf, Fallibility::Infallible))
     }

@@ -45,6 +45,7 @@ impl Str {
     /// let s = Str::concat(&["GET ", "/index.html", " HTTP/1.1"]);
     /// assert_eq!(s, "GET /index.html HTTP/1.1");
     /// ```
+    #[must_use]
     pub fn concat<T: AsRef<str>>(pieces: &[T]) -> Str {
         or_panic(Str::concat_fallibility(pieces, Fallibility::Infallible))
     }
@@ -83,6 +84,7 @@ impl Str {
     /// let numbers: Vec<String> = (1..=3).map(|n| n.to_string()).collect();
     /// assert_eq!(Str::join(", ", &numbers), "1, 2, 3");
     /// ```
+    #[must_use]
     pub fn join<I>(separator: &str, items: I) -> Str
     where
         I: IntoIterator,
@@ -146,6 +148,7 @@ impl ByteStr {
     /// let s = ByteStr::concat(&[&b"\x00\x01"[..], b"payload bytes", b"\xff"]);
     /// assert_eq!(s, b"\x00\x01payload bytes\xff"[..]);
     /// ```
+    #[must_use]
     pub fn concat<T: AsRef<[u8]>>(pieces: &[T]) -> ByteStr {
         or_panic(ByteStr::concat_fallibility(pieces, Fallibility::Infallible))
     }

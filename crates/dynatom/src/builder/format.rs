@@ -59,6 +59,7 @@ impl Str {
     /// let s = dynatom::Str::from_fmt(format_args!("{}{}", "ab", 12));
     /// assert_eq!(s, "ab12");
     /// ```
+    #[must_use]
     pub fn from_fmt(args: fmt::Arguments<'_>) -> Str {
         if let Some(text) = args.as_str() {
             return literal(text);

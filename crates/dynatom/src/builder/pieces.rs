@@ -24,9 +24,9 @@ use crate::str::Str;
 /// let from_static = Piece::from("literal");
 /// let from_atom = Piece::from(Atom::from("atom"));
 /// let from_bytes = Piece::from(ByteStr::from(&b"\xff\xfe"[..]));
-/// assert_eq!(from_static.as_str(), Some("literal"));
-/// assert_eq!(from_atom.into_str().unwrap(), "atom");
-/// assert_eq!(from_bytes.as_str(), None); // not UTF-8
+/// assert_eq!(from_static.to_str(), Some("literal"));
+/// assert_eq!(from_atom.into_text().unwrap(), "atom");
+/// assert_eq!(from_bytes.to_str(), None); // not UTF-8
 /// assert_eq!(from_bytes.len(), 2);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,13 +52,27 @@ impl Piece {
         self.bytes.as_bytes()
     }
 
-    /// The piece's text, or `None` if its bytes are not UTF-8 (one check).
+    /// The piece's text, or `None` if its bytes are not UTF-8 (one check, as
+    /// `OsStr::to_str` does).
     ///
     /// ```
-    /// assert_eq!(dynatom::Piece::from("text").as_str(), Some("text"));
+    /// assert_eq!(dynatom::Piece::from("text").to_str(), Some("text"));
+    /// assert_eq!(dynatom::Piece::from(&b"\xff"[..]).to_str(), None);
     /// ```
-    pub fn as_str(&self) -> Option<&str> {
+    #[must_use]
+    pub fn to_str(&self) -> Option<&str> {
         std::str::from_utf8(self.as_bytes()).ok()
+    }
+
+    /// The piece's text, or `None`; deprecated, the same as [`Piece::to_str`] (an `as_`
+    /// method is free, and this one checks UTF-8).
+    ///
+    /// ```
+    /// assert_eq!(dynatom::Piece::from("text").to_str(), Some("text"));
+    /// ```
+    #[deprecated(since = "0.2.0", note = "use `to_str`: `as_` is free, and this checks UTF-8, as `OsStr::to_str` does")]
+    pub fn as_str(&self) -> Option<&str> {
+        self.to_str()
     }
 
     /// Its length in bytes.
@@ -85,21 +99,35 @@ impl Piece {
     /// let s: dynatom::ByteStr = dynatom::Piece::from(&b"p"[..]).into_byte_str();
     /// assert_eq!(s, b"p"[..]);
     /// ```
+    #[must_use]
     pub fn into_byte_str(self) -> ByteStr {
         self.bytes
     }
 
-    /// The piece as a [`Str`] (no copy; one UTF-8 check).
+    /// The piece as a [`Str`] (no copy; one UTF-8 check), as [`ByteStr::to_text`].
     ///
     /// # Errors
     /// [`StrError::InvalidUtf8`] if the bytes are not UTF-8.
     ///
     /// ```
-    /// let s: dynatom::Str = dynatom::Piece::from("p").into_str().unwrap();
+    /// let s: dynatom::Str = dynatom::Piece::from("p").into_text().unwrap();
     /// assert_eq!(s, "p");
     /// ```
-    pub fn into_str(self) -> Result<Str, StrError> {
+    pub fn into_text(self) -> Result<Str, StrError> {
         self.bytes.to_text()
+    }
+
+    /// The piece as a [`Str`]; deprecated, the same as [`Piece::into_text`].
+    ///
+    /// # Errors
+    /// [`StrError::InvalidUtf8`] if the bytes are not UTF-8.
+    ///
+    /// ```
+    /// assert_eq!(dynatom::Piece::from("p").into_text().unwrap(), "p");
+    /// ```
+    #[deprecated(since = "0.2.0", note = "use `into_text`: `str` in a name means std's `&str`")]
+    pub fn into_str(self) -> Result<Str, StrError> {
+        self.into_text()
     }
 }
 
@@ -119,13 +147,13 @@ impl From<&Str> for Piece {
 impl From<Atom> for Piece {
     /// O(1): shares the atom's bytes.
     fn from(atom: Atom) -> Piece {
-        Piece::text(atom.to_str())
+        Piece::text(Str::from(atom))
     }
 }
 
 impl From<&Atom> for Piece {
     fn from(atom: &Atom) -> Piece {
-        Piece::text(atom.to_str())
+        Piece::text(Str::from(atom))
     }
 }
 
@@ -191,16 +219,16 @@ impl From<Vec<u8>> for Piece {
 
 /// A string kept as a list of pieces, never joined in memory: [`write_to`] hands the
 /// pieces to the writer with vectored I/O (one `writev` per 1,024 pieces on Linux), the
-/// way OpenResty's `ngx.print` takes a table of pieces. Use [`to_str`] when a joined
+/// way OpenResty's `ngx.print` takes a table of pieces. Use [`to_text`] when a joined
 /// string really is needed.
 ///
 /// Pieces are 16-byte [`ByteStr`] handles (text pieces are [`Str`]s seen as bytes, which
 /// is free); empty pieces are dropped on push. [`len`] is the total number of **bytes**,
-/// [`piece_count`] the number of pieces. Text and byte pieces mix freely: [`to_str`]
+/// [`piece_count`] the number of pieces. Text and byte pieces mix freely: [`to_text`]
 /// checks the joined result's UTF-8 once; [`to_byte_str`] never checks.
 ///
 /// [`write_to`]: Pieces::write_to
-/// [`to_str`]: Pieces::to_str
+/// [`to_text`]: Pieces::to_text
 /// [`to_byte_str`]: Pieces::to_byte_str
 /// [`len`]: Pieces::len
 /// [`piece_count`]: Pieces::piece_count
@@ -233,6 +261,7 @@ impl Pieces {
     /// ```
     /// assert!(dynatom::Pieces::new().is_empty());
     /// ```
+    #[must_use]
     pub const fn new() -> Pieces {
         Pieces { pieces: Vec::new(), len: 0 }
     }
@@ -243,6 +272,7 @@ impl Pieces {
     /// let p = dynatom::Pieces::with_capacity(8);
     /// assert_eq!(p.piece_count(), 0);
     /// ```
+    #[must_use]
     pub fn with_capacity(count: usize) -> Pieces {
         Pieces { pieces: Vec::with_capacity(count), len: 0 }
     }
@@ -316,6 +346,7 @@ impl Pieces {
     /// let p: dynatom::Pieces = ["a", "b"].into_iter().collect();
     /// assert_eq!(p.as_slice(), [b"a", b"b"]);
     /// ```
+    #[must_use]
     pub fn as_slice(&self) -> &[ByteStr] {
         &self.pieces
     }
@@ -351,28 +382,56 @@ impl Pieces {
     ///
     /// # Panics
     /// If the total exceeds [`Str::MAX_LEN`] bytes, or byte pieces made it invalid
-    /// UTF-8; see [`Pieces::try_to_str`].
+    /// UTF-8; see [`Pieces::try_to_text`].
     ///
     /// ```
     /// let p: dynatom::Pieces = ["join", "ed"].into_iter().collect();
-    /// assert_eq!(p.to_str(), "joined");
+    /// assert_eq!(p.to_text(), "joined");
     /// ```
-    pub fn to_str(&self) -> Str {
-        or_panic(self.to_str_fallibility(Fallibility::Infallible))
+    #[must_use]
+    pub fn to_text(&self) -> Str {
+        or_panic(self.to_text_fallibility(Fallibility::Infallible))
     }
 
-    /// Like [`Pieces::to_str`], but reports an over-long result, allocation failure, or
+    /// Like [`Pieces::to_text`], but reports an over-long result, allocation failure, or
     /// invalid UTF-8 ([`StrError::InvalidUtf8`]).
     ///
     /// ```
     /// let p: dynatom::Pieces = ["a", "b"].into_iter().collect();
-    /// assert_eq!(p.try_to_str().unwrap(), "ab");
+    /// assert_eq!(p.try_to_text().unwrap(), "ab");
     /// ```
-    pub fn try_to_str(&self) -> Result<Str, StrError> {
-        self.to_str_fallibility(Fallibility::Fallible)
+    pub fn try_to_text(&self) -> Result<Str, StrError> {
+        self.to_text_fallibility(Fallibility::Fallible)
     }
 
-    fn to_str_fallibility(&self, fallibility: Fallibility) -> Result<Str, StrError> {
+    /// The joined text; deprecated, the same as [`Pieces::to_text`] (std's `to_str`
+    /// borrows).
+    ///
+    /// # Panics
+    /// As [`Pieces::to_text`].
+    ///
+    /// ```
+    /// let p: dynatom::Pieces = ["join", "ed"].into_iter().collect();
+    /// assert_eq!(p.to_text(), "joined");
+    /// ```
+    #[deprecated(since = "0.2.0", note = "use `to_text`: std's `to_str` borrows, this joins into a new string")]
+    pub fn to_str(&self) -> Str {
+        self.to_text()
+    }
+
+    /// Like the deprecated [`Pieces::to_str`], but reports errors; deprecated, the same
+    /// as [`Pieces::try_to_text`].
+    ///
+    /// ```
+    /// let p: dynatom::Pieces = ["a", "b"].into_iter().collect();
+    /// assert_eq!(p.try_to_text().unwrap(), "ab");
+    /// ```
+    #[deprecated(since = "0.2.0", note = "use `try_to_text`: std's `to_str` borrows, this joins into a new string")]
+    pub fn try_to_str(&self) -> Result<Str, StrError> {
+        self.try_to_text()
+    }
+
+    fn to_text_fallibility(&self, fallibility: Fallibility) -> Result<Str, StrError> {
         // Pieces are kept as bytes (text pieces too, which costs nothing), so the joined
         // result gets one UTF-8 check: a pass over bytes the join has just copied.
         self.to_byte_str_fallibility(fallibility)?.to_text()
@@ -392,6 +451,7 @@ impl Pieces {
     /// p.push("text");
     /// assert_eq!(p.to_byte_str(), b"\x00\x01text"[..]);
     /// ```
+    #[must_use]
     pub fn to_byte_str(&self) -> ByteStr {
         or_panic(self.to_byte_str_fallibility(Fallibility::Infallible))
     }

@@ -19,7 +19,7 @@ impl Pieces {
     /// let mut greeting = dynatom::Pieces::new();
     /// greeting.push("hello, ");
     /// greeting.push_copy(&name[..]);
-    /// assert_eq!(greeting.to_str(), "hello, world");
+    /// assert_eq!(greeting.to_text(), "hello, world");
     /// ```
     pub fn push_copy(&mut self, text: &str) {
         self.push(Str::from(text));

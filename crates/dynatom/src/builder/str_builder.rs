@@ -53,6 +53,7 @@ impl StrBuilder {
     /// let b = dynatom::StrBuilder::new();
     /// assert_eq!(b.capacity(), 0);
     /// ```
+    #[must_use]
     pub const fn new() -> StrBuilder {
         StrBuilder { buf: Utf8::empty_buffer() }
     }
@@ -68,6 +69,7 @@ impl StrBuilder {
     /// assert!(b.capacity() >= 100);
     /// b.push_str("no reallocation needed for these bytes");
     /// ```
+    #[must_use]
     pub fn with_capacity(capacity: usize) -> StrBuilder {
         or_panic(StrBuilder::try_with_capacity(capacity))
     }
@@ -265,6 +267,7 @@ impl StrBuilder {
     /// b.push_str("so far");
     /// assert_eq!(b.as_str(), "so far");
     /// ```
+    #[must_use]
     pub fn as_str(&self) -> &str {
         self.buf.as_str()
     }
@@ -343,6 +346,7 @@ impl StrBuilder {
     /// assert_eq!(s, "0123456789");
     /// assert!(s.is_inline());
     /// ```
+    #[must_use = "the built string is the builder's only result"]
     pub fn finish(self) -> Str {
         or_panic(self.finish_fallibility(Fallibility::Infallible))
     }

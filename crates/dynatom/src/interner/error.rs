@@ -29,13 +29,6 @@ pub enum InternerError {
         /// The configured limit.
         limit: usize,
     },
-    /// The text storage cannot take the string. No interner in this crate reports
-    /// it at present (the single-threaded interner's text is no longer confined to
-    /// a 32-bit address space); it stays for callers that match on it.
-    TextSpaceExhausted {
-        /// Length of the string that did not fit.
-        len: usize,
-    },
     /// The allocator could not provide the index for this many strings
     /// ([`Interner::try_with_capacity`](super::Interner::try_with_capacity)).
     AllocFailed {
@@ -69,9 +62,6 @@ impl fmt::Display for InternerError {
                     )?;
                 }
                 Ok(())
-            }
-            InternerError::TextSpaceExhausted { len } => {
-                write!(f, "interner text space exhausted adding a {len}-byte string")
             }
             InternerError::AllocFailed { strings } => {
                 write!(f, "interner could not allocate an index for {}", plural(*strings, "string"))

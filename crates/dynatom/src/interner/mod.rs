@@ -135,6 +135,7 @@ impl Interner {
     /// let i = dynatom::interner::Interner::new();
     /// assert_eq!(i.len(), 0);
     /// ```
+    #[must_use]
     pub fn new() -> Interner {
         Interner::with_seed(random_seed())
     }
@@ -148,6 +149,7 @@ impl Interner {
     /// let (mut a, mut b) = (Interner::deterministic(), Interner::deterministic());
     /// assert_eq!(a.intern("q"), b.intern("q"));
     /// ```
+    #[must_use]
     pub fn deterministic() -> Interner {
         Interner::with_seed(FIXED_SEED)
     }
@@ -158,6 +160,7 @@ impl Interner {
     /// let i = dynatom::interner::Interner::with_seed(42);
     /// assert!(i.is_empty());
     /// ```
+    #[must_use]
     pub fn with_seed(seed: u64) -> Interner {
         Interner {
             seeds: Seeds::new(seed),
@@ -179,6 +182,7 @@ impl Interner {
     /// let i = dynatom::interner::Interner::with_capacity(1000);
     /// assert!(i.memory_report().table_bytes > 0);
     /// ```
+    #[must_use]
     pub fn with_capacity(n: usize) -> Interner {
         Interner::with_seed_and_capacity(random_seed(), n)
     }
@@ -217,6 +221,7 @@ impl Interner {
     /// let mut i = Interner::new().with_limits(Limits { max_bytes: 64, ..Limits::default() });
     /// assert!(i.try_intern("needs a chunk").is_err());
     /// ```
+    #[must_use = "a `with_` method consumes the interner and returns the configured one"]
     pub fn with_limits(mut self, limits: Limits) -> Interner {
         self.limits = limits;
         self
@@ -515,26 +520,29 @@ impl Interner {
         (sym.to_usize() < self.len()).then(|| self.resolve(sym))
     }
 
-    /// Interns the text of a core [`Str`](crate::Str). The characters are copied
-    /// into the interner's chunks when new (the handle's buffer is not adopted).
+    /// Interns the text of a core [`Str`](crate::Str); deprecated, the same as
+    /// [`intern`](Self::intern), which takes a `Str` (any `AsRef<str>`). The characters
+    /// are copied when new (the handle's buffer is not adopted).
     ///
     /// ```
     /// let mut i = dynatom::interner::Interner::new();
-    /// let s = i.intern_str(&dynatom::Str::from("abc"));
+    /// let s = i.intern(dynatom::Str::from("abc"));
     /// assert_eq!(i.resolve(s), "abc");
     /// ```
+    #[deprecated(since = "0.2.0", note = "use `intern`, which takes a `Str`: `str` in a name means std's `&str`")]
     pub fn intern_str(&mut self, s: &crate::Str) -> Symbol {
-        self.intern(s.as_str())
+        self.intern(s)
     }
 
-    /// The text of `sym` as a core [`Str`](crate::Str). This is a **copy**: up to
-    /// 15 bytes fit inside the handle (no allocation), longer text is allocated.
+    /// The text of `sym` as a core [`Str`](crate::Str), a copy; deprecated, the same
+    /// as `Str::from(i.resolve(sym))`, which shows the copy.
     ///
     /// ```
     /// let mut i = dynatom::interner::Interner::new();
     /// let s = i.intern("abc");
-    /// assert_eq!(i.resolve_str(s).as_str(), "abc");
+    /// assert_eq!(dynatom::Str::from(i.resolve(s)), "abc");
     /// ```
+    #[deprecated(since = "0.2.0", note = "use `Str::from(i.resolve(sym))`: `str` in a name means std's `&str`")]
     pub fn resolve_str(&self, sym: Symbol) -> crate::Str {
         crate::Str::from(self.resolve(sym))
     }

@@ -164,6 +164,7 @@ impl Resolver {
     /// let i = i.freeze().into_interner();
     /// assert_eq!(i.intern("a"), a);
     /// ```
+    #[must_use]
     pub fn into_interner(self) -> SyncInterner {
         let Rebuild { seed, shards, limits } = self.rebuild;
         let interner = SyncInterner::with_seed(seed).with_shards(shards);

@@ -79,6 +79,7 @@ impl Symbol {
     /// let mut i = dynatom::interner::Interner::new();
     /// assert_eq!(i.intern("x").to_usize(), 0);
     /// ```
+    #[must_use]
     #[inline]
     pub fn to_usize(self) -> usize {
         // u32 -> usize is lossless on the 32/64-bit targets this crate supports.
@@ -91,6 +92,7 @@ impl Symbol {
     /// let s = dynatom::interner::Symbol::from_usize(0).unwrap();
     /// assert_eq!(s.to_raw().get(), 1);
     /// ```
+    #[must_use]
     #[inline]
     pub fn to_raw(self) -> NonZeroU32 {
         self.0
@@ -103,6 +105,7 @@ impl Symbol {
     /// let s = Symbol::from_usize(3).unwrap();
     /// assert_eq!(Symbol::from_raw(s.to_raw()), s);
     /// ```
+    #[must_use]
     #[inline]
     pub fn from_raw(raw: NonZeroU32) -> Symbol {
         Symbol(raw)

@@ -113,6 +113,7 @@ impl SyncInterner {
     /// let i = dynatom::interner::SyncInterner::new();
     /// assert_eq!(i.len(), 0);
     /// ```
+    #[must_use]
     pub fn new() -> SyncInterner {
         SyncInterner::with_seed(random_seed())
     }
@@ -124,6 +125,7 @@ impl SyncInterner {
     /// let i = dynatom::interner::SyncInterner::deterministic();
     /// assert_eq!(i.intern("a").to_usize(), 0);
     /// ```
+    #[must_use]
     pub fn deterministic() -> SyncInterner {
         SyncInterner::with_seed(super::FIXED_SEED)
     }
@@ -134,6 +136,7 @@ impl SyncInterner {
     /// let i = dynatom::interner::SyncInterner::with_seed(9);
     /// assert!(i.is_empty());
     /// ```
+    #[must_use]
     pub fn with_seed(seed: u64) -> SyncInterner {
         SyncInterner {
             seed,
@@ -154,6 +157,7 @@ impl SyncInterner {
     /// let i = dynatom::interner::SyncInterner::new().with_shards(1);
     /// i.intern("one lock");
     /// ```
+    #[must_use = "a `with_` method consumes the interner and returns the configured one"]
     pub fn with_shards(mut self, n: usize) -> SyncInterner {
         assert!(self.is_empty(), "SyncInterner::with_shards on a non-empty interner");
         self.shards = make_shards(n.clamp(1, 1 << 16).next_power_of_two());
@@ -170,6 +174,7 @@ impl SyncInterner {
     /// i.intern("a");
     /// assert!(i.try_intern("b").is_err());
     /// ```
+    #[must_use = "a `with_` method consumes the interner and returns the configured one"]
     pub fn with_limits(mut self, limits: Limits) -> SyncInterner {
         self.limits = limits;
         self
@@ -375,25 +380,29 @@ impl SyncInterner {
         }
     }
 
-    /// Interns the text of a core [`Str`](crate::Str) (a copy when new).
+    /// Interns the text of a core [`Str`](crate::Str); deprecated, the same as
+    /// [`intern`](Self::intern), which takes a `Str` (any `AsRef<str>`). The characters
+    /// are copied when new (the handle's buffer is not adopted).
     ///
     /// ```
     /// let i = dynatom::interner::SyncInterner::new();
-    /// let s = i.intern_str(&dynatom::Str::from("abc"));
+    /// let s = i.intern(dynatom::Str::from("abc"));
     /// assert_eq!(i.resolve(s), "abc");
     /// ```
+    #[deprecated(since = "0.2.0", note = "use `intern`, which takes a `Str`: `str` in a name means std's `&str`")]
     pub fn intern_str(&self, s: &crate::Str) -> Symbol {
-        self.intern(s.as_str())
+        self.intern(s)
     }
 
-    /// The text of `sym` as a core [`Str`](crate::Str) (a **copy**; inline, no
-    /// allocation, up to 15 bytes).
+    /// The text of `sym` as a core [`Str`](crate::Str), a copy; deprecated, the same
+    /// as `Str::from(i.resolve(sym))`, which shows the copy.
     ///
     /// ```
     /// let i = dynatom::interner::SyncInterner::new();
     /// let s = i.intern("abc");
-    /// assert_eq!(i.resolve_str(s).as_str(), "abc");
+    /// assert_eq!(dynatom::Str::from(i.resolve(s)), "abc");
     /// ```
+    #[deprecated(since = "0.2.0", note = "use `Str::from(i.resolve(sym))`: `str` in a name means std's `&str`")]
     pub fn resolve_str(&self, sym: Symbol) -> crate::Str {
         crate::Str::from(self.resolve(sym))
     }
@@ -470,6 +479,7 @@ impl SyncInterner {
     /// let r = i.freeze();
     /// assert_eq!((r.resolve(a), r.get("a")), ("a", Some(a)));
     /// ```
+    #[must_use = "freeze consumes the interner; the resolver holds its strings"]
     pub fn freeze(self) -> super::Resolver {
         let rebuild = super::resolver::Rebuild { seed: self.seed, shards: self.shards.len(), limits: self.limits };
         super::Resolver::freeze(self.iter(), rebuild)

@@ -32,6 +32,7 @@ impl ByteStr {
     /// let back = unsafe { ByteStr::from_raw(words) };
     /// assert_eq!(back, b"bytes handed to C as two words"[..]);
     /// ```
+    #[must_use = "the raw words hold a reference: dropping them leaks the string"]
     #[inline]
     pub fn into_raw(self) -> [usize; 2] {
         self.into_word().into_raw_words()
@@ -50,6 +51,7 @@ impl ByteStr {
     /// // SAFETY: from `into_raw`, taken back once.
     /// assert_eq!(unsafe { ByteStr::from_raw(words) }.as_bytes(), b"short");
     /// ```
+    #[must_use]
     #[inline]
     pub unsafe fn from_raw(words: [usize; 2]) -> ByteStr {
         // SAFETY: forwarded from this function's contract.
@@ -78,6 +80,7 @@ impl ByteStr {
     /// // SAFETY: taken back once, after the borrow ended.
     /// drop(unsafe { ByteStr::from_raw(words) });
     /// ```
+    #[must_use]
     #[inline]
     pub unsafe fn from_raw_ref(words: &[usize; 2]) -> &ByteStr {
         // SAFETY: `ByteStr` is a transparent wrapper of `StrWord`, whose two pointer-sized
@@ -116,6 +119,7 @@ impl ByteAtom {
     /// let back = unsafe { ByteAtom::from_raw(word) };
     /// assert_eq!(back, ByteAtom::new(b"an atom handed to C as one word"));
     /// ```
+    #[must_use = "the raw words hold a reference: dropping them leaks the string"]
     #[inline]
     pub fn into_raw(self) -> usize {
         self.into_word().into_raw_word()
@@ -134,6 +138,7 @@ impl ByteAtom {
     /// // SAFETY: from `into_raw`, taken back once.
     /// assert_eq!(unsafe { ByteAtom::from_raw(word) }.as_bytes(), b"x");
     /// ```
+    #[must_use]
     #[inline]
     pub unsafe fn from_raw(word: usize) -> ByteAtom {
         // SAFETY: forwarded from this function's contract.
@@ -156,6 +161,7 @@ impl ByteAtom {
     /// // SAFETY: taken back once.
     /// drop(unsafe { ByteAtom::from_raw(word) });
     /// ```
+    #[must_use]
     #[inline]
     pub unsafe fn from_raw_ref(word: &usize) -> &ByteAtom {
         // SAFETY: `ByteAtom` is a transparent wrapper of `AtomWord`, a transparent

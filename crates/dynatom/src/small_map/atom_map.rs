@@ -55,6 +55,7 @@ impl<V> AtomMap<V> {
     /// let map: dynatom::AtomMap<u32> = dynatom::AtomMap::new();
     /// assert!(map.is_empty());
     /// ```
+    #[must_use]
     pub const fn new() -> AtomMap<V> {
         AtomMap { map: SmallMap::new() }
     }
@@ -65,6 +66,7 @@ impl<V> AtomMap<V> {
     /// let map: dynatom::AtomMap<u64> = dynatom::AtomMap::with_capacity(4);
     /// assert_eq!(map.as_small_map().heap_bytes(), 4 * 16);
     /// ```
+    #[must_use]
     pub fn with_capacity(capacity: usize) -> AtomMap<V> {
         AtomMap { map: SmallMap::with_capacity(capacity) }
     }
@@ -340,6 +342,7 @@ impl<V> AtomMap<V> {
     /// let map: dynatom::AtomMap<u8> = [("a", 1)].into_iter().collect();
     /// assert!(map.as_small_map().is_small());
     /// ```
+    #[must_use]
     pub fn as_small_map(&self) -> &SmallMap<Atom, V> {
         &self.map
     }
@@ -352,6 +355,7 @@ impl<V> AtomMap<V> {
     /// let map: dynatom::AtomMap<u8> = [("a", 1)].into_iter().collect();
     /// assert_eq!(map.into_small_map().get(&Atom::from("a")), Some(&1));
     /// ```
+    #[must_use]
     pub fn into_small_map(self) -> SmallMap<Atom, V> {
         self.map
     }

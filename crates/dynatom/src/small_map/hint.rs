@@ -38,6 +38,7 @@ impl Hint {
     /// let hash = dynatom::Atom::from("a key of some length").hash64();
     /// assert_eq!(Hint::from_hash(hash).byte(), (hash >> 57) as u8);
     /// ```
+    #[must_use]
     #[inline]
     pub const fn from_hash(hash: u64) -> Hint {
         Hint((hash >> 57) as u8)
@@ -48,6 +49,7 @@ impl Hint {
     /// ```
     /// assert_eq!(dynatom::Hint::from_hash(7 << 57).byte(), 7);
     /// ```
+    #[must_use]
     #[inline]
     pub const fn byte(self) -> u8 {
         self.0

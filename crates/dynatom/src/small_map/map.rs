@@ -78,6 +78,7 @@ impl<K, V> SmallMap<K, V> {
     /// assert!(map.is_empty());
     /// assert_eq!(map.heap_bytes(), 0);
     /// ```
+    #[must_use]
     pub const fn new() -> SmallMap<K, V> {
         SmallMap { repr: Repr::Small { hints: Hints::EMPTY, entries: Vec::new() } }
     }
@@ -258,6 +259,7 @@ impl<K: HintKey, V> SmallMap<K, V> {
     /// assert_eq!(map.heap_bytes(), 3 * 16);
     /// assert!(!SmallMap::<Atom, u64>::with_capacity(9).is_small());
     /// ```
+    #[must_use]
     pub fn with_capacity(capacity: usize) -> SmallMap<K, V> {
         if capacity <= SMALL_CAPACITY {
             return SmallMap { repr: Repr::Small { hints: Hints::EMPTY, entries: Vec::with_capacity(capacity) } };

@@ -74,6 +74,7 @@ impl AtomTable {
     /// let table = dynatom::AtomTable::new();
     /// assert!(table.is_empty());
     /// ```
+    #[must_use]
     pub fn new() -> AtomTable {
         AtomTable::with_seed(crate::hash::random_seed())
     }
@@ -85,6 +86,7 @@ impl AtomTable {
     /// let b = dynatom::AtomTable::with_seed(7);
     /// assert_eq!(a.intern("same seed, same hash").hash64(), b.intern("same seed, same hash").hash64());
     /// ```
+    #[must_use]
     pub fn with_seed(seed: u64) -> AtomTable {
         AtomTable::from_shared(TableShared::new(seed, false))
     }
@@ -114,6 +116,7 @@ impl AtomTable {
     /// let table = dynatom::AtomTable::new();
     /// assert_eq!(table.intern("hello, atoms").as_str(), "hello, atoms");
     /// ```
+    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
     pub fn intern(&self, text: &str) -> Atom {
         match self.try_intern_with(text, Fallibility::Infallible) {
             Ok(atom) => atom,
@@ -151,6 +154,7 @@ impl AtomTable {
     /// assert_eq!(bytes, ByteAtom::from(table.intern("shared by bytes and text")));
     /// assert_eq!(table.len(), 1);
     /// ```
+    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
     pub fn intern_bytes(&self, bytes: &[u8]) -> ByteAtom {
         match self.try_intern_bytes_with(bytes, Fallibility::Infallible) {
             Ok(atom) => atom,
@@ -180,72 +184,73 @@ impl AtomTable {
         self.shared.intern_copy(bytes, fallibility).map(ByteAtom::from_word)
     }
 
-    /// The atom for the text of `s`. A heap `Str` that spans its whole buffer is adopted by
-    /// the global table when its text is new (the atom's bytes are `s`'s bytes); a `Str`
-    /// already interned here costs O(1); anything else is copied.
+    /// The atom for the text of `s`; deprecated, the same as [`Str::intern_in`]
+    /// (`s.intern_in(&table)`). A heap `Str` that spans its whole buffer is adopted by
+    /// the global table when its text is new; anything else is copied.
     ///
     /// ```
     /// use dynatom::{AtomTable, Str};
     ///
     /// let s = Str::from("adopted rather than copied");
-    /// let atom = AtomTable::global().intern_str(&s);
+    /// let atom = s.intern_in(AtomTable::global());
     /// assert_eq!(atom.as_ptr(), s.as_ptr());
     /// ```
+    #[deprecated(since = "0.2.0", note = "use `s.intern_in(&table)`: `str` in a name means std's `&str`")]
     pub fn intern_str(&self, s: &Str) -> Atom {
-        match self.try_intern_str_with(s, Fallibility::Infallible) {
-            Ok(atom) => atom,
-            Err(err) => panic!("{err}"),
-        }
+        s.intern_in(self)
     }
 
-    /// Like [`AtomTable::intern_str`], but reports allocation failure.
+    /// Like the deprecated [`AtomTable::intern_str`], but reports allocation failure;
+    /// deprecated, the same as [`Str::try_intern_in`].
     ///
     /// ```
     /// let table = dynatom::AtomTable::new();
     /// let s = dynatom::Str::from("copied into a local table");
-    /// assert_eq!(table.try_intern_str(&s).unwrap(), table.intern("copied into a local table"));
+    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern("copied into a local table"));
     /// ```
+    #[deprecated(since = "0.2.0", note = "use `s.try_intern_in(&table)`: `str` in a name means std's `&str`")]
     pub fn try_intern_str(&self, s: &Str) -> Result<Atom, StrError> {
-        self.try_intern_str_with(s, Fallibility::Fallible)
+        s.try_intern_in(self)
     }
 
-    fn try_intern_str_with(&self, s: &Str, fallibility: Fallibility) -> Result<Atom, StrError> {
+    /// [`Str::intern_in`] and [`Str::try_intern_in`]: adopts, finds or copies.
+    pub(crate) fn try_intern_str_with(&self, s: &Str, fallibility: Fallibility) -> Result<Atom, StrError> {
         // The table's atom for a string's bytes holds exactly those bytes.
         s.utf8_handle()
             .same_bytes(|bytes| self.try_intern_byte_str_with(bytes, fallibility))
             .map(Atom::from_utf8_handle)
     }
 
-    /// The atom for the bytes of `s`, as [`AtomTable::intern_str`] does for text: a heap
-    /// `ByteStr` spanning its whole buffer is adopted by the global table when its bytes
-    /// are new; one already interned here costs O(1); anything else is copied.
+    /// The atom for the bytes of `s`; deprecated, the same as [`ByteStr::intern_in`]
+    /// (`s.intern_in(&table)`).
     ///
     /// ```
     /// use dynatom::{AtomTable, ByteStr};
     ///
     /// let s = ByteStr::copy_from_slice(b"adopted rather than copied: \xff");
-    /// let atom = AtomTable::global().intern_byte_str(&s);
+    /// let atom = s.intern_in(AtomTable::global());
     /// assert_eq!(atom.as_ptr(), s.as_ptr());
     /// ```
+    #[deprecated(since = "0.2.0", note = "use `s.intern_in(&table)`: a suffix after a verb names the argument")]
     pub fn intern_byte_str(&self, s: &ByteStr) -> ByteAtom {
-        match self.try_intern_byte_str_with(s, Fallibility::Infallible) {
-            Ok(atom) => atom,
-            Err(err) => panic!("{err}"),
-        }
+        s.intern_in(self)
     }
 
-    /// Like [`AtomTable::intern_byte_str`], but reports allocation failure.
+    /// Like the deprecated [`AtomTable::intern_byte_str`], but reports allocation
+    /// failure; deprecated, the same as [`ByteStr::try_intern_in`].
     ///
     /// ```
     /// let table = dynatom::AtomTable::new();
     /// let s = dynatom::ByteStr::copy_from_slice(b"copied into a local table");
-    /// assert_eq!(table.try_intern_byte_str(&s).unwrap(), table.intern_bytes(b"copied into a local table"));
+    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern_bytes(b"copied into a local table"));
     /// ```
+    #[deprecated(since = "0.2.0", note = "use `s.try_intern_in(&table)`: a suffix after a verb names the argument")]
     pub fn try_intern_byte_str(&self, s: &ByteStr) -> Result<ByteAtom, StrError> {
-        self.try_intern_byte_str_with(s, Fallibility::Fallible)
+        s.try_intern_in(self)
     }
 
-    fn try_intern_byte_str_with(&self, s: &ByteStr, fallibility: Fallibility) -> Result<ByteAtom, StrError> {
+    /// [`ByteStr::intern_in`] and [`ByteStr::try_intern_in`]: adopts, finds or copies.
+    pub(crate) fn try_intern_byte_str_with(&self, s: &ByteStr, fallibility: Fallibility) -> Result<ByteAtom, StrError> {
         let bytes = s.as_bytes();
         if let Some(word) = AtomWord::inline(bytes) {
             return Ok(ByteAtom::from_word(word));
