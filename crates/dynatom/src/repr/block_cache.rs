@@ -15,7 +15,6 @@
 //! allocation of a model is freed by its end.
 
 use std::alloc::Layout;
-#[cfg(not(loom))]
 use std::ptr::NonNull;
 
 use crate::sync::raw_alloc;
@@ -59,6 +58,18 @@ pub(super) unsafe fn alloc(layout: Layout) -> *mut u8 {
         populate(block, layout.size());
     }
     block
+}
+
+/// A cached block of exactly `layout`, if the cache holds one; never asks malloc. The
+/// growable builder takes its larger class from here before it reallocates.
+#[inline]
+pub(super) fn take_cached(layout: Layout) -> Option<NonNull<u8>> {
+    #[cfg(not(loom))]
+    if layout.size() >= CACHED_FROM {
+        return cache::take(layout);
+    }
+    let _ = layout;
+    None
 }
 
 /// Faults in the whole pages of a fresh large block with one `madvise(MADV_POPULATE_WRITE)`
@@ -379,6 +390,37 @@ mod tests {
         assert_eq!(cache::count(layout), 0, "nor takes anything new");
         assert_eq!(set_block_cache_limit(previous), 0);
         set_block_cache_limit(original);
+    }
+
+    #[test]
+    fn a_growing_builder_takes_its_next_class_from_the_cache() {
+        let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let previous = set_block_cache_limit(usize::MAX);
+        // A class of its own (41 * 128 KiB), and the class a builder grows to from it.
+        let first_class = super::super::heap::capacity_class(CACHED_FROM * 41 + 1);
+        let grown = |text: &str| {
+            let mut builder = crate::StrBuilder::with_capacity(first_class);
+            builder.push_str(text);
+            builder.push_str("!");
+            builder
+        };
+        let text = "z".repeat(first_class);
+        let probe = grown(&text);
+        let next_layout = super::super::heap::block_layout(probe.capacity()).unwrap();
+        let first_layout = super::super::heap::block_layout(first_class).unwrap();
+        let cached_bytes = probe.as_str().as_ptr();
+        let before = (cache::count(first_layout), cache::count(next_layout));
+        drop(probe);
+        assert_eq!(cache::count(next_layout), before.1 + 1, "the grown buffer is kept");
+        let builder = grown(&text);
+        assert_eq!(builder.as_str().as_ptr(), cached_bytes, "growing took the cached block");
+        assert_eq!(builder.as_str().len(), first_class + 1);
+        assert!(builder.as_str().bytes().take(first_class).all(|b| b == b'z'), "the bytes moved with it");
+        assert_eq!(cache::count(next_layout), before.1, "taken out of the cache");
+        assert_eq!(cache::count(first_layout), before.0 + 1, "and the outgrown buffer went in");
+        drop(builder);
+        trim_block_cache();
+        set_block_cache_limit(previous);
     }
 
     #[test]
