@@ -4,7 +4,10 @@
 //! Why: glibc serves allocations from its mmap threshold up (128 KiB at first, up to
 //! 32 MiB once it adapts) with pages of their own and returns them to the kernel on
 //! `free`, or trims the top of the heap, so a program that keeps creating and dropping
-//! 1 MiB strings pays 256 fresh page faults (and the zeroing behind them) for every one.
+//! 1 MiB strings pays 256 fresh page faults (and the zeroing behind them) for every one;
+//! below the threshold, trimming does the same to a batch of freed 64 KiB strings. (One
+//! run of the LuaJIT cache workload at 64 KiB: caching from 32 KiB took the creations'
+//! page faults from 19,817 to 15,443, the number 800 live values need anyway.)
 //! Large texts come in size classes ([`capacity_class`](super::heap)), so a freed block
 //! fits the next text of its class exactly, and keeping a few of them costs nothing but
 //! the memory they hold, which is bounded ([`DEFAULT_BLOCK_CACHE_LIMIT`], [`set_block_cache_limit`])
@@ -19,20 +22,29 @@ use std::ptr::NonNull;
 
 use crate::sync::raw_alloc;
 
-/// Allocations of at least this many bytes are cached when freed: glibc's initial mmap
-/// threshold, and where block sizes start coming in classes.
+/// Allocations of at least this many bytes are cached when freed: where block sizes start
+/// coming in classes, so a freed block fits the next text of its class.
 #[cfg(not(loom))]
-const CACHED_FROM: usize = 128 * 1024;
+const CACHED_FROM: usize = super::heap::SIZE_CLASSES_FROM;
+
+/// Fresh blocks of at least this many bytes have their pages faulted in at once: glibc's
+/// initial mmap threshold, from which an allocation gets pages of its own, none present
+/// yet. (Below it, malloc often hands back memory whose pages are there already.)
+#[cfg(all(target_os = "linux", not(loom)))]
+const POPULATE_FROM: usize = 32 * 1024;
 
 /// The most bytes of freed large blocks dynatom keeps for reuse unless
 /// [`set_block_cache_limit`] says otherwise: none, the cache is off.
 ///
 /// Why off: the cache pays where large blocks of one size class die and are made again
 /// (the LuaJIT module turns it on for its cache workload, where it cut the 1 MiB creation
-/// mean about threefold), but a `StrBuilder` grows by `realloc` and never takes from it,
-/// so the blocks it holds only keep malloc from reusing that memory: with 64 MiB cached
-/// by default, the report's `build` suite read 3.26× of `String` for a 1 MB text (0.67×
-/// before the cache). Turn it on where your program's large strings follow that pattern.
+/// mean about threefold). A growing `StrBuilder` takes its next class from the cache, so
+/// the two no longer fight (with the old realloc-only growth, 64 MiB cached by default
+/// made the report's `build` suite read 3.26× of `String` for a 1 MB text), but taking a
+/// cached block means copying what was built so far, where glibc's `realloc` usually
+/// grows a lone builder in place: one run of that suite with 64 MiB cached read 1.22× of
+/// `String` for the 1 MB text against 0.80× with the cache off. Turn it on where your
+/// program's large strings die and are made again in the same sizes.
 ///
 /// ```
 /// assert_eq!(dynatom::DEFAULT_BLOCK_CACHE_LIMIT, 0);
@@ -54,7 +66,7 @@ pub(super) unsafe fn alloc(layout: Layout) -> *mut u8 {
     // SAFETY: forwarded from the caller.
     let block = unsafe { raw_alloc::alloc(layout) };
     #[cfg(all(target_os = "linux", not(loom)))]
-    if layout.size() >= CACHED_FROM && !block.is_null() {
+    if layout.size() >= POPULATE_FROM && !block.is_null() {
         populate(block, layout.size());
     }
     block
@@ -121,7 +133,7 @@ pub(super) unsafe fn dealloc(ptr: *mut u8, layout: Layout) {
 /// handed back to the allocator.
 ///
 /// Once turned on with [`set_block_cache_limit`], dynatom keeps up to that many bytes of
-/// freed blocks of 128 KiB and more, so that a program that keeps creating and dropping large strings reuses
+/// freed blocks of 32 KiB and more, so that a program that keeps creating and dropping large strings reuses
 /// their memory instead of faulting in fresh pages each time. Call this when a burst of
 /// large strings is over and the memory is better returned, e.g. before a long idle
 /// period. Safe to call at any time, from any thread.
@@ -396,8 +408,8 @@ mod tests {
     fn a_growing_builder_takes_its_next_class_from_the_cache() {
         let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         let previous = set_block_cache_limit(usize::MAX);
-        // A class of its own (41 * 128 KiB), and the class a builder grows to from it.
-        let first_class = super::super::heap::capacity_class(CACHED_FROM * 41 + 1);
+        // A class of its own (about 5 MiB), and the class a builder grows to from it (16 MiB).
+        let first_class = super::super::heap::capacity_class(CACHED_FROM * 164 + 1);
         let grown = |text: &str| {
             let mut builder = crate::StrBuilder::with_capacity(first_class);
             builder.push_str(text);
@@ -426,7 +438,7 @@ mod tests {
     #[test]
     fn strings_and_builders_go_through_the_cache() {
         let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        // 37 * 128 KiB + something: a size class of its own, unused by other tests.
+        // 37 times the threshold and a byte: a size class of its own, unused by other tests.
         let text = "y".repeat(CACHED_FROM * 37 + 1);
         let layout = super::super::heap::block_layout(text.len()).unwrap();
         let previous = set_block_cache_limit(usize::MAX);

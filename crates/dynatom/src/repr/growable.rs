@@ -14,7 +14,7 @@
 //!
 //! The allocation is already laid out as a [`Block`]: growing reallocates the whole thing
 //! (header room included), and finishing shrinks it to `block_layout(filled)` (unless it
-//! already has that size: texts of 128 KiB and more get size classes, see
+//! already has that size: texts of 32 KiB and more get size classes, see
 //! `capacity_class`) and writes the header in front, so the bytes are never copied into
 //! a second buffer. Only the filled part is ever exposed. Whether it is UTF-8 is the
 //! business of `StrBuilder`, which wraps this buffer in [`super::utf8::Utf8`].
