@@ -193,7 +193,9 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
              process's VmHWM at the end. Page faults are the process's minor faults (`getrusage`) over \
              the first {cap} creations (the cache filling: every value is live, nothing has been freed, \
              so its pages are fresh to any allocator, and the kernel finds, zeroes and maps each one) and \
-             over all {n}, per creation; a value of `size` bytes spans `size`/4 KiB pages. Ratios are \
+             over all {n}, per creation (random values: the loop also builds each random body, outside \
+             the clock, and its pages count here too); a value of `size` bytes spans `size`/4 KiB pages. \
+             Ratios are \
              *Lua string ÷ this variant* on CPU time. The \
              targets read CPU time, except at 64 B where the clock's own cost would hide the creation \
              and the wall-clock p50 is used."
