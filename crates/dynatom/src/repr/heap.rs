@@ -72,9 +72,9 @@ pub(crate) enum Fallibility {
 
 /// Texts of at least this many bytes get a size class rather than their exact length, so
 /// that freed blocks from here on can be kept for the next text of their class (the block
-/// cache starts at the same size): a quarter of glibc's initial mmap threshold, where a
-/// copy already costs microseconds and 1/8 of room more is noise next to a small string's
-/// header.
+/// cache starts at the same size). A quarter of glibc's initial mmap threshold: such a
+/// text already costs microseconds to copy and its pages to fault in, which reuse saves,
+/// for at most 1/8 more room per string.
 pub(super) const SIZE_CLASSES_FROM: usize = 32 * 1024;
 
 /// Size classes per doubling, as a power of two: 8 classes between 2^k and 2^(k+1), so
