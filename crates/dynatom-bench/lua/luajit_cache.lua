@@ -7,13 +7,20 @@
 --   dynatom-retain  the same, with dynatom.retain_freed_memory(256 MiB) (glibc keeps freed
 --            blocks for reuse instead of returning them and faulting fresh pages in again).
 -- Usage: luajit luajit_cache.lua native|buffer|dynatom|dynatom-retain SIZE COUNT CAPACITY EVICT similar|random
--- Prints "checksum N", "peak_rss_kib N", "base_rss_kib N", then one line per creation:
+-- Prints "checksum N", "faults_until_full N", "faults_total N" (minor page faults in the
+-- timed loop), "peak_rss_kib N", "base_rss_kib N", then one line per creation:
 -- its wall-clock and its thread-CPU time in ns. The dynatom variant needs LUA_PATH to find dynatom.lua and
 -- DYNATOM_LIB (or the search path) to find the library.
 local ffi = require("ffi")
 ffi.cdef([[
 typedef struct { long tv_sec; long tv_nsec; } bench_timespec;
 int clock_gettime(int clock_id, bench_timespec *tp);
+typedef struct {
+  long utime[2]; long stime[2];
+  long maxrss, ixrss, idrss, isrss, minflt, majflt, nswap, inblock, oublock, msgsnd, msgrcv,
+    nsignals, nvcsw, nivcsw;
+} bench_rusage;
+int getrusage(int who, bench_rusage *usage);
 ]])
 local ts = ffi.new("bench_timespec")
 local function now_ns()
@@ -25,6 +32,14 @@ end
 local function cpu_ns()
   ffi.C.clock_gettime(3, ts)
   return tonumber(ts.tv_sec) * 1e9 + tonumber(ts.tv_nsec)
+end
+
+-- Minor page faults of the process so far (getrusage, RUSAGE_SELF): each one is a fresh
+-- page the kernel had to find, zero and map, which no allocator can skip on first touch.
+local usage = ffi.new("bench_rusage")
+local function minor_faults()
+  ffi.C.getrusage(0, usage)
+  return tonumber(usage.minflt)
 end
 
 local function status_kib(field)
@@ -118,6 +133,7 @@ local wall, cpu = {}, {}
 local cache, cached = {}, 0
 local order, first, next_slot = {}, 1, 1
 local checksum = 0
+local faults_at_start, faults_when_full = minor_faults(), nil
 for i = 1, count do
   local body = base
   if mode == "random" then
@@ -135,6 +151,7 @@ for i = 1, count do
   order[next_slot] = i
   next_slot = next_slot + 1
   if cached >= capacity then
+    faults_when_full = faults_when_full or minor_faults()
     for k = first, first + evict - 1 do
       cache[order[k]] = nil
       order[k] = nil
@@ -152,7 +169,14 @@ local last = text(cache[count])
 assert(#last == size and last:sub(-tail_len) == tails[count], "last value does not round-trip")
 assert(text(cache[order[first]]):sub(-tail_len) == tails[order[first]], "oldest value does not round-trip")
 
+local faults_at_end = minor_faults()
+faults_when_full = faults_when_full or faults_at_end
+
 print("checksum " .. checksum)
+-- Minor faults during the timed loop: over the creations until the cache first filled
+-- (nothing freed yet), and over all of them.
+print("faults_until_full " .. (faults_when_full - faults_at_start))
+print("faults_total " .. (faults_at_end - faults_at_start))
 print("peak_rss_kib " .. status_kib("VmHWM"))
 print("base_rss_kib " .. base_rss)
 local lines = {}

@@ -111,6 +111,10 @@ pub struct CacheRun {
     pub cpu_us: Vec<f64>,
     /// The luajit process's VmHWM at the end, in KiB.
     pub peak_rss_kib: f64,
+    /// Minor page faults during the creations until the cache first filled (nothing had
+    /// been freed yet), and during the whole timed loop.
+    pub faults_until_full: f64,
+    pub faults_total: f64,
 }
 
 /// Writes a script to a temporary file, runs luajit on it with `args`, returns stdout.
@@ -164,11 +168,13 @@ pub fn run_cache(
         return Err(format!("luajit made {checksum} bytes of values, expected {}", size * count));
     }
     let peak_rss_kib = field(&text, "peak_rss_kib").ok_or("no peak RSS from luajit")?;
+    let faults_until_full = field(&text, "faults_until_full").ok_or("no fault count from luajit")?;
+    let faults_total = field(&text, "faults_total").ok_or("no fault count from luajit")?;
     let (latencies_us, cpu_us): (Vec<f64>, Vec<f64>) = text.lines().filter_map(timing_line).unzip();
     if latencies_us.len() != count {
         return Err(format!("luajit timed {} creations, expected {count}", latencies_us.len()));
     }
-    Ok(CacheRun { latencies_us, cpu_us, peak_rss_kib })
+    Ok(CacheRun { latencies_us, cpu_us, peak_rss_kib, faults_until_full, faults_total })
 }
 
 /// The native-strings cache workload, latencies only (the lazy-vs-eager suite's row).

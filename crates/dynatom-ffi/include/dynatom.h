@@ -283,7 +283,7 @@ enum dt_status dt_atom_bytes(const struct dt_atom *a, const uint8_t **data, size
 enum dt_status dt_atom_to_str(const struct dt_atom *a, struct dt_str *out);
 
 /**
- * Sets the most bytes of freed blocks of 128 KiB and more that the library keeps for
+ * Sets the most bytes of freed blocks of 32 KiB and more that the library keeps for
  * reuse (0, off, unless set: see `DEFAULT_BLOCK_CACHE_LIMIT` in the Rust docs), frees whatever is over the new limit,
  * and returns the previous limit. Reused blocks spare the page faults of fresh memory.
  *

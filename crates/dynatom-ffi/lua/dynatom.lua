@@ -40,7 +40,7 @@
 --
 -- Large strs and glibc: a freed 1 MiB block would go back to the system and the next one
 -- be a fresh mmap whose pages all fault in again (most of a 1 MiB creation's time on a
--- VM). The library keeps freed blocks of 128 KiB and more for reuse, bounded (the module
+-- VM). The library keeps freed blocks of 32 KiB and more for reuse, bounded (the module
 -- sizes the bound to half the live external bytes, at least 64 MiB; `dynatom.set_block_cache_limit(bytes)` pins it,
 -- `dynatom.trim_block_cache()` empties it). `dynatom.retain_freed_memory(bytes)` also
 -- opts the whole process's malloc into reusing freed memory.
@@ -177,8 +177,8 @@ local gc_collections = 0 -- cycles finished under pressure (stepped or forced)
 local gc_steps = 0
 local gc_forced = 0
 
--- The library can keep freed blocks of 128 KiB and more for reuse (off by default in the
--- library: a Rust builder that grows by realloc never reuses them; the module turns it on). A
+-- The library can keep freed blocks of 32 KiB and more for reuse (off by default in the
+-- library, where a lone Rust builder grows faster in place by realloc; the module turns it on). A
 -- program that drops a batch of large strs (a cache evicting a third of its entries) frees
 -- them in one cycle and then makes as many new ones; unless set by hand, the module lets
 -- the cache hold max(64 MiB, half the external bytes believed live), so such a batch is
@@ -935,7 +935,7 @@ function M.retain_freed_memory(bytes)
   return ok1 and ok2 and r1 == 1 and r2 == 1
 end
 
---- dynatom.set_block_cache_limit(bytes): the most bytes of freed large blocks (128 KiB
+--- dynatom.set_block_cache_limit(bytes): the most bytes of freed large blocks (32 KiB
 --- and more) the library keeps for reuse, process-wide; 0 turns the cache off. Unless
 --- set, the module keeps it at max(64 MiB, half the external bytes believed live).
 --- Returns the previous limit.

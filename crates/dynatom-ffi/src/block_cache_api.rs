@@ -1,9 +1,9 @@
 //! The cache of freed large blocks (`dynatom::trim_block_cache` and friends): process-wide
-//! knobs for programs that create and drop many strings of 128 KiB and more.
+//! knobs for programs that create and drop many strings of 32 KiB and more.
 
 use crate::guard::guarded;
 
-/// Sets the most bytes of freed blocks of 128 KiB and more that the library keeps for
+/// Sets the most bytes of freed blocks of 32 KiB and more that the library keeps for
 /// reuse (0, off, unless set: see `DEFAULT_BLOCK_CACHE_LIMIT` in the Rust docs), frees whatever is over the new limit,
 /// and returns the previous limit. Reused blocks spare the page faults of fresh memory.
 ///

@@ -54,7 +54,7 @@ const HUGE: usize = 1 << 20;
 
 /// Runs `f` with every request of `HUGE` bytes or more failing on this thread.
 ///
-/// Freed blocks of 128 KiB and more are kept for reuse (`dynatom::set_block_cache_limit`),
+/// Freed blocks of 32 KiB and more are kept for reuse (`dynatom::set_block_cache_limit`),
 /// and a cached block would serve a request without asking the allocator at all; so the
 /// cache is switched off for this whole test binary (every test here goes through this
 /// function, so none refills it).

@@ -149,6 +149,9 @@ fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
     out.fig("steady_cpu_mean_us", steady.iter().sum::<f64>() / steady.len().max(1) as f64);
     out.fig("steady_cpu_p99_us", quantile(&sorted, 0.99));
     out.fig("peak_rss_mib", run.peak_rss_kib / 1024.0);
+    let (_, capacity, _) = shape(ctx.scale);
+    out.fig("faults_until_full", run.faults_until_full / capacity as f64);
+    out.fig("faults_per_creation", run.faults_total / run.cpu_us.len().max(1) as f64);
     out.samples.insert("latency_us".into(), run.latencies_us);
     out.samples.insert("cpu_us".into(), run.cpu_us);
     out
@@ -178,7 +181,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
              creation), as LuaJIT's `string.buffer` (`buffer.new(size):put(body, tail)`, kept as the \
              buffer), or as a dynatom str through `require \"dynatom\"` (`body .. tail` with a str body; \
              `dynatom.concat(body, tail)` for random Lua bodies; the library keeps freed blocks of \
-             128 KiB and more for reuse, up to half the live bytes, and the module steps LuaJIT's \
+             32 KiB and more for reuse, up to half the live bytes, and the module steps LuaJIT's \
              collector in proportion to them). The last \
              variant also calls `dynatom.retain_freed_memory(256 MiB)` first (glibc then keeps freed blocks \
              for reuse instead of faulting fresh pages in). Each creation is timed with `clock_gettime` \
@@ -187,7 +190,13 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
              the other processes of a shared machine does not; reading it is a system call of about \
              0.5–2 µs, included in every CPU figure). µs per creation over a repetition; median of \
              repetitions, each in a fresh `luajit` process, variants interleaved. Peak RSS is the \
-             process's VmHWM at the end. Ratios are *Lua string ÷ this variant* on CPU time. The \
+             process's VmHWM at the end. Page faults are the process's minor faults (`getrusage`) over \
+             the first {cap} creations (the cache filling: every value is live, nothing has been freed, \
+             so its pages are fresh to any allocator, and the kernel finds, zeroes and maps each one) and \
+             over all {n}, per creation (random values: the loop also builds each random body, outside \
+             the clock, and its pages count here too); a value of `size` bytes spans `size`/4 KiB pages. \
+             Ratios are \
+             *Lua string ÷ this variant* on CPU time. The \
              targets read CPU time, except at 64 B where the clock's own cost would hide the creation \
              and the wall-clock p50 is used."
         ),
@@ -207,6 +216,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
         "CPU mean µs",
         "CPU p99 µs",
         "peak RSS MiB",
+        "page faults per creation (first / all)",
         "native ÷ this (CPU mean)",
         "native ÷ this (CPU p99)",
     ]);
@@ -227,6 +237,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
                     cell(r, &j, "cpu_mean_us"),
                     cell(r, &j, "cpu_p99_us"),
                     cell(r, &j, "peak_rss_mib"),
+                    format!("{} / {}", cell(r, &j, "faults_until_full"), cell(r, &j, "faults_per_creation")),
                     fmt_ratio(r.median(&nat, "cpu_mean_us"), r.median(&j, "cpu_mean_us")),
                     fmt_ratio(r.median(&nat, "cpu_p99_us"), r.median(&j, "cpu_p99_us")),
                 ]);

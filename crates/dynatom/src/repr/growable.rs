@@ -14,7 +14,7 @@
 //!
 //! The allocation is already laid out as a [`Block`]: growing reallocates the whole thing
 //! (header room included), and finishing shrinks it to `block_layout(filled)` (unless it
-//! already has that size: texts of 128 KiB and more get size classes, see
+//! already has that size: texts of 32 KiB and more get size classes, see
 //! `capacity_class`) and writes the header in front, so the bytes are never copied into
 //! a second buffer. Only the filled part is ever exposed. Whether it is UTF-8 is the
 //! business of `StrBuilder`, which wraps this buffer in [`super::utf8::Utf8`].
@@ -151,6 +151,13 @@ impl GrowableBlock {
             unsafe { block_cache::alloc(new_layout) }
         } else {
             let old_layout = block_layout(self.capacity).expect("the current capacity was valid");
+            if new_layout.size() > old_layout.size() {
+                if let Some(cached) = block_cache::take_cached(new_layout) {
+                    self.move_into(cached, old_layout);
+                    self.capacity = capacity;
+                    return Ok(());
+                }
+            }
             // SAFETY: `base()` was allocated with `old_layout` (every allocation and
             // resize records its capacity), the new size is non-zero and was checked by
             // `block_layout` not to overflow `isize` once aligned.
@@ -167,6 +174,26 @@ impl GrowableBlock {
         self.bytes = unsafe { raw.add(HEADER_SIZE) };
         self.capacity = capacity;
         Ok(())
+    }
+
+    /// Grows into `cached`, a freed block of the larger class the cache handed out: copies
+    /// the filled bytes over and frees the old allocation (to the cache, when its class is
+    /// cached). Why not `realloc`: growing in place would leave the cached block idle while
+    /// malloc finds fresh pages for the new size (glibc's mmap threshold stays low while the
+    /// cache keeps large blocks from it), so every builder would fault its pages in anew;
+    /// the cached block's pages are already there, and the copy is at most what doubling
+    /// copies anyway.
+    fn move_into(&mut self, cached: NonNull<u8>, old_layout: Layout) {
+        let old_base = self.base();
+        // SAFETY: `cached` is a live allocation of a larger layout than ours (the cache
+        // gives it up to us), so it has room for the header and our `filled` bytes; it is
+        // distinct from our own allocation, so the ranges cannot overlap.
+        unsafe { ptr::copy_nonoverlapping(self.bytes.as_ptr(), cached.as_ptr().add(HEADER_SIZE), self.filled) };
+        // SAFETY: `cached` is at least HEADER_SIZE bytes long.
+        self.bytes = unsafe { cached.add(HEADER_SIZE) };
+        // SAFETY: the old allocation was made with `old_layout` and nothing refers to it
+        // any more: the bytes now live in `cached`.
+        unsafe { block_cache::dealloc(old_base, old_layout) };
     }
 
     /// Start of the allocation. Only meaningful while `capacity > 0`.

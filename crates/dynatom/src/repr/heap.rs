@@ -25,7 +25,7 @@
 //! The header is 24 bytes; its alignment (8) leaves the three low bits of every block
 //! pointer zero, which the tagged handles above rely on.
 //!
-//! The bytes take exactly `len` bytes of room below 128 KiB; longer texts get the room of
+//! The bytes take exactly `len` bytes of room below 32 KiB; longer texts get the room of
 //! their size class ([`capacity_class`]), which is what the block is freed with.
 
 use std::alloc::Layout;
@@ -70,10 +70,12 @@ pub(crate) enum Fallibility {
     Fallible,
 }
 
-/// Texts of at least this many bytes get a size class rather than their exact length:
-/// it is glibc's initial mmap threshold, the size from which an allocation may get pages
-/// of its own.
-const SIZE_CLASSES_FROM: usize = 128 * 1024;
+/// Texts of at least this many bytes get a size class rather than their exact length, so
+/// that freed blocks from here on can be kept for the next text of their class (the block
+/// cache starts at the same size). A quarter of glibc's initial mmap threshold: such a
+/// text already costs microseconds to copy and its pages to fault in, which reuse saves,
+/// for at most 1/8 more room per string.
+pub(super) const SIZE_CLASSES_FROM: usize = 32 * 1024;
 
 /// Size classes per doubling, as a power of two: 8 classes between 2^k and 2^(k+1), so
 /// a class is at most 1/8 larger than the text it holds.
