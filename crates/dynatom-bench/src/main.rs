@@ -14,28 +14,44 @@ mod luajit_model;
 mod luajit_real;
 mod peers;
 mod report;
+mod results;
 mod suites;
 
 use report::{Header, Report};
+use results::{ChildOutput, Job, Results};
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
-use suites::{ChildOutput, Ctx, Job, Results, SuiteDef};
+use suites::{Ctx, SuiteDef};
 
 #[global_allocator]
 static ALLOC: alloc_count::CountingAlloc = alloc_count::CountingAlloc;
 
-const USAGE: &str = "usage: dynatom-bench [--quick] [--only SUITE] [--corpus FILE] [--json FILE] [--out DIR] [--reps N]
+/// The usage text; the `--only` choices come from the suite list, so a new suite is
+/// listed without editing this.
+fn usage() -> String {
+    let mut text = String::from(
+        "usage: dynatom-bench [--quick] [--only SUITE] [--corpus FILE] [--json FILE] [--out DIR] [--reps N]
   --quick        smaller inputs and fewer repetitions (under a minute)
-  --only SUITE   run one suite: intern-global, intern-local, intern-sync, memory, lazy-vs-eager, luajit,
-                 atom-to-string, substrings, handles, build, small-map
-  --corpus FILE  add FILE as a corpus (one token per line, or any text split into identifiers)
+  --only SUITE   run one suite:\n",
+    );
+    let width = suites::SUITES.iter().map(|s| s.name.len()).chain([COUNTED.len()]).max().unwrap_or(0);
+    for s in suites::SUITES {
+        text.push_str(&format!("                   {:width$}  {}\n", s.name, s.about));
+    }
+    text.push_str(&format!(
+        "                   {COUNTED:width$}  only the counted layer (callgrind; see BENCHMARKS.md)\n"
+    ));
+    text.push_str(
+        "  --corpus FILE  add FILE as a corpus (one token per line, or any text split into identifiers)
   --json FILE    also write every figure as JSON
   --out DIR      where report.md and the charts go (default: <workspace>/target/dynatom-report)
   --reps N       repetitions per cell (default: per suite)
-  --only counted run only the counted layer (callgrind; see BENCHMARKS.md)
   --check FILE   count, compare with a saved counted.json and name every operation whose
-                 estimated cycles grew by more than 3% (exit status 1 if any did)";
+                 estimated cycles grew by more than 3% (exit status 1 if any did)",
+    );
+    text
+}
 
 struct Options {
     quick: bool,
@@ -107,7 +123,7 @@ fn main() {
             if !e.is_empty() {
                 eprintln!("error: {e}");
             }
-            eprintln!("{USAGE}");
+            eprintln!("{}", usage());
             std::process::exit(2);
         }
     };

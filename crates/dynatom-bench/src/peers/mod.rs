@@ -1,12 +1,17 @@
 //! One adapter per peer behind a small trait per family, and a visitor per family so a
-//! suite's generic code can run "the peer named X". Adding a peer = one adapter, one
-//! entry in the family's name list, one match arm.
+//! suite's generic code can run "the peer named X". Adding a peer = one adapter and one
+//! entry in the family's list (which makes both its name list and its dispatch).
 
 pub mod arena_map;
+pub mod builders;
+pub mod cache_models;
 pub mod global;
 pub mod handles;
 pub mod local;
+pub mod maps;
 pub mod shared;
+pub mod suffix_keys;
+pub mod to_owned;
 
 use std::hash::Hash;
 
@@ -61,6 +66,65 @@ pub trait StringHandle: Clone + Eq + Hash + Sized {
     fn slice_text(s: &Self::Slice) -> &str;
 }
 
+/// A way to hand an atom's text out as an owned string (`atom-to-string`).
+pub trait AtomToOwned {
+    type Owned;
+    const NAME: &'static str;
+    fn to_owned(atom: &dynatom::Atom) -> Self::Owned;
+    fn text(owned: &Self::Owned) -> &str;
+}
+
+/// A way to make the keys of a path index (`substrings`): every key is a range of a path.
+pub trait SuffixKeys {
+    /// How the path itself is stored.
+    type Path;
+    type Key: Eq + std::hash::Hash;
+    const NAME: &'static str;
+    fn path(text: &str) -> Self::Path;
+    fn key(path: &Self::Path, range: std::ops::Range<usize>) -> Self::Key;
+    fn key_text(key: &Self::Key) -> &str;
+}
+
+/// A way to append one piece many times and finish a string (`build`).
+pub trait Appender {
+    /// Where the finished string goes, made once per child (a pipe, or nothing).
+    type Sink;
+    /// What one run leaves (dropped after the clock stops).
+    type Built;
+    const NAME: &'static str;
+    /// Quadratic ways are timed once, not warmed up and repeated.
+    const QUADRATIC: bool = false;
+    fn sink() -> std::io::Result<Self::Sink>;
+    fn build(sink: &mut Self::Sink, piece: &'static str, appends: usize) -> Self::Built;
+    /// Bytes of the finished string (or written).
+    fn len(built: &Self::Built) -> usize;
+}
+
+/// A way to format `(n, text)` into a `Str` (`build`): a short output and a long one.
+pub trait Formatter {
+    const NAME: &'static str;
+    fn small(n: u64) -> dynatom::Str;
+    fn large(n: u64, text: &str) -> dynatom::Str;
+}
+
+/// How one model of the cache workload (`lazy-vs-eager`) creates a value's string object,
+/// and what caching and evicting it do (only creation is timed).
+pub trait CacheModel: Default {
+    type Obj;
+    const NAME: &'static str;
+    /// The model hashes every value's whole content once (the suite times one hash pass
+    /// over the same values beside it).
+    const HASHES_CONTENT: bool = false;
+    fn create(&mut self, s: &str) -> Self::Obj;
+    fn cached(&mut self, _obj: &Self::Obj) {}
+    fn evict(&mut self, _obj: Self::Obj) {}
+    fn text<'a>(&'a self, obj: &'a Self::Obj) -> &'a [u8];
+    /// The model's own counters, reported beside the latencies.
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+}
+
 pub trait GlobalVisitor {
     type Out;
     fn visit<G: GlobalInterner>(self) -> Self::Out;
@@ -74,6 +138,31 @@ pub trait LocalVisitor {
 pub trait SharedVisitor {
     type Out;
     fn visit<S: SharedInterner>(self) -> Self::Out;
+}
+
+pub trait AtomToOwnedVisitor {
+    type Out;
+    fn visit<A: AtomToOwned>(self) -> Self::Out;
+}
+
+pub trait SuffixKeysVisitor {
+    type Out;
+    fn visit<S: SuffixKeys>(self) -> Self::Out;
+}
+
+pub trait AppenderVisitor {
+    type Out;
+    fn visit<A: Appender>(self) -> Self::Out;
+}
+
+pub trait FormatterVisitor {
+    type Out;
+    fn visit<F: Formatter>(self) -> Self::Out;
+}
+
+pub trait CacheModelVisitor {
+    type Out;
+    fn visit<C: CacheModel>(self) -> Self::Out;
 }
 
 pub trait HandleVisitor {
@@ -137,4 +226,40 @@ family!(
         handles::HipStr,
         bytes::Bytes,
     ]
+);
+
+family!(
+    /// Ways to hand an atom's text out as an owned string (dynatom's `to_str` first).
+    TO_OWNED, visit_to_owned, AtomToOwned, AtomToOwnedVisitor,
+    [to_owned::ToStr, to_owned::CopyIntoString]
+);
+
+family!(
+    /// Ways to make a path index's keys (dynatom's `Str` slices first).
+    SUFFIX_KEYS, visit_suffix_keys, SuffixKeys, SuffixKeysVisitor,
+    [suffix_keys::StrSlices, suffix_keys::StringCopies]
+);
+
+family!(
+    /// Ways to append and finish (dynatom's `StrBuilder` first).
+    APPENDERS, visit_appender, Appender, AppenderVisitor,
+    [
+        builders::BuilderFinish,
+        builders::StringThenStr,
+        builders::NaiveConcat,
+        builders::PiecesToSink,
+        builders::PiecesToPipe,
+    ]
+);
+
+family!(
+    /// Ways to format into a `Str` (dynatom's `str_format!` first).
+    FORMATTERS, visit_formatter, Formatter, FormatterVisitor,
+    [builders::StrFormat, builders::FormatThenStr]
+);
+
+family!(
+    /// In-process models of the cache workload (dynatom's `Str` first).
+    CACHE_MODELS, visit_cache_model, CacheModel, CacheModelVisitor,
+    [cache_models::StrModel, cache_models::InternOnInsert, cache_models::LuaJitModel, cache_models::StringCopy]
 );

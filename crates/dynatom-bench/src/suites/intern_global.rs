@@ -8,7 +8,15 @@ use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
 use std::collections::HashSet;
 use std::sync::Barrier;
 
-pub const SUITE: SuiteDef = SuiteDef { name: "intern-global", reps_full: 5, reps_quick: 3, jobs, child, report };
+pub const SUITE: SuiteDef = SuiteDef {
+    name: "intern-global",
+    about: "global interners, 1 thread and all cores",
+    reps_full: 5,
+    reps_quick: 3,
+    jobs,
+    child,
+    report,
+};
 
 fn thread_params(ctx: &Ctx) -> Vec<String> {
     let mut v = vec!["threads=1".to_string()];

@@ -9,7 +9,15 @@ use crate::alloc_count::counting;
 use crate::peers::{self, GlobalInterner, GlobalVisitor, LocalInterner, LocalVisitor};
 use crate::report::{cell, combine, fmt_num, fmt_ratio, pairwise_target, Report, Table};
 
-pub const SUITE: SuiteDef = SuiteDef { name: "memory", reps_full: 3, reps_quick: 2, jobs, child, report };
+pub const SUITE: SuiteDef = SuiteDef {
+    name: "memory",
+    about: "bytes per distinct string, every interner",
+    reps_full: 3,
+    reps_quick: 2,
+    jobs,
+    child,
+    report,
+};
 
 fn all_peers() -> Vec<&'static str> {
     peers::GLOBAL.iter().chain(peers::LOCAL).copied().collect()
