@@ -280,3 +280,38 @@ fn run_child(suite: &str, job: &Job, ctx: &Ctx) -> ChildOutput {
         None => failed("child printed nothing".into()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_lists_every_suite_and_counted() {
+        let text = usage();
+        for name in suites::SUITES.iter().map(|s| s.name).chain([COUNTED]) {
+            assert!(text.lines().any(|l| l.split_whitespace().next() == Some(name)), "{name} missing:\n{text}");
+        }
+    }
+
+    #[test]
+    fn every_only_choice_is_accepted_and_others_are_not() {
+        for s in suites::SUITES {
+            assert!(parse_options(&["--only".into(), s.name.into()]).is_ok(), "{}", s.name);
+        }
+        assert!(parse_options(&["--only".into(), "no-such-suite".into()]).is_err());
+    }
+
+    /// The report is a leaf: it reads the results' data and nothing else of the crate,
+    /// so no suite, peer or measuring code can become part of a circle through it.
+    #[test]
+    fn report_imports_only_the_results_data() {
+        let source = include_str!("report.rs");
+        let crate_paths: Vec<&str> = source.match_indices("crate::").map(|(i, _)| &source[i..]).collect();
+        assert!(!crate_paths.is_empty());
+        for path in crate_paths {
+            assert!(path.starts_with("crate::results::"), "report.rs uses {}", &path[..path.len().min(40)]);
+        }
+        let results = include_str!("results.rs");
+        assert!(!results.contains("crate::"), "results.rs must import nothing of the crate");
+    }
+}

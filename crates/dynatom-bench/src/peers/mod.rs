@@ -193,6 +193,28 @@ family!(
 );
 
 family!(
+    /// Global interners that never free an interned string, measured where that matters
+    /// (churn, fill latency, memory) and left out of the suites where it would only add
+    /// a row like ustr's.
+    NEVER_FREE, visit_never_free, GlobalInterner, GlobalVisitor,
+    [global::InternmentNeverFree]
+);
+
+/// Every global interner: [`GLOBAL`] (dynatom's first), then [`NEVER_FREE`].
+pub fn all_global() -> Vec<&'static str> {
+    GLOBAL.iter().chain(NEVER_FREE).copied().collect()
+}
+
+/// [`visit_global`] over [`all_global`].
+pub fn visit_any_global<V: GlobalVisitor>(name: &str, v: V) -> Option<V::Out> {
+    if NEVER_FREE.contains(&name) {
+        visit_never_free(name, v)
+    } else {
+        visit_global(name, v)
+    }
+}
+
+family!(
     /// Single-owner interners (dynatom's `AtomTable` and `Interner` first).
     LOCAL, visit_local, LocalInterner, LocalVisitor,
     [
@@ -263,3 +285,124 @@ family!(
     CACHE_MODELS, visit_cache_model, CacheModel, CacheModelVisitor,
     [cache_models::StrModel, cache_models::InternOnInsert, cache_models::LuaJitModel, cache_models::StringCopy]
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A visitor that answers the visited adapter's name, for every family.
+    struct NameOf;
+
+    impl GlobalVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<G: GlobalInterner>(self) -> &'static str {
+            G::NAME
+        }
+    }
+    impl LocalVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<L: LocalInterner>(self) -> &'static str {
+            L::NAME
+        }
+    }
+    impl SharedVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<S: SharedInterner>(self) -> &'static str {
+            S::NAME
+        }
+    }
+    impl HandleVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<H: StringHandle>(self) -> &'static str {
+            H::NAME
+        }
+    }
+    impl AtomToOwnedVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<A: AtomToOwned>(self) -> &'static str {
+            A::NAME
+        }
+    }
+    impl SuffixKeysVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<S: SuffixKeys>(self) -> &'static str {
+            S::NAME
+        }
+    }
+    impl AppenderVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<A: Appender>(self) -> &'static str {
+            A::NAME
+        }
+    }
+    impl FormatterVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<F: Formatter>(self) -> &'static str {
+            F::NAME
+        }
+    }
+    impl CacheModelVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<C: CacheModel>(self) -> &'static str {
+            C::NAME
+        }
+    }
+    impl maps::MapVisitor<dynatom::Atom> for NameOf {
+        type Out = &'static str;
+        fn visit<M: maps::MapPeer<dynatom::Atom>>(self) -> &'static str {
+            M::NAME
+        }
+    }
+
+    fn check(list: &[&str], visit: impl Fn(&str) -> Option<&'static str>) {
+        let mut seen = std::collections::HashSet::new();
+        for name in list {
+            assert_eq!(visit(name), Some(*name), "{name} dispatches to another adapter");
+            assert!(seen.insert(*name), "{name} listed twice");
+        }
+        assert_eq!(visit("no such peer"), None);
+    }
+
+    #[test]
+    fn every_listed_name_dispatches_to_its_own_adapter() {
+        check(GLOBAL, |n| visit_global(n, NameOf));
+        check(NEVER_FREE, |n| visit_never_free(n, NameOf));
+        check(&all_global(), |n| visit_any_global(n, NameOf));
+        check(LOCAL, |n| visit_local(n, NameOf));
+        check(SHARED, |n| visit_shared(n, NameOf));
+        check(HANDLES, |n| visit_handle(n, NameOf));
+        check(TO_OWNED, |n| visit_to_owned(n, NameOf));
+        check(SUFFIX_KEYS, |n| visit_suffix_keys(n, NameOf));
+        check(APPENDERS, |n| visit_appender(n, NameOf));
+        check(FORMATTERS, |n| visit_formatter(n, NameOf));
+        check(CACHE_MODELS, |n| visit_cache_model(n, NameOf));
+        check(maps::MAPS, |n| maps::visit_map::<dynatom::Atom, _>(n, NameOf));
+    }
+
+    #[test]
+    fn global_families_do_not_overlap_and_dynatom_comes_first() {
+        assert!(GLOBAL.iter().all(|g| !NEVER_FREE.contains(g)));
+        assert_eq!(all_global()[0], global::DynatomGlobal::NAME);
+        assert_eq!(all_global().len(), GLOBAL.len() + NEVER_FREE.len());
+    }
+
+    #[test]
+    fn adapters_of_one_family_agree_on_the_text() {
+        let atom = dynatom::Atom::from("a text longer than the inline limit");
+        assert_eq!(to_owned::ToStr::text(&to_owned::ToStr::to_owned(&atom)), atom.as_str());
+        assert_eq!(to_owned::CopyIntoString::text(&to_owned::CopyIntoString::to_owned(&atom)), atom.as_str());
+        let path = "/usr/lib/ruby/net/http.rb";
+        let slices = suffix_keys::StrSlices::path(path);
+        let copies = suffix_keys::StringCopies::path(path);
+        for range in [0..path.len(), 5..path.len() - 3, 14..18] {
+            let a = suffix_keys::StrSlices::key(&slices, range.clone());
+            let b = suffix_keys::StringCopies::key(&copies, range.clone());
+            assert_eq!(suffix_keys::StrSlices::key_text(&a), &path[range.clone()]);
+            assert_eq!(suffix_keys::StringCopies::key_text(&b), &path[range]);
+        }
+        for n in [0, 9, 123_456_789] {
+            assert_eq!(builders::StrFormat::small(n), builders::FormatThenStr::small(n));
+            assert_eq!(builders::StrFormat::large(n, "x"), builders::FormatThenStr::large(n, "x"));
+        }
+    }
+}

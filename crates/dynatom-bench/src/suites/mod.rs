@@ -4,6 +4,8 @@
 
 pub mod atom_to_string;
 pub mod build;
+pub mod churn;
+pub mod fill_latency;
 pub mod handles;
 pub mod intern_global;
 pub mod intern_local;
@@ -61,6 +63,8 @@ pub struct SuiteDef {
 
 pub const SUITES: &[SuiteDef] = &[
     intern_global::SUITE,
+    churn::SUITE,
+    fill_latency::SUITE,
     intern_local::SUITE,
     intern_sync::SUITE,
     memory::SUITE,
