@@ -100,7 +100,7 @@ fn churn_and_fill_latency_suites_run_and_check_answers() {
             .unwrap();
         assert!(out.status.success(), "{suite}: {}", String::from_utf8_lossy(&out.stderr));
         let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
-        assert!(!md.contains("wrong ✗"), "{md}");
+        assert!(!md.contains("| wrong ✗"), "{md}");
         assert!(md.contains(&format!("(`{suite}`)")), "{md}");
         assert!(md.contains("| internment Intern |"), "{md}");
         assert!(md.contains("- Target:"), "{md}");
