@@ -75,7 +75,9 @@ pub fn section(run: &CountedRun, rep: &mut Report) {
             continue;
         }
         let columns: Vec<&str> = match suite {
-            super::handles::ATOM_SUITE => peers.iter().copied().chain(super::handles::TO_STR_WAYS).collect(),
+            super::handles::ATOM_SUITE => {
+                peers.iter().copied().chain(super::handles::TO_STR_WAYS.iter().copied()).collect()
+            }
             _ => peers,
         };
         let columns: Vec<&str> = columns.into_iter().filter(|p| rows.iter().any(|r| r.peer == *p)).collect();

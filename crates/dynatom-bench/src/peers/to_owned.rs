@@ -10,9 +10,11 @@ pub struct ToStr;
 impl AtomToOwned for ToStr {
     type Owned = dynatom::Str;
     const NAME: &'static str = "Atom::to_str";
+    #[inline]
     fn to_owned(atom: &Atom) -> dynatom::Str {
         atom.to_str()
     }
+    #[inline]
     fn text(owned: &dynatom::Str) -> &str {
         owned.as_str()
     }
@@ -24,9 +26,11 @@ pub struct CopyIntoString;
 impl AtomToOwned for CopyIntoString {
     type Owned = String;
     const NAME: &'static str = "copy into String";
+    #[inline]
     fn to_owned(atom: &Atom) -> String {
         String::from(atom.as_str())
     }
+    #[inline]
     fn text(owned: &String) -> &str {
         owned
     }
