@@ -2,7 +2,8 @@
 //! one cell once and prints a `ChildOutput` as one JSON line on stdout.
 
 use crate::corpus::Scale;
-use crate::suites::{self, Ctx, Job};
+use crate::results::Job;
+use crate::suites::{self, Ctx};
 
 pub fn main(args: &[String]) -> i32 {
     let [suite, peer, corpus, param, rest @ ..] = args else {

@@ -19,28 +19,44 @@ mod luajit_model;
 mod luajit_real;
 mod peers;
 mod report;
+mod results;
 mod suites;
 
 use report::{Header, Report};
+use results::{ChildOutput, Job, Results};
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;
-use suites::{ChildOutput, Ctx, Job, Results, SuiteDef};
+use suites::{Ctx, SuiteDef};
 
 #[global_allocator]
 static ALLOC: alloc_count::CountingAlloc = alloc_count::CountingAlloc;
 
-const USAGE: &str = "usage: dynatom-bench [--quick] [--only SUITE] [--corpus FILE] [--json FILE] [--out DIR] [--reps N]
+/// The usage text; the `--only` choices come from the suite list, so a new suite is
+/// listed without editing this.
+fn usage() -> String {
+    let mut text = String::from(
+        "usage: dynatom-bench [--quick] [--only SUITE] [--corpus FILE] [--json FILE] [--out DIR] [--reps N]
   --quick        smaller inputs and fewer repetitions (under a minute)
-  --only SUITE   run one suite: intern-global, intern-local, intern-sync, memory, lazy-vs-eager, luajit,
-                 atom-to-string, substrings, handles, build, small-map
-  --corpus FILE  add FILE as a corpus (one token per line, or any text split into identifiers)
+  --only SUITE   run one suite:\n",
+    );
+    let width = suites::SUITES.iter().map(|s| s.name.len()).chain([COUNTED.len()]).max().unwrap_or(0);
+    for s in suites::SUITES {
+        text.push_str(&format!("                   {:width$}  {}\n", s.name, s.about));
+    }
+    text.push_str(&format!(
+        "                   {COUNTED:width$}  only the counted layer (callgrind; see BENCHMARKS.md)\n"
+    ));
+    text.push_str(
+        "  --corpus FILE  add FILE as a corpus (one token per line, or any text split into identifiers)
   --json FILE    also write every figure as JSON
   --out DIR      where report.md and the charts go (default: <workspace>/target/dynatom-report)
   --reps N       repetitions per cell (default: per suite)
-  --only counted run only the counted layer (callgrind; see BENCHMARKS.md)
   --check FILE   count, compare with a saved counted.json and name every operation whose
-                 estimated cycles grew by more than 3% (exit status 1 if any did)";
+                 estimated cycles grew by more than 3% (exit status 1 if any did)",
+    );
+    text
+}
 
 struct Options {
     quick: bool,
@@ -112,7 +128,7 @@ fn main() {
             if !e.is_empty() {
                 eprintln!("error: {e}");
             }
-            eprintln!("{USAGE}");
+            eprintln!("{}", usage());
             std::process::exit(2);
         }
     };
@@ -267,5 +283,40 @@ fn run_child(suite: &str, job: &Job, ctx: &Ctx) -> ChildOutput {
         Some(Ok(o)) => o,
         Some(Err(e)) => failed(format!("child output: {e}")),
         None => failed("child printed nothing".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_lists_every_suite_and_counted() {
+        let text = usage();
+        for name in suites::SUITES.iter().map(|s| s.name).chain([COUNTED]) {
+            assert!(text.lines().any(|l| l.split_whitespace().next() == Some(name)), "{name} missing:\n{text}");
+        }
+    }
+
+    #[test]
+    fn every_only_choice_is_accepted_and_others_are_not() {
+        for s in suites::SUITES {
+            assert!(parse_options(&["--only".into(), s.name.into()]).is_ok(), "{}", s.name);
+        }
+        assert!(parse_options(&["--only".into(), "no-such-suite".into()]).is_err());
+    }
+
+    /// The report is a leaf: it reads the results' data and nothing else of the crate,
+    /// so no suite, peer or measuring code can become part of a circle through it.
+    #[test]
+    fn report_imports_only_the_results_data() {
+        let source = include_str!("report.rs");
+        let crate_paths: Vec<&str> = source.match_indices("crate::").map(|(i, _)| &source[i..]).collect();
+        assert!(!crate_paths.is_empty());
+        for path in crate_paths {
+            assert!(path.starts_with("crate::results::"), "report.rs uses {}", &path[..path.len().min(40)]);
+        }
+        let results = include_str!("results.rs");
+        assert!(!results.contains("crate::"), "results.rs must import nothing of the crate");
     }
 }

@@ -1,6 +1,6 @@
 //! The report: markdown for people (`report.md`), JSON for machines (`--json FILE`).
 
-use crate::suites::{Job, Results};
+use crate::results::{Job, Results};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 

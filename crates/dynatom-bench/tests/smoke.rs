@@ -83,3 +83,46 @@ fn build_and_small_map_suites_run_and_check_answers() {
     assert!(dir.join("small-map-lookup.svg").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn churn_and_fill_latency_suites_run_and_check_answers() {
+    let dir = scratch("churn-fill");
+    let json = dir.join("figures.json");
+    for (suite, figures) in
+        [("churn", &["churn_ns", "held_ns", "churn_over_held"][..]), ("fill-latency", &["p50_ns", "p999_ns", "max_ns"])]
+    {
+        let out = bench()
+            .args(["--quick", "--reps", "1", "--only", suite, "--out"])
+            .arg(&dir)
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{suite}: {}", String::from_utf8_lossy(&out.stderr));
+        let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        assert!(!md.contains("| wrong ✗"), "{md}");
+        assert!(md.contains(&format!("(`{suite}`)")), "{md}");
+        assert!(md.contains("| internment Intern |"), "{md}");
+        assert!(md.contains("- Target:"), "{md}");
+        let all: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let all = all["figures"].as_array().unwrap();
+        for figure in figures {
+            let dynatom = all
+                .iter()
+                .find(|f| f["suite"] == suite && f["peer"] == "dynatom Atom" && f["figure"] == *figure)
+                .unwrap_or_else(|| panic!("{suite}: no {figure} for dynatom"));
+            assert!(dynatom["median"].as_f64().is_some_and(|v| v > 0.0), "{suite} {figure}: {dynatom}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn help_lists_every_suite() {
+    let out = bench().arg("--help").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&out.stderr);
+    for suite in ["intern-global", "churn", "fill-latency", "memory", "small-map", "counted"] {
+        assert!(text.contains(&format!("  {suite} ")), "{suite} missing from:\n{text}");
+    }
+}

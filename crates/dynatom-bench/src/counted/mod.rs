@@ -11,6 +11,7 @@
 
 mod callgrind;
 mod check;
+mod churn;
 mod handles;
 mod interners;
 mod maps;
@@ -43,6 +44,7 @@ const KIND_ATOM: &str = "atom";
 const KIND_TO_STR: &str = "to_str";
 const KIND_STR: &str = "str";
 const KIND_BUILD: &str = "build";
+const KIND_CHURN: &str = churn::SUITE;
 
 fn groups(quick: bool) -> Vec<Group> {
     let mut v = Vec::new();
@@ -64,6 +66,7 @@ fn groups(quick: bool) -> Vec<Group> {
     add(KIND_TO_STR, handles::TO_STR_WAYS.to_vec(), "-");
     add(KIND_STR, handles::str_peers(), "-");
     add(KIND_BUILD, handles::BUILDERS.to_vec(), "-");
+    add(KIND_CHURN, churn::peers(), "-");
     v
 }
 
@@ -99,6 +102,7 @@ pub fn child_main(args: &[String]) -> i32 {
         KIND_TO_STR => handles::to_str_child(&mut rec, peer, quick),
         KIND_STR => handles::str_child(&mut rec, peer, quick),
         KIND_BUILD => handles::build_child(&mut rec, peer, quick),
+        KIND_CHURN => churn::child(&mut rec, peer, quick),
         other => Err(format!("unknown counted group kind {other:?}")),
     };
     if let Err(e) = result {
@@ -317,6 +321,7 @@ fn suite_peers(quick: bool) -> Vec<(&'static str, Vec<&'static str>)> {
         (handles::ATOM_SUITE, handles::atom_peers()),
         (handles::STR_SUITE, handles::str_peers()),
         (handles::BUILD_SUITE, handles::BUILDERS.to_vec()),
+        (churn::SUITE, churn::peers()),
     ]
 }
 

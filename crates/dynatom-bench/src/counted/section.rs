@@ -75,7 +75,9 @@ pub fn section(run: &CountedRun, rep: &mut Report) {
             continue;
         }
         let columns: Vec<&str> = match suite {
-            super::handles::ATOM_SUITE => peers.iter().copied().chain(super::handles::TO_STR_WAYS).collect(),
+            super::handles::ATOM_SUITE => {
+                peers.iter().copied().chain(super::handles::TO_STR_WAYS.iter().copied()).collect()
+            }
             _ => peers,
         };
         let columns: Vec<&str> = columns.into_iter().filter(|p| rows.iter().any(|r| r.peer == *p)).collect();
@@ -122,9 +124,22 @@ pub fn section(run: &CountedRun, rep: &mut Report) {
 }
 
 fn targets(run: &CountedRun, rep: &mut Report) {
-    rep.heading("Targets on counted figures (issues 5 and 6, restated in issue 12)");
+    rep.heading("Targets on counted figures (issues 5 and 6, restated in issue 12; issue 13)");
     small_map_targets(run, rep);
     interner_targets(run, rep);
+    churn_target(run, rep);
+}
+
+/// Issue 13: dynatom's intern-then-drop within 1.2× of a hit of a held atom.
+fn churn_target(run: &CountedRun, rep: &mut Report) {
+    let (suite, param, peer) = (super::churn::SUITE, super::churn::param(), "dynatom Atom");
+    let what = "counted churn: dynatom's intern-then-drop ≤1.2× the est. cycles of a hit of a held atom";
+    match (run.est(suite, super::churn::CHURN_OP, &param, peer), run.est(suite, super::churn::HELD_OP, &param, peer)) {
+        (Some(c), Some(h)) => {
+            rep.target(what, format!("{:.2}× ({} vs {} est. cycles)", c / h, fmt(c), fmt(h)), Some(c <= 1.2 * h))
+        }
+        _ => rep.target(what, "not counted in this run".into(), None),
+    }
 }
 
 fn small_map_targets(run: &CountedRun, rep: &mut Report) {

@@ -83,3 +83,20 @@ impl GlobalInterner for ThreadedRodeoPeer {
         self.0.resolve(h)
     }
 }
+
+/// internment's `Intern`: never frees (its handles are `Copy`), so churn is all hits.
+pub struct InternmentNeverFree;
+
+impl GlobalInterner for InternmentNeverFree {
+    type Handle = internment::Intern<str>;
+    const NAME: &'static str = "internment Intern";
+    fn create() -> Self {
+        InternmentNeverFree
+    }
+    fn intern(&self, s: &str) -> internment::Intern<str> {
+        internment::Intern::from(s)
+    }
+    fn resolve<'a>(&'a self, h: &'a internment::Intern<str>) -> &'a str {
+        h
+    }
+}

@@ -1,12 +1,17 @@
 //! One adapter per peer behind a small trait per family, and a visitor per family so a
-//! suite's generic code can run "the peer named X". Adding a peer = one adapter, one
-//! entry in the family's name list, one match arm.
+//! suite's generic code can run "the peer named X". Adding a peer = one adapter and one
+//! entry in the family's list (which makes both its name list and its dispatch).
 
 pub mod arena_map;
+pub mod builders;
+pub mod cache_models;
 pub mod global;
 pub mod handles;
 pub mod local;
+pub mod maps;
 pub mod shared;
+pub mod suffix_keys;
+pub mod to_owned;
 
 use std::hash::Hash;
 
@@ -61,6 +66,65 @@ pub trait StringHandle: Clone + Eq + Hash + Sized {
     fn slice_text(s: &Self::Slice) -> &str;
 }
 
+/// A way to hand an atom's text out as an owned string (`atom-to-string`).
+pub trait AtomToOwned {
+    type Owned;
+    const NAME: &'static str;
+    fn to_owned(atom: &dynatom::Atom) -> Self::Owned;
+    fn text(owned: &Self::Owned) -> &str;
+}
+
+/// A way to make the keys of a path index (`substrings`): every key is a range of a path.
+pub trait SuffixKeys {
+    /// How the path itself is stored.
+    type Path;
+    type Key: Eq + std::hash::Hash;
+    const NAME: &'static str;
+    fn path(text: &str) -> Self::Path;
+    fn key(path: &Self::Path, range: std::ops::Range<usize>) -> Self::Key;
+    fn key_text(key: &Self::Key) -> &str;
+}
+
+/// A way to append one piece many times and finish a string (`build`).
+pub trait Appender {
+    /// Where the finished string goes, made once per child (a pipe, or nothing).
+    type Sink;
+    /// What one run leaves (dropped after the clock stops).
+    type Built;
+    const NAME: &'static str;
+    /// Quadratic ways are timed once, not warmed up and repeated.
+    const QUADRATIC: bool = false;
+    fn sink() -> std::io::Result<Self::Sink>;
+    fn build(sink: &mut Self::Sink, piece: &'static str, appends: usize) -> Self::Built;
+    /// Bytes of the finished string (or written).
+    fn len(built: &Self::Built) -> usize;
+}
+
+/// A way to format `(n, text)` into a `Str` (`build`): a short output and a long one.
+pub trait Formatter {
+    const NAME: &'static str;
+    fn small(n: u64) -> dynatom::Str;
+    fn large(n: u64, text: &str) -> dynatom::Str;
+}
+
+/// How one model of the cache workload (`lazy-vs-eager`) creates a value's string object,
+/// and what caching and evicting it do (only creation is timed).
+pub trait CacheModel: Default {
+    type Obj;
+    const NAME: &'static str;
+    /// The model hashes every value's whole content once (the suite times one hash pass
+    /// over the same values beside it).
+    const HASHES_CONTENT: bool = false;
+    fn create(&mut self, s: &str) -> Self::Obj;
+    fn cached(&mut self, _obj: &Self::Obj) {}
+    fn evict(&mut self, _obj: Self::Obj) {}
+    fn text<'a>(&'a self, obj: &'a Self::Obj) -> &'a [u8];
+    /// The model's own counters, reported beside the latencies.
+    fn counters(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+}
+
 pub trait GlobalVisitor {
     type Out;
     fn visit<G: GlobalInterner>(self) -> Self::Out;
@@ -74,6 +138,31 @@ pub trait LocalVisitor {
 pub trait SharedVisitor {
     type Out;
     fn visit<S: SharedInterner>(self) -> Self::Out;
+}
+
+pub trait AtomToOwnedVisitor {
+    type Out;
+    fn visit<A: AtomToOwned>(self) -> Self::Out;
+}
+
+pub trait SuffixKeysVisitor {
+    type Out;
+    fn visit<S: SuffixKeys>(self) -> Self::Out;
+}
+
+pub trait AppenderVisitor {
+    type Out;
+    fn visit<A: Appender>(self) -> Self::Out;
+}
+
+pub trait FormatterVisitor {
+    type Out;
+    fn visit<F: Formatter>(self) -> Self::Out;
+}
+
+pub trait CacheModelVisitor {
+    type Out;
+    fn visit<C: CacheModel>(self) -> Self::Out;
 }
 
 pub trait HandleVisitor {
@@ -102,6 +191,28 @@ family!(
     GLOBAL, visit_global, GlobalInterner, GlobalVisitor,
     [global::DynatomGlobal, global::UstrPeer, global::StringCachePeer, global::InternmentPeer, global::ThreadedRodeoPeer]
 );
+
+family!(
+    /// Global interners that never free an interned string, measured where that matters
+    /// (churn, fill latency, memory) and left out of the suites where it would only add
+    /// a row like ustr's.
+    NEVER_FREE, visit_never_free, GlobalInterner, GlobalVisitor,
+    [global::InternmentNeverFree]
+);
+
+/// Every global interner: [`GLOBAL`] (dynatom's first), then [`NEVER_FREE`].
+pub fn all_global() -> Vec<&'static str> {
+    GLOBAL.iter().chain(NEVER_FREE).copied().collect()
+}
+
+/// [`visit_global`] over [`all_global`].
+pub fn visit_any_global<V: GlobalVisitor>(name: &str, v: V) -> Option<V::Out> {
+    if NEVER_FREE.contains(&name) {
+        visit_never_free(name, v)
+    } else {
+        visit_global(name, v)
+    }
+}
 
 family!(
     /// Single-owner interners (dynatom's `AtomTable` and `Interner` first).
@@ -138,3 +249,160 @@ family!(
         bytes::Bytes,
     ]
 );
+
+family!(
+    /// Ways to hand an atom's text out as an owned string (dynatom's `to_str` first).
+    TO_OWNED, visit_to_owned, AtomToOwned, AtomToOwnedVisitor,
+    [to_owned::ToStr, to_owned::CopyIntoString]
+);
+
+family!(
+    /// Ways to make a path index's keys (dynatom's `Str` slices first).
+    SUFFIX_KEYS, visit_suffix_keys, SuffixKeys, SuffixKeysVisitor,
+    [suffix_keys::StrSlices, suffix_keys::StringCopies]
+);
+
+family!(
+    /// Ways to append and finish (dynatom's `StrBuilder` first).
+    APPENDERS, visit_appender, Appender, AppenderVisitor,
+    [
+        builders::BuilderFinish,
+        builders::StringThenStr,
+        builders::NaiveConcat,
+        builders::PiecesToSink,
+        builders::PiecesToPipe,
+    ]
+);
+
+family!(
+    /// Ways to format into a `Str` (dynatom's `str_format!` first).
+    FORMATTERS, visit_formatter, Formatter, FormatterVisitor,
+    [builders::StrFormat, builders::FormatThenStr]
+);
+
+family!(
+    /// In-process models of the cache workload (dynatom's `Str` first).
+    CACHE_MODELS, visit_cache_model, CacheModel, CacheModelVisitor,
+    [cache_models::StrModel, cache_models::InternOnInsert, cache_models::LuaJitModel, cache_models::StringCopy]
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A visitor that answers the visited adapter's name, for every family.
+    struct NameOf;
+
+    impl GlobalVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<G: GlobalInterner>(self) -> &'static str {
+            G::NAME
+        }
+    }
+    impl LocalVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<L: LocalInterner>(self) -> &'static str {
+            L::NAME
+        }
+    }
+    impl SharedVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<S: SharedInterner>(self) -> &'static str {
+            S::NAME
+        }
+    }
+    impl HandleVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<H: StringHandle>(self) -> &'static str {
+            H::NAME
+        }
+    }
+    impl AtomToOwnedVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<A: AtomToOwned>(self) -> &'static str {
+            A::NAME
+        }
+    }
+    impl SuffixKeysVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<S: SuffixKeys>(self) -> &'static str {
+            S::NAME
+        }
+    }
+    impl AppenderVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<A: Appender>(self) -> &'static str {
+            A::NAME
+        }
+    }
+    impl FormatterVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<F: Formatter>(self) -> &'static str {
+            F::NAME
+        }
+    }
+    impl CacheModelVisitor for NameOf {
+        type Out = &'static str;
+        fn visit<C: CacheModel>(self) -> &'static str {
+            C::NAME
+        }
+    }
+    impl maps::MapVisitor<dynatom::Atom> for NameOf {
+        type Out = &'static str;
+        fn visit<M: maps::MapPeer<dynatom::Atom>>(self) -> &'static str {
+            M::NAME
+        }
+    }
+
+    fn check(list: &[&str], visit: impl Fn(&str) -> Option<&'static str>) {
+        let mut seen = std::collections::HashSet::new();
+        for name in list {
+            assert_eq!(visit(name), Some(*name), "{name} dispatches to another adapter");
+            assert!(seen.insert(*name), "{name} listed twice");
+        }
+        assert_eq!(visit("no such peer"), None);
+    }
+
+    #[test]
+    fn every_listed_name_dispatches_to_its_own_adapter() {
+        check(GLOBAL, |n| visit_global(n, NameOf));
+        check(NEVER_FREE, |n| visit_never_free(n, NameOf));
+        check(&all_global(), |n| visit_any_global(n, NameOf));
+        check(LOCAL, |n| visit_local(n, NameOf));
+        check(SHARED, |n| visit_shared(n, NameOf));
+        check(HANDLES, |n| visit_handle(n, NameOf));
+        check(TO_OWNED, |n| visit_to_owned(n, NameOf));
+        check(SUFFIX_KEYS, |n| visit_suffix_keys(n, NameOf));
+        check(APPENDERS, |n| visit_appender(n, NameOf));
+        check(FORMATTERS, |n| visit_formatter(n, NameOf));
+        check(CACHE_MODELS, |n| visit_cache_model(n, NameOf));
+        check(maps::MAPS, |n| maps::visit_map::<dynatom::Atom, _>(n, NameOf));
+    }
+
+    #[test]
+    fn global_families_do_not_overlap_and_dynatom_comes_first() {
+        assert!(GLOBAL.iter().all(|g| !NEVER_FREE.contains(g)));
+        assert_eq!(all_global()[0], global::DynatomGlobal::NAME);
+        assert_eq!(all_global().len(), GLOBAL.len() + NEVER_FREE.len());
+    }
+
+    #[test]
+    fn adapters_of_one_family_agree_on_the_text() {
+        let atom = dynatom::Atom::from("a text longer than the inline limit");
+        assert_eq!(to_owned::ToStr::text(&to_owned::ToStr::to_owned(&atom)), atom.as_str());
+        assert_eq!(to_owned::CopyIntoString::text(&to_owned::CopyIntoString::to_owned(&atom)), atom.as_str());
+        let path = "/usr/lib/ruby/net/http.rb";
+        let slices = suffix_keys::StrSlices::path(path);
+        let copies = suffix_keys::StringCopies::path(path);
+        for range in [0..path.len(), 5..path.len() - 3, 14..18] {
+            let a = suffix_keys::StrSlices::key(&slices, range.clone());
+            let b = suffix_keys::StringCopies::key(&copies, range.clone());
+            assert_eq!(suffix_keys::StrSlices::key_text(&a), &path[range.clone()]);
+            assert_eq!(suffix_keys::StringCopies::key_text(&b), &path[range]);
+        }
+        for n in [0, 9, 123_456_789] {
+            assert_eq!(builders::StrFormat::small(n), builders::FormatThenStr::small(n));
+            assert_eq!(builders::StrFormat::large(n, "x"), builders::FormatThenStr::large(n, "x"));
+        }
+    }
+}

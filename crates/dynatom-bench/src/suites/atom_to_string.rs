@@ -1,19 +1,26 @@
 //! Suite 5 (article 001): handing an atom's text out as an owned string (Firefox's
 //! `el.id` getter). Copying into a `String` costs more as the text grows; `Atom::to_str`
-//! should cost the same at every length (a reference-count increment, no copy). The way
-//! keeps its 0.1 label so reports stay comparable; it calls `Str::from(&atom)`, the
-//! method's replacement (`Atom::to_str` is deprecated).
+//! should cost the same at every length (a reference-count increment, no copy).
 
 use super::{ns_per_op, ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::charts::{self, LineChart, Series};
 use crate::corpus::Scale;
+use crate::peers::{self, AtomToOwned, AtomToOwnedVisitor};
 use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
 use std::hint::black_box;
 
-pub const SUITE: SuiteDef = SuiteDef { name: "atom-to-string", reps_full: 5, reps_quick: 3, jobs, child, report };
+pub const SUITE: SuiteDef = SuiteDef {
+    name: "atom-to-string",
+    about: "an atom handed out as an owned string, by length",
+    reps_full: 5,
+    reps_quick: 3,
+    jobs,
+    child,
+    report,
+};
 
 const LENGTHS: &[usize] = &[3, 15, 16, 63, 64, 100, 101];
-const WAYS: &[&str] = &["Atom::to_str", "copy into String"];
+const WAYS: &[&str] = peers::TO_OWNED;
 
 fn jobs(_: &Ctx) -> Vec<Job> {
     WAYS.iter().map(|w| Job::new(w, "-", "-")).collect()
@@ -23,34 +30,36 @@ fn text_of_len(len: usize) -> String {
     (0..len).map(|i| (b'a' + (i * 7 % 26) as u8) as char).collect()
 }
 
-fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
-    let mut out = ChildOutput::default();
-    let min_ns = if ctx.scale == Scale::Quick { 5e6 } else { 30e6 };
-    const BATCH: usize = 1000;
-    for &len in LENGTHS {
-        let text = text_of_len(len);
-        let atom = dynatom::Atom::from(text.as_str());
-        let ns = match job.peer.as_str() {
-            "Atom::to_str" => {
-                if dynatom::Str::from(&atom).as_str() != text {
-                    out.fail(format!("to_str at {len} bytes does not round-trip"));
-                }
-                ns_per_op(BATCH, min_ns, || {
-                    for _ in 0..BATCH {
-                        black_box(dynatom::Str::from(black_box(&atom)));
-                    }
-                })
+/// One way, timed at every length.
+struct Run {
+    min_ns: f64,
+}
+
+impl AtomToOwnedVisitor for Run {
+    type Out = ChildOutput;
+    fn visit<A: AtomToOwned>(self) -> ChildOutput {
+        const BATCH: usize = 1000;
+        let mut out = ChildOutput::default();
+        for &len in LENGTHS {
+            let text = text_of_len(len);
+            let atom = dynatom::Atom::from(text.as_str());
+            if A::text(&A::to_owned(&atom)) != text {
+                out.fail(format!("{} at {len} bytes does not round-trip", A::NAME));
             }
-            "copy into String" => ns_per_op(BATCH, min_ns, || {
+            let ns = ns_per_op(BATCH, self.min_ns, || {
                 for _ in 0..BATCH {
-                    black_box(String::from(black_box(&atom).as_str()));
+                    black_box(A::to_owned(black_box(&atom)));
                 }
-            }),
-            other => panic!("unknown way {other}"),
-        };
-        out.fig(&format!("ns_{len}"), ns);
+            });
+            out.fig(&format!("ns_{len}"), ns);
+        }
+        out
     }
-    out
+}
+
+fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
+    let min_ns = if ctx.scale == Scale::Quick { 5e6 } else { 30e6 };
+    peers::visit_to_owned(&job.peer, Run { min_ns }).unwrap_or_else(|| panic!("unknown way {}", job.peer))
 }
 
 fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {

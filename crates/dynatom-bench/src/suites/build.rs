@@ -13,24 +13,25 @@
 
 use super::{median, time_ns, ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::corpus::Scale;
+use crate::peers::{self, Appender, AppenderVisitor, Formatter, FormatterVisitor};
 use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
+use dynatom::Str;
 use std::hint::black_box;
-use std::io::{self, Read};
 
-use dynatom::{str_format, Pieces, Str, StrBuilder};
-
-pub const SUITE: SuiteDef = SuiteDef { name: "build", reps_full: 5, reps_quick: 3, jobs, child, report };
+pub const SUITE: SuiteDef = SuiteDef {
+    name: "build",
+    about: "building strings: StrBuilder, Pieces, str_format!",
+    reps_full: 5,
+    reps_quick: 3,
+    jobs,
+    child,
+    report,
+};
 
 /// The two pieces the article appends: one byte, and ten.
 const PIECES: [(&str, &str); 2] = [("a", "a"), ("10-byte", "0123456789")];
-const WAYS: [&str; 5] = [
-    "StrBuilder + finish",
-    "String::push_str + Str::from",
-    "naive s = s + piece",
-    "Pieces → io::sink()",
-    "Pieces → pipe",
-];
-const FORMATTERS: [&str; 2] = ["str_format!", "format! + Str::from"];
+const WAYS: &[&str] = peers::APPENDERS;
+const FORMATTERS: &[&str] = peers::FORMATTERS;
 const FORMAT_SIZES: [(&str, &str); 2] = [("small", "small (≤15 B)"), ("large", "large (~220 B)")];
 
 fn appends(ctx: &Ctx) -> usize {
@@ -80,144 +81,116 @@ fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
     out
 }
 
+struct AppendRun<'a> {
+    piece: &'static str,
+    appends: usize,
+    runs: usize,
+    out: &'a mut ChildOutput,
+}
+
+impl AppenderVisitor for AppendRun<'_> {
+    type Out = ();
+    fn visit<A: Appender>(self) {
+        let AppendRun { piece, appends: n, runs, out } = self;
+        let mut sink = match A::sink() {
+            Ok(sink) => sink,
+            Err(e) => return out.fail(format!("{}: {e}", A::NAME)),
+        };
+        let expected_len = n * piece.len();
+        let ns = if A::QUADRATIC {
+            // O(n²): one run is plenty (and long: it copies n²/2 pieces).
+            let (built, ns) = time_ns(|| A::build(&mut sink, piece, n));
+            check(out, A::NAME, A::len(&built), expected_len);
+            ns
+        } else {
+            check(out, A::NAME, A::len(&A::build(&mut sink, piece, n)), expected_len);
+            median_ns(runs, true, || A::build(&mut sink, piece, n))
+        };
+        out.fig("ns_per_run", ns);
+        out.fig("ns_per_append", ns / n as f64);
+        out.fig("appends", n as f64);
+    }
+}
+
+fn check(out: &mut ChildOutput, what: &str, len: usize, expected_len: usize) {
+    if len != expected_len {
+        out.fail(format!("{what}: {len} bytes, expected {expected_len}"));
+    }
+}
+
 fn append_child(job: &Job, ctx: &Ctx, out: &mut ChildOutput) {
     let piece: &'static str = PIECES
         .iter()
         .find(|(label, _)| *label == job.param)
         .map(|(_, p)| *p)
         .unwrap_or_else(|| panic!("unknown piece {}", job.param));
-    let n = appends(ctx);
-    let runs = runs(ctx);
-    let expected_len = n * piece.len();
-    let mut check = |what: &str, len: usize| {
-        if len != expected_len {
-            out.fail(format!("{what}: {len} bytes, expected {expected_len}"));
-        }
-    };
-    let ns = match job.peer.as_str() {
-        "naive s = s + piece" => {
-            // O(n²): one run is plenty (and long: it copies n²/2 pieces).
-            let n = appends(ctx);
-            let (s, ns) = time_ns(|| {
-                let mut s = Str::new();
-                for _ in 0..n {
-                    s = Str::concat(&[s.as_str(), black_box(piece)]);
-                }
-                s
-            });
-            if s.len() != n * piece.len() {
-                out.fail(format!("naive: {} bytes, expected {}", s.len(), n * piece.len()));
-            }
-            out.fig("ns_per_run", ns);
-            out.fig("ns_per_append", ns / n as f64);
-            out.fig("appends", n as f64);
-            return;
-        }
-        "String::push_str + Str::from" => {
-            let f = || {
-                let mut s = String::new();
-                for _ in 0..n {
-                    s.push_str(black_box(piece));
-                }
-                Str::from(s)
-            };
-            check("String", f().len());
-            median_ns(runs, true, f)
-        }
-        "StrBuilder + finish" => {
-            let f = || {
-                let mut b = StrBuilder::new();
-                for _ in 0..n {
-                    b.push_str(black_box(piece));
-                }
-                b.finish()
-            };
-            check("StrBuilder", f().len());
-            median_ns(runs, true, f)
-        }
-        "Pieces → io::sink()" => {
-            let f = || {
-                let mut p = Pieces::new();
-                for _ in 0..n {
-                    p.push(black_box(piece));
-                }
-                p.write_to(&mut io::sink()).expect("sink never fails")
-            };
-            check("Pieces → sink", f());
-            median_ns(runs, true, f)
-        }
-        "Pieces → pipe" => match pipe_time(piece, n, runs) {
-            Ok((len, ns)) => {
-                check("Pieces → pipe", len);
-                ns
-            }
-            Err(e) => {
-                out.fail(format!("pipe: {e}"));
-                return;
-            }
-        },
-        other => panic!("unknown way {other}"),
-    };
-    out.fig("ns_per_run", ns);
-    out.fig("ns_per_append", ns / n as f64);
-    out.fig("appends", n as f64);
+    let run = AppendRun { piece, appends: appends(ctx), runs: runs(ctx), out };
+    peers::visit_appender(&job.peer, run).unwrap_or_else(|| panic!("unknown way {}", job.peer));
 }
 
-/// Pieces built and written to a pipe whose other end a thread drains: (bytes written
-/// by the last run, median ns per run).
-fn pipe_time(piece: &'static str, appends: usize, runs: usize) -> io::Result<(usize, f64)> {
-    let (mut reader, mut writer) = io::pipe()?;
-    let drain = std::thread::spawn(move || {
-        let mut buf = vec![0u8; 1 << 16];
-        while matches!(reader.read(&mut buf), Ok(n) if n > 0) {}
-    });
-    let mut written = 0;
-    let ns = median_ns(runs, true, || {
-        let mut p = Pieces::new();
-        for _ in 0..appends {
-            p.push(black_box(piece));
-        }
-        written = p.write_to(&mut writer).expect("the drain thread keeps the pipe open");
-    });
-    drop(writer);
-    let _ = drain.join();
-    Ok((written, ns))
-}
+const LONG_ARG: &str = "a longer argument that pushes the output well past the inline limit";
 
 /// One way of formatting `(n, text)` into a `Str`.
 type FormatFn = fn(u64, &str) -> Str;
 
-const LONG_ARG: &str = "a longer argument that pushes the output well past the inline limit";
+/// One formatter at one output size, chosen once before the timed loop.
+fn formatter<F: Formatter>(size: &str) -> FormatFn {
+    match size {
+        "small" => |n, _| F::small(n),
+        "large" => F::large,
+        other => panic!("unknown output size {other}"),
+    }
+}
 
-fn formatter(peer: &str, size: &str) -> FormatFn {
-    match (peer, size) {
-        ("str_format!", "small") => |n, _| str_format!("k{n}:{}", n % 7),
-        ("format! + Str::from", "small") => |n, _| Str::from(format!("k{n}:{}", n % 7)),
-        ("str_format!", "large") => |n, s| str_format!("{s} / {n:>12} / {s} / {:x} / {s}", n * 31),
-        ("format! + Str::from", "large") => |n, s| Str::from(format!("{s} / {n:>12} / {s} / {:x} / {s}", n * 31)),
-        _ => panic!("unknown formatter {peer} / {size}"),
+/// The reference's output, to check another formatter against.
+struct ReferenceText<'a> {
+    size: &'a str,
+    n: u64,
+}
+
+impl FormatterVisitor for ReferenceText<'_> {
+    type Out = Str;
+    fn visit<F: Formatter>(self) -> Str {
+        formatter::<F>(self.size)(self.n, LONG_ARG)
+    }
+}
+
+struct FormatRun<'a> {
+    size: &'a str,
+    iterations: u64,
+    runs: usize,
+    out: &'a mut ChildOutput,
+}
+
+impl FormatterVisitor for FormatRun<'_> {
+    type Out = ();
+    fn visit<F: Formatter>(self) {
+        let FormatRun { size, iterations, runs, out } = self;
+        let f = formatter::<F>(size);
+        // Every formatter must produce the same text.
+        for other in FORMATTERS.iter().filter(|f| **f != F::NAME) {
+            for n in [0, 7, 123_456_789, u64::MAX / 31] {
+                let theirs = peers::visit_formatter(other, ReferenceText { size, n }).expect("a listed formatter");
+                if f(n, LONG_ARG) != theirs {
+                    out.fail(format!("{} differs from {other} at n = {n}", F::NAME));
+                }
+            }
+        }
+        let ns = median_ns(runs, true, || {
+            let mut total = 0;
+            for n in 0..iterations {
+                total += f(black_box(n), black_box(LONG_ARG)).len();
+            }
+            total
+        });
+        out.fig("ns_per_op", ns / iterations as f64);
     }
 }
 
 fn format_child(job: &Job, ctx: &Ctx, out: &mut ChildOutput) {
     let iterations: u64 = if ctx.scale == Scale::Quick { 20_000 } else { 200_000 };
-    let f = formatter(&job.peer, &job.param);
-    // Both formatters must produce the same text.
-    let other = FORMATTERS.iter().find(|p| **p != job.peer).expect("two formatters");
-    let g = formatter(other, &job.param);
-    for n in [0, 7, 123_456_789, u64::MAX / 31] {
-        if f(n, LONG_ARG) != g(n, LONG_ARG) {
-            out.fail(format!("{} differs from {other} at n = {n}", job.peer));
-        }
-    }
-    let ns = median_ns(runs(ctx), true, || {
-        let mut total = 0;
-        for n in 0..iterations {
-            total += f(black_box(n), black_box(LONG_ARG)).len();
-        }
-        total
-    });
-    out.fig("ns_per_op", ns / iterations as f64);
+    let run = FormatRun { size: &job.param, iterations, runs: runs(ctx), out };
+    peers::visit_formatter(&job.peer, run).unwrap_or_else(|| panic!("unknown formatter {}", job.peer));
 }
 
 fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {

@@ -11,7 +11,15 @@ use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
 use std::hash::BuildHasher;
 use std::hint::black_box;
 
-pub const SUITE: SuiteDef = SuiteDef { name: "handles", reps_full: 5, reps_quick: 3, jobs, child, report };
+pub const SUITE: SuiteDef = SuiteDef {
+    name: "handles",
+    about: "owned string handles: from, clone, eq, hash, slice",
+    reps_full: 5,
+    reps_quick: 3,
+    jobs,
+    child,
+    report,
+};
 
 const LENGTHS: &[usize] = &[5, 15, 16, 64, 1024];
 const OPS: &[(&str, &str)] =

@@ -1,6 +1,7 @@
 //! Suite 1: `Atom::from` (dynatom's global table) against the global / concurrent
-//! interners, on one thread and on every core: ns per token of the whole token stream,
-//! starting from an empty table (a fresh process per repetition).
+//! interners, on one thread, on two (where there are more than two cores) and on every core:
+//! ns per token of the whole token stream, starting from an empty table (a fresh process per
+//! repetition).
 
 use super::{time_ns, ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::peers::{self, GlobalInterner, GlobalVisitor};
@@ -8,10 +9,23 @@ use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
 use std::collections::HashSet;
 use std::sync::Barrier;
 
-pub const SUITE: SuiteDef = SuiteDef { name: "intern-global", reps_full: 5, reps_quick: 3, jobs, child, report };
+pub const SUITE: SuiteDef = SuiteDef {
+    name: "intern-global",
+    about: "global interners, 1 thread and all cores",
+    reps_full: 5,
+    reps_quick: 3,
+    jobs,
+    child,
+    report,
+};
 
+/// 1 thread, 2 threads and every core (issue 13 targets all three; on a 2-core machine
+/// the last two are one).
 fn thread_params(ctx: &Ctx) -> Vec<String> {
     let mut v = vec!["threads=1".to_string()];
+    if ctx.cores > 2 {
+        v.push("threads=2".to_string());
+    }
     if ctx.cores > 1 {
         v.push(format!("threads={}", ctx.cores));
     }
@@ -139,12 +153,20 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     rep.table(&t);
     for (i, p) in params.iter().enumerate() {
         let (need, what) = if i == 0 {
-            (1.5, "1 thread, every corpus: dynatom ≥1.5× faster than the fastest global peer")
+            (1.5, "1 thread, every corpus: dynatom ≥1.5× faster than the fastest global peer".to_string())
+        } else if *p == format!("threads={}", ctx.cores) {
+            (1.0, "all cores, every corpus: dynatom ahead of every global peer".to_string())
         } else {
-            (1.0, "all cores, every corpus: dynatom ahead of every global peer")
+            (
+                1.0,
+                format!(
+                    "{} threads, every corpus: dynatom ahead of every global peer",
+                    p.trim_start_matches("threads=")
+                ),
+            )
         };
         let (figure, met) = best_peer_ratios(r, ctx, p, need, i > 0);
-        rep.target(what, figure, met);
+        rep.target(&what, figure, met);
     }
 }
 

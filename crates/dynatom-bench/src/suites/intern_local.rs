@@ -12,7 +12,15 @@ use crate::report::{cell, combine, fmt_num, fmt_ratio, pairwise_target, Report, 
 use std::collections::HashSet;
 use std::hint::black_box;
 
-pub const SUITE: SuiteDef = SuiteDef { name: "intern-local", reps_full: 5, reps_quick: 3, jobs, child, report };
+pub const SUITE: SuiteDef = SuiteDef {
+    name: "intern-local",
+    about: "single-owner interners",
+    reps_full: 5,
+    reps_quick: 3,
+    jobs,
+    child,
+    report,
+};
 
 const PHASES: &[(&str, &str)] = &[
     ("fill_ns", "fill"),

@@ -14,7 +14,15 @@ use std::hint::black_box;
 use std::sync::Barrier;
 use std::time::Instant;
 
-pub const SUITE: SuiteDef = SuiteDef { name: "intern-sync", reps_full: 3, reps_quick: 2, jobs, child, report };
+pub const SUITE: SuiteDef = SuiteDef {
+    name: "intern-sync",
+    about: "interners shared by threads, and their frozen readers",
+    reps_full: 3,
+    reps_quick: 2,
+    jobs,
+    child,
+    report,
+};
 
 /// Operations per timed batch: short enough for percentiles to show stalls, long enough
 /// that reading the clock (tens of ns here) adds under a nanosecond per operation.

@@ -7,15 +7,32 @@
 use super::{quantile, time_ns, ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::charts::{self, LineChart, Series};
 use crate::corpus::{Rng, Scale};
-use crate::luajit_model::StrTable;
+use crate::peers::{self, CacheModel, CacheModelVisitor};
 use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::hint::black_box;
 
-pub const SUITE: SuiteDef = SuiteDef { name: "lazy-vs-eager", reps_full: 3, reps_quick: 2, jobs, child, report };
+pub const SUITE: SuiteDef = SuiteDef {
+    name: "lazy-vs-eager",
+    about: "the OpenResty cache workload: lazy Str vs eager interning",
+    reps_full: 3,
+    reps_quick: 2,
+    jobs,
+    child,
+    report,
+};
 
-const MODELS: &[&str] =
-    &["dynatom Str", "Str + intern on insert", "LuaJIT 2.1 model", "LuaJIT 2.1 (luajit binary)", "String copy"];
+/// The one model that is not an in-process adapter: the same workload run by Debian's
+/// `luajit` in its own process.
+const LUAJIT_BINARY: &str = "LuaJIT 2.1 (luajit binary)";
+
+/// The in-process models (`dynatom Str` first) with real LuaJIT beside our model of it.
+fn models() -> Vec<&'static str> {
+    let mut v = peers::CACHE_MODELS.to_vec();
+    let model = v.iter().position(|m| *m == peers::cache_models::LuaJitModel::NAME).map_or(v.len(), |i| i + 1);
+    v.insert(model, LUAJIT_BINARY);
+    v
+}
 const WORKLOADS: &[(&str, usize)] =
     &[("similar", 1 << 20), ("random", 1 << 20), ("similar", 64 << 10), ("random", 64 << 10)];
 
@@ -30,7 +47,7 @@ fn size_label(size: usize) -> String {
 fn jobs(_: &Ctx) -> Vec<Job> {
     let mut v = Vec::new();
     for (kind, size) in WORKLOADS {
-        for m in MODELS {
+        for m in models() {
             v.push(Job::new(m, kind, &size.to_string()));
         }
     }
@@ -82,85 +99,12 @@ impl Values {
     }
 }
 
-/// How one model creates the object for a value, and what eviction does.
-trait Creator {
-    type Obj;
-    fn create(&mut self, s: &str) -> Self::Obj;
-    fn evict(&mut self, _obj: Self::Obj) {}
-    fn text<'a>(&'a self, obj: &'a Self::Obj) -> &'a [u8];
-}
-
-struct StrCreator;
-impl Creator for StrCreator {
-    type Obj = dynatom::Str;
-    fn create(&mut self, s: &str) -> dynatom::Str {
-        dynatom::Str::from(s)
-    }
-    fn text<'a>(&'a self, o: &'a dynatom::Str) -> &'a [u8] {
-        o.as_bytes()
-    }
-}
-
-struct InternCreator;
-impl Creator for InternCreator {
-    type Obj = dynatom::Atom;
-    fn create(&mut self, s: &str) -> dynatom::Atom {
-        dynatom::Str::from(s).intern()
-    }
-    fn text<'a>(&'a self, o: &'a dynatom::Atom) -> &'a [u8] {
-        o.as_bytes()
-    }
-}
-
-struct StringCreator;
-impl Creator for StringCreator {
-    type Obj = String;
-    fn create(&mut self, s: &str) -> String {
-        String::from(s)
-    }
-    fn text<'a>(&'a self, o: &'a String) -> &'a [u8] {
-        o.as_bytes()
-    }
-}
-
-/// The LuaJIT model: objects are ids in the string table; the GC is modelled by
-/// unlinking a string once no cache entry holds it (untimed).
-#[derive(Default)]
-struct LuaJitCreator {
-    table: StrTable,
-    refs: HashMap<crate::luajit_model::StrId, u32>,
-}
-impl Creator for LuaJitCreator {
-    type Obj = crate::luajit_model::StrId;
-    fn create(&mut self, s: &str) -> Self::Obj {
-        self.table.intern(s.as_bytes())
-    }
-    fn evict(&mut self, id: Self::Obj) {
-        let r = self.refs.get_mut(&id).expect("cached id");
-        *r -= 1;
-        if *r == 0 {
-            self.refs.remove(&id);
-            self.table.remove(id);
-        }
-    }
-    fn text<'a>(&'a self, id: &'a Self::Obj) -> &'a [u8] {
-        self.table.bytes(*id)
-    }
-}
-
-impl LuaJitCreator {
-    fn cached(&mut self, id: crate::luajit_model::StrId) {
-        *self.refs.entry(id).or_insert(0) += 1;
-    }
-}
-
 /// Runs the cache workload; returns per-creation latency in µs.
-fn workload<C: Creator>(
+fn workload<C: CacheModel>(
     c: &mut C,
     values: &mut Values,
     shape: (usize, usize, usize),
     out: &mut ChildOutput,
-    mut on_cache: impl FnMut(&mut C, &C::Obj),
 ) -> Vec<f64> {
     let (n, cap, evict) = shape;
     let mut cache: VecDeque<C::Obj> = VecDeque::with_capacity(cap + 1);
@@ -178,7 +122,7 @@ fn workload<C: Creator>(
         if c.text(&obj) != s.as_bytes() {
             out.fail(format!("value {j} does not round-trip"));
         }
-        on_cache(c, &obj);
+        c.cached(&obj);
         cache.push_back(obj);
     }
     while let Some(o) = cache.pop_front() {
@@ -187,16 +131,24 @@ fn workload<C: Creator>(
     lat
 }
 
-fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
-    let mut out = ChildOutput::default();
-    let size: usize = job.param.parse().expect("size");
-    let similar = job.corpus == "similar";
-    let shape = shape(ctx.scale);
-    let mut values = Values::new(similar, size);
-    let lat = match job.peer.as_str() {
-        "dynatom Str" => workload(&mut StrCreator, &mut values, shape, &mut out, |_, _| {}),
-        "Str + intern on insert" => {
-            let lat = workload(&mut InternCreator, &mut values, shape, &mut out, |_, _| {});
+/// One in-process model on one workload.
+struct Run<'a> {
+    similar: bool,
+    size: usize,
+    shape: (usize, usize, usize),
+    out: &'a mut ChildOutput,
+}
+
+impl CacheModelVisitor for Run<'_> {
+    type Out = Vec<f64>;
+    fn visit<C: CacheModel>(self) -> Vec<f64> {
+        let Run { similar, size, shape, out } = self;
+        let mut model = C::default();
+        let lat = workload(&mut model, &mut Values::new(similar, size), shape, out);
+        for (name, v) in model.counters() {
+            out.fig(name, v);
+        }
+        if C::HASHES_CONTENT {
             // The reference for "adds at most one full-content hash pass": rapidhash
             // over the same values (a fresh pass over the same sequence).
             let mut values = Values::new(similar, size);
@@ -207,26 +159,29 @@ fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
                 hash.push(ns / 1000.0);
             }
             out.fig("hash_mean_us", hash.iter().sum::<f64>() / hash.len() as f64);
-            lat
         }
-        "LuaJIT 2.1 model" => {
-            let mut c = LuaJitCreator::default();
-            let lat = workload(&mut c, &mut values, shape, &mut out, |c, id| c.cached(*id));
-            out.fig("resizes", f64::from(c.table.resizes));
-            out.fig("chain_rehashes", f64::from(c.table.chain_rehashes));
-            lat
-        }
-        "String copy" => workload(&mut StringCreator, &mut values, shape, &mut out, |_, _| {}),
+        lat
+    }
+}
+
+fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
+    let mut out = ChildOutput::default();
+    let size: usize = job.param.parse().expect("size");
+    let similar = job.corpus == "similar";
+    let shape = shape(ctx.scale);
+    let lat = if job.peer == LUAJIT_BINARY {
         // Real LuaJIT, with its own value generator of the same shape (a shared body and a
         // distinct 16-byte tail for "similar"; random 4 KiB blocks for "random").
-        "LuaJIT 2.1 (luajit binary)" => match crate::luajit_real::run(size, shape.0, shape.1, shape.2, similar) {
+        match crate::luajit_real::run(size, shape.0, shape.1, shape.2, similar) {
             Ok(lat) => lat,
             Err(why) => {
                 out.fail(why);
                 return out;
             }
-        },
-        other => panic!("unknown model {other}"),
+        }
+    } else {
+        let run = Run { similar, size, shape, out: &mut out };
+        peers::visit_cache_model(&job.peer, run).unwrap_or_else(|| panic!("unknown model {}", job.peer))
     };
     let mut sorted = lat.clone();
     sorted.sort_by(f64::total_cmp);
@@ -259,11 +214,13 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     let mut met_copy = Some(true);
     let mut met_hash = Some(true);
     let (mut copy_parts, mut hash_parts) = (Vec::new(), Vec::new());
+    let models = models();
+    let interned_model = peers::cache_models::InternOnInsert::NAME;
     for (kind, size) in WORKLOADS {
         let wl = format!("{} {kind}", size_label(*size));
         let job = |m: &str| Job::new(m, kind, &size.to_string());
-        let str_mean = r.median(&job(MODELS[0]), "mean_us");
-        for m in MODELS {
+        let str_mean = r.median(&job(models[0]), "mean_us");
+        for m in &models {
             let j = job(m);
             t.row(vec![
                 wl.clone(),
@@ -274,7 +231,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
                 cell(r, &j, "max_us"),
             ]);
         }
-        let hash = r.median(&job(MODELS[1]), "hash_mean_us");
+        let hash = r.median(&job(interned_model), "hash_mean_us");
         t.row(vec![
             wl.clone(),
             "(rapidhash pass over the value)".into(),
@@ -284,8 +241,8 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
             "".into(),
         ]);
 
-        let copy = r.median(&job("String copy"), "mean_us");
-        let interned = r.median(&job(MODELS[1]), "mean_us");
+        let copy = r.median(&job(peers::cache_models::StringCopy::NAME), "mean_us");
+        let interned = r.median(&job(interned_model), "mean_us");
         match (str_mean, copy) {
             (Some(s), Some(c)) => {
                 combine(&mut met_copy, Some(s <= 1.1 * c));
@@ -301,7 +258,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
             _ => combine(&mut met_hash, None),
         }
 
-        let series: Vec<Series> = MODELS
+        let series: Vec<Series> = models
             .iter()
             .map(|m| Series { name: m.to_string(), points: charts::cdf_points(r.pooled(&job(m), "latency_us")) })
             .filter(|s| !s.points.is_empty())

@@ -10,7 +10,15 @@ use crate::luajit_real::{self, Variant};
 use crate::report::{combine, fmt_num, fmt_ratio, Report, Table};
 use std::path::PathBuf;
 
-pub const SUITE: SuiteDef = SuiteDef { name: "luajit", reps_full: 3, reps_quick: 2, jobs, child, report };
+pub const SUITE: SuiteDef = SuiteDef {
+    name: "luajit",
+    about: "the cache workload inside LuaJIT, with the dynatom module",
+    reps_full: 3,
+    reps_quick: 2,
+    jobs,
+    child,
+    report,
+};
 
 /// Set by the parent for its children: the built `libdynatom.so`, or why there is none.
 const LIB_PATH_ENV: &str = "DYNATOM_BENCH_LIB";

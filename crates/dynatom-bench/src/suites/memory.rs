@@ -9,10 +9,18 @@ use crate::alloc_count::counting;
 use crate::peers::{self, GlobalInterner, GlobalVisitor, LocalInterner, LocalVisitor};
 use crate::report::{cell, combine, fmt_num, fmt_ratio, pairwise_target, Report, Table};
 
-pub const SUITE: SuiteDef = SuiteDef { name: "memory", reps_full: 3, reps_quick: 2, jobs, child, report };
+pub const SUITE: SuiteDef = SuiteDef {
+    name: "memory",
+    about: "bytes per distinct string, every interner",
+    reps_full: 3,
+    reps_quick: 2,
+    jobs,
+    child,
+    report,
+};
 
 fn all_peers() -> Vec<&'static str> {
-    peers::GLOBAL.iter().chain(peers::LOCAL).copied().collect()
+    peers::all_global().into_iter().chain(peers::LOCAL.iter().copied()).collect()
 }
 
 fn jobs(ctx: &Ctx) -> Vec<Job> {
@@ -87,8 +95,8 @@ impl LocalVisitor for Run<'_> {
 fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
     let corpus = ctx.load_corpus(&job.corpus);
     let run = Run { distinct: &corpus.distinct };
-    if peers::GLOBAL.contains(&job.peer.as_str()) {
-        peers::visit_global(&job.peer, run)
+    if peers::all_global().contains(&job.peer.as_str()) {
+        peers::visit_any_global(&job.peer, run)
     } else {
         peers::visit_local(&job.peer, run)
     }
@@ -149,7 +157,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     let mut met = Some(true);
     for corpus in ctx.corpora() {
         let d = r.median(&Job::new(reference, &corpus, "-"), "overhead_per_string");
-        let best = peers::GLOBAL[1..]
+        let best = peers::all_global()[1..]
             .iter()
             .filter_map(|p| r.median(&Job::new(p, &corpus, "-"), "overhead_per_string").map(|v| (v, *p)))
             .min_by(|a, b| a.0.total_cmp(&b.0));

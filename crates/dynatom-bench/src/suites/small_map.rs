@@ -19,7 +19,6 @@
 //! entries ≥ 2× faster than linear search; memory per 8-entry map below hashbrown's.
 
 use std::cell::Cell;
-use std::collections::HashMap as StdHashMap;
 use std::hash::{Hash, Hasher};
 use std::hint::black_box;
 
@@ -31,15 +30,19 @@ use crate::charts::{self, LineChart, Series};
 use crate::corpus::Scale;
 use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
 
-/// The hasher `hashbrown::HashMap::new()` uses in hashbrown 0.15 (`DefaultHashBuilder`).
-type FoldHashBuilder = foldhash::fast::RandomState;
-
-pub const SUITE: SuiteDef = SuiteDef { name: "small-map", reps_full: 5, reps_quick: 3, jobs, child, report };
+pub const SUITE: SuiteDef = SuiteDef {
+    name: "small-map",
+    about: "SmallMap against hash maps and linear search",
+    reps_full: 5,
+    reps_quick: 3,
+    jobs,
+    child,
+    report,
+};
 
 /// Map sizes the issue asks for.
 const SIZES: [usize; 7] = [1, 2, 4, 8, 9, 16, 64];
-/// The maps, `SmallMap` (the reference of the ratios) first.
-const MAPS: [&str; 5] = ["SmallMap", "hashbrown+foldhash", "std HashMap", "Vec linear", "indexmap+foldhash"];
+use crate::peers::maps::{visit_map, MapPeer, MapVisitor, MAPS};
 /// A row that times the lookup loop around a "map" that reads nothing: the part of every
 /// lookup figure that is the harness (clock, `black_box` round trips), not the map. No
 /// target reads it.
@@ -88,105 +91,28 @@ fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
 }
 
 fn by_map<K: HintKey + Hash + Clone>(map: &str, out: &mut ChildOutput, min_ns: f64, key: impl Fn(usize) -> K) {
-    match map {
-        "SmallMap" => measure_all::<K, SmallMap<K, u64>>(out, min_ns, key),
-        "hashbrown+foldhash" => measure_all::<K, hashbrown::HashMap<K, u64, FoldHashBuilder>>(out, min_ns, key),
-        "std HashMap" => measure_all::<K, StdHashMap<K, u64>>(out, min_ns, key),
-        "Vec linear" => measure_all::<K, Vec<(K, u64)>>(out, min_ns, key),
-        "indexmap+foldhash" => measure_all::<K, indexmap::IndexMap<K, u64, FoldHashBuilder>>(out, min_ns, key),
-        HARNESS_ONLY => measure_harness(out, min_ns, key),
-        other => panic!("unknown map {other}"),
+    if map == HARNESS_ONLY {
+        return measure_harness(out, min_ns, key);
     }
+    visit_map(map, MeasureAll { out, min_ns, key }).unwrap_or_else(|| panic!("unknown map {map}"));
 }
 
-/// A map under test, built by inserting one entry at a time from empty.
-trait MapImpl<K>: Sized {
-    const NAME: &'static str;
-    fn build(entries: &[(K, u64)]) -> Self;
-    fn find(&self, key: &K) -> Option<&u64>;
+/// Every figure of one map at every size (see [`measure_all`]).
+struct MeasureAll<'a, F> {
+    out: &'a mut ChildOutput,
+    min_ns: f64,
+    key: F,
 }
 
-impl<K: HintKey + Clone> MapImpl<K> for SmallMap<K, u64> {
-    const NAME: &'static str = "SmallMap";
-    fn build(entries: &[(K, u64)]) -> Self {
-        let mut map = SmallMap::new();
-        for (key, value) in entries {
-            map.insert(key.clone(), *value);
-        }
-        map
-    }
-    #[inline]
-    fn find(&self, key: &K) -> Option<&u64> {
-        self.get(key)
-    }
-}
-
-impl<K: Hash + Eq + Clone> MapImpl<K> for hashbrown::HashMap<K, u64, FoldHashBuilder> {
-    const NAME: &'static str = "hashbrown+foldhash";
-    fn build(entries: &[(K, u64)]) -> Self {
-        let mut map = hashbrown::HashMap::with_hasher(FoldHashBuilder::default());
-        for (key, value) in entries {
-            map.insert(key.clone(), *value);
-        }
-        map
-    }
-    #[inline]
-    fn find(&self, key: &K) -> Option<&u64> {
-        self.get(key)
-    }
-}
-
-impl<K: Hash + Eq + Clone> MapImpl<K> for StdHashMap<K, u64> {
-    const NAME: &'static str = "std HashMap";
-    fn build(entries: &[(K, u64)]) -> Self {
-        let mut map = StdHashMap::new();
-        for (key, value) in entries {
-            map.insert(key.clone(), *value);
-        }
-        map
-    }
-    #[inline]
-    fn find(&self, key: &K) -> Option<&u64> {
-        self.get(key)
-    }
-}
-
-impl<K: Eq + Clone> MapImpl<K> for Vec<(K, u64)> {
-    const NAME: &'static str = "Vec linear";
-    fn build(entries: &[(K, u64)]) -> Self {
-        // Insert as a map would: replace if present, else push.
-        let mut vec: Vec<(K, u64)> = Vec::new();
-        for (key, value) in entries {
-            match vec.iter_mut().find(|(k, _)| k == key) {
-                Some(slot) => slot.1 = *value,
-                None => vec.push((key.clone(), *value)),
-            }
-        }
-        vec
-    }
-    #[inline]
-    fn find(&self, key: &K) -> Option<&u64> {
-        self.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-    }
-}
-
-impl<K: Hash + Eq + Clone> MapImpl<K> for indexmap::IndexMap<K, u64, FoldHashBuilder> {
-    const NAME: &'static str = "indexmap+foldhash";
-    fn build(entries: &[(K, u64)]) -> Self {
-        let mut map = indexmap::IndexMap::with_hasher(FoldHashBuilder::default());
-        for (key, value) in entries {
-            map.insert(key.clone(), *value);
-        }
-        map
-    }
-    #[inline]
-    fn find(&self, key: &K) -> Option<&u64> {
-        self.get(key)
+impl<K: Clone, F: Fn(usize) -> K> MapVisitor<K> for MeasureAll<'_, F> {
+    type Out = ();
+    fn visit<M: MapPeer<K>>(self) {
+        measure_all::<K, M>(self.out, self.min_ns, self.key);
     }
 }
 
 /// ns per lookup of `probes` (cycled, in batches) in `map`.
-fn lookup_ns<K, T: MapImpl<K>>(map: &T, probes: &[K], min_ns: f64) -> f64 {
+fn lookup_ns<K, T: MapPeer<K>>(map: &T, probes: &[K], min_ns: f64) -> f64 {
     let inner = (BATCH_OPS / probes.len()).max(1);
     ns_per_op(inner * probes.len(), min_ns, || {
         for _ in 0..inner {
@@ -198,7 +124,7 @@ fn lookup_ns<K, T: MapImpl<K>>(map: &T, probes: &[K], min_ns: f64) -> f64 {
 }
 
 /// ns per inserted entry when building (and dropping) maps of `entries`.
-fn insert_ns<K, T: MapImpl<K>>(entries: &[(K, u64)], min_ns: f64) -> f64 {
+fn insert_ns<K, T: MapPeer<K>>(entries: &[(K, u64)], min_ns: f64) -> f64 {
     let inner = (BATCH_OPS / entries.len()).max(1);
     ns_per_op(inner * entries.len(), min_ns, || {
         for _ in 0..inner {
@@ -208,7 +134,7 @@ fn insert_ns<K, T: MapImpl<K>>(entries: &[(K, u64)], min_ns: f64) -> f64 {
 }
 
 /// Bytes per map: its inline size plus everything it allocated, over 256 live copies.
-fn bytes_per_map<K, T: MapImpl<K>>(entries: &[(K, u64)]) -> f64 {
+fn bytes_per_map<K, T: MapPeer<K>>(entries: &[(K, u64)]) -> f64 {
     const COPIES: usize = 256;
     let mut maps: Vec<T> = Vec::with_capacity(COPIES);
     let ((), used) = alloc_count::counting(|| maps.extend((0..COPIES).map(|_| T::build(entries))));
@@ -223,7 +149,7 @@ fn probes<K>(n: usize, key: impl Fn(usize) -> K) -> (Vec<K>, Vec<K>) {
     ((0..n).map(&key).collect(), (1000..1000 + n.max(8)).map(&key).collect())
 }
 
-fn measure_all<K: Clone, T: MapImpl<K>>(out: &mut ChildOutput, min_ns: f64, key: impl Fn(usize) -> K) {
+fn measure_all<K: Clone, T: MapPeer<K>>(out: &mut ChildOutput, min_ns: f64, key: impl Fn(usize) -> K) {
     for n in SIZES {
         let entries: Vec<(K, u64)> = (0..n).map(|i| (key(i), i as u64 + 1)).collect();
         let (hits, misses) = probes(n, &key);
@@ -245,7 +171,7 @@ fn measure_all<K: Clone, T: MapImpl<K>>(out: &mut ChildOutput, min_ns: f64, key:
 /// the key or the map, so its figures are the cost of [`lookup_ns`]'s loop alone.
 struct NoMap;
 
-impl<K> MapImpl<K> for NoMap {
+impl<K> MapPeer<K> for NoMap {
     const NAME: &'static str = HARNESS_ONLY;
     fn build(_: &[(K, u64)]) -> Self {
         NoMap

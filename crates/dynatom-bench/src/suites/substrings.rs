@@ -6,13 +6,21 @@
 use super::{time_ns, ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::alloc_count::counting;
 use crate::corpus::{Rng, Scale};
+use crate::peers::{self, SuffixKeys, SuffixKeysVisitor};
 use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
-use dynatom::Str;
 use std::collections::{HashMap, HashSet};
 
-pub const SUITE: SuiteDef = SuiteDef { name: "substrings", reps_full: 5, reps_quick: 3, jobs, child, report };
+pub const SUITE: SuiteDef = SuiteDef {
+    name: "substrings",
+    about: "shared substrings: a loaded-features index",
+    reps_full: 5,
+    reps_quick: 3,
+    jobs,
+    child,
+    report,
+};
 
-const WAYS: &[&str] = &["Str slices (dynatom)", "String copies"];
+const WAYS: &[&str] = peers::SUFFIX_KEYS;
 
 fn jobs(_: &Ctx) -> Vec<Job> {
     WAYS.iter().map(|w| Job::new(w, "paths", "-")).collect()
@@ -99,32 +107,17 @@ fn suffix_starts(p: &str) -> impl Iterator<Item = usize> + '_ {
     p.bytes().enumerate().filter(|&(_, b)| b == b'/').map(|(i, _)| i + 1)
 }
 
-fn build_with_copies(paths: &[String]) -> (Vec<String>, HashMap<String, u32>) {
+/// The index: every suffix after a `/` of every path, with and without `.rb`, mapped to
+/// the path's number.
+fn build_index<S: SuffixKeys>(paths: &[String]) -> (Vec<S::Path>, HashMap<S::Key, u32>) {
     let mut features = Vec::with_capacity(paths.len());
-    let mut index: HashMap<String, u32> = HashMap::with_capacity(paths.len() * 16);
+    let mut index: HashMap<S::Key, u32> = HashMap::with_capacity(paths.len() * 16);
     for (i, p) in paths.iter().enumerate() {
-        let path = String::from(p.as_str());
-        for s in suffix_starts(&path) {
-            let key = &path[s..];
-            index.insert(key.to_string(), i as u32);
-            if let Some(stem) = key.strip_suffix(".rb") {
-                index.insert(stem.to_string(), i as u32);
-            }
-        }
-        features.push(path);
-    }
-    (features, index)
-}
-
-fn build_with_slices(paths: &[String]) -> (Vec<Str>, HashMap<Str, u32>) {
-    let mut features = Vec::with_capacity(paths.len());
-    let mut index: HashMap<Str, u32> = HashMap::with_capacity(paths.len() * 16);
-    for (i, p) in paths.iter().enumerate() {
-        let path = Str::from(p.as_str());
+        let path = S::path(p);
         for s in suffix_starts(p) {
-            index.insert(path.slice(s..), i as u32);
+            index.insert(S::key(&path, s..p.len()), i as u32);
             if p.ends_with(".rb") {
-                index.insert(path.slice(s..p.len() - 3), i as u32);
+                index.insert(S::key(&path, s..p.len() - 3), i as u32);
             }
         }
         features.push(path);
@@ -146,42 +139,41 @@ fn expected_keys(paths: &[String]) -> HashSet<&str> {
     set
 }
 
-fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
-    let mut out = ChildOutput::default();
-    let paths = paths(ctx.scale);
-    let n = paths.len() as f64;
-    let expected = expected_keys(&paths);
-    let verify = |out: &mut ChildOutput, keys: Vec<(&str, u32)>| {
-        let ok = keys.len() == expected.len()
-            && keys.iter().all(|(k, i)| expected.contains(k) && paths[*i as usize].contains(*k));
+struct Run<'a> {
+    paths: &'a [String],
+    expected: HashSet<&'a str>,
+}
+
+impl SuffixKeysVisitor for Run<'_> {
+    type Out = ChildOutput;
+    fn visit<S: SuffixKeys>(self) -> ChildOutput {
+        let mut out = ChildOutput::default();
+        let n = self.paths.len() as f64;
+        // Allocation count and time come from separate passes so the counting
+        // allocator's bookkeeping never sits inside the timed region.
+        let (built, snap) = counting(|| build_index::<S>(self.paths));
+        out.fig("allocs_per_path", snap.alloc_calls as f64 / n);
+        let keys = &built.1;
+        let ok = keys.len() == self.expected.len()
+            && keys.iter().all(|(k, i)| {
+                let k = S::key_text(k);
+                self.expected.contains(k) && self.paths[*i as usize].contains(k)
+            });
         if !ok {
-            out.fail(format!("index has {} keys, expected {}", keys.len(), expected.len()));
+            out.fail(format!("index has {} keys, expected {}", keys.len(), self.expected.len()));
         }
-    };
-    match job.peer.as_str() {
-        "Str slices (dynatom)" => {
-            // Allocation count and time come from separate passes so the counting
-            // allocator's bookkeeping never sits inside the timed region.
-            let (built, snap) = counting(|| build_with_slices(&paths));
-            out.fig("allocs_per_path", snap.alloc_calls as f64 / n);
-            verify(&mut out, built.1.iter().map(|(k, v)| (k.as_str(), *v)).collect());
-            drop(built);
-            let (built, ns) = time_ns(|| build_with_slices(&paths));
-            out.fig("us_per_path", ns / n / 1000.0);
-            drop(built);
-        }
-        "String copies" => {
-            let (built, snap) = counting(|| build_with_copies(&paths));
-            out.fig("allocs_per_path", snap.alloc_calls as f64 / n);
-            verify(&mut out, built.1.iter().map(|(k, v)| (k.as_str(), *v)).collect());
-            drop(built);
-            let (built, ns) = time_ns(|| build_with_copies(&paths));
-            out.fig("us_per_path", ns / n / 1000.0);
-            drop(built);
-        }
-        other => panic!("unknown way {other}"),
+        drop(built);
+        let (built, ns) = time_ns(|| build_index::<S>(self.paths));
+        out.fig("us_per_path", ns / n / 1000.0);
+        drop(built);
+        out
     }
-    out
+}
+
+fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
+    let paths = paths(ctx.scale);
+    let run = Run { expected: expected_keys(&paths), paths: &paths };
+    peers::visit_suffix_keys(&job.peer, run).unwrap_or_else(|| panic!("unknown way {}", job.peer))
 }
 
 fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
