@@ -99,16 +99,19 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+mod arena;
 mod atom;
 mod builder;
 mod byte_atom;
 mod byte_str;
 mod byte_traits;
 mod conversions;
+mod counters;
 mod error;
 mod hash;
 pub mod interner;
 mod repr;
+mod simd;
 pub mod small_map;
 mod str;
 mod str_access;

@@ -19,7 +19,7 @@ fn concurrent_inserts_give_one_symbol_per_text() {
     const THREADS: usize = 8;
     const N: usize = 20_000;
     for shards in [1, 4, 64] {
-        let interner = SyncInterner::new().with_shards(shards);
+        let interner = SyncInterner::new().with_shards(shards).unwrap();
         let barrier = Barrier::new(THREADS);
         let results: Vec<Vec<(usize, Symbol)>> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..THREADS)
@@ -93,7 +93,7 @@ fn readers_run_during_inserts() {
 fn thawing_keeps_symbols_shards_and_limits() {
     use dynatom::interner::Limits;
     let interner =
-        SyncInterner::deterministic().with_shards(2).with_limits(Limits { max_symbols: 3, ..Limits::default() });
+        SyncInterner::deterministic().with_shards(2).unwrap().with_limits(Limits { max_symbols: 3, ..Limits::default() });
     let a = interner.intern("alpha");
     let b = interner.intern("long text ".repeat(100));
     let frozen = interner.freeze();

@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use super::chunks::FIRST_CHUNK;
+use super::text_store::FIRST_CHUNK;
+use crate::arena::AllocFailed;
 
 /// Why `try_intern` could not add a string.
 ///
@@ -42,6 +43,38 @@ pub enum InternerError {
         /// The capacity asked for, in strings.
         strings: usize,
     },
+    /// The allocator refused memory that adding a string needed (characters, index or
+    /// hash table). Nothing was added and nothing was lost: every string already in the
+    /// interner still resolves, and the same call can be tried again.
+    ///
+    /// ```
+    /// use dynatom::interner::InternerError;
+    /// let e = InternerError::OutOfMemory { bytes: 4096 };
+    /// assert_eq!(e.to_string(), "interner could not allocate 4096 bytes");
+    /// ```
+    OutOfMemory {
+        /// The size of the request that failed, in bytes.
+        bytes: usize,
+    },
+    /// [`SyncInterner::with_shards`](super::SyncInterner::with_shards) was called on an
+    /// interner that already holds strings (their shards cannot change).
+    ///
+    /// ```
+    /// use dynatom::interner::{InternerError, SyncInterner};
+    /// let i = SyncInterner::new();
+    /// i.intern("a");
+    /// assert_eq!(i.with_shards(2).unwrap_err(), InternerError::NotEmpty { len: 1 });
+    /// ```
+    NotEmpty {
+        /// Strings the interner held.
+        len: usize,
+    },
+}
+
+impl From<AllocFailed> for InternerError {
+    fn from(e: AllocFailed) -> InternerError {
+        InternerError::OutOfMemory { bytes: e.bytes }
+    }
 }
 
 /// `"1 symbol"`, `"2 symbols"`.
@@ -75,6 +108,10 @@ impl fmt::Display for InternerError {
             }
             InternerError::AllocFailed { strings } => {
                 write!(f, "interner could not allocate an index for {}", plural(*strings, "string"))
+            }
+            InternerError::OutOfMemory { bytes } => write!(f, "interner could not allocate {bytes} bytes"),
+            InternerError::NotEmpty { len } => {
+                write!(f, "the shard count of an interner holding {} cannot change", plural(*len, "string"))
             }
         }
     }

@@ -19,7 +19,6 @@
 //! assert_eq!(names.get("y"), None);
 //! ```
 
-mod chunks;
 mod column;
 mod error;
 mod report;
@@ -28,11 +27,10 @@ mod segments;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod shard_table;
-mod strhash;
 mod symbol;
 mod sync;
-mod sync_arena;
 mod table;
+mod text_store;
 mod traits;
 
 pub use error::{InternerError, Limits};
@@ -41,28 +39,19 @@ pub use resolver::Resolver;
 pub use symbol::Symbol;
 pub use sync::SyncInterner;
 
-use chunks::TextStore;
-use report::{Counter, Stats, Uncounted};
-use strhash::{Seeds, SHORT};
 use table::{hash27, SymTable};
+use text_store::TextStore;
+
+use crate::arena::AllocFailed;
+
+use crate::counters::{Counter, RelaxedCounters, Uncounted};
+use crate::hash::{random_seed, StrHasher, DETERMINISTIC_SEED};
 
 use std::num::NonZeroU32;
 
-/// Seed used by the `deterministic` constructors.
-pub(crate) const FIXED_SEED: u64 = 0x5EED_D1A7_0A70_u64;
-
-/// A fresh random seed (from the standard library's per-process random keys).
-pub(crate) fn random_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(0x1234_5678);
-    h.finish()
-}
-
-#[inline]
-pub(crate) fn hash_str(seed: u64, s: &str) -> u64 {
-    rapidhash::rapidhash_seeded(s.as_bytes(), seed)
-}
+/// Longest key the interner's inline lookup path takes (hashing and comparing without a
+/// call); longer keys go out of line.
+const SHORT: usize = 32;
 
 /// Outcome of [`Interner::find_fast`].
 enum Fast {
@@ -104,11 +93,11 @@ fn intern_failed(e: InternerError) -> ! {
 /// assert_eq!(i.iter().collect::<Vec<_>>(), [(kw, "fn"), (id, "main")]);
 /// ```
 pub struct Interner {
-    seeds: Seeds,
+    hasher: StrHasher,
     text: TextStore,
     table: SymTable,
     limits: Limits,
-    stats: Stats,
+    stats: RelaxedCounters,
 }
 
 impl Default for Interner {
@@ -149,7 +138,7 @@ impl Interner {
     /// assert_eq!(a.intern("q"), b.intern("q"));
     /// ```
     pub fn deterministic() -> Interner {
-        Interner::with_seed(FIXED_SEED)
+        Interner::with_seed(DETERMINISTIC_SEED)
     }
 
     /// An empty interner hashing with `seed`.
@@ -160,11 +149,11 @@ impl Interner {
     /// ```
     pub fn with_seed(seed: u64) -> Interner {
         Interner {
-            seeds: Seeds::new(seed),
+            hasher: StrHasher::new(seed),
             text: TextStore::new(),
             table: SymTable::new(),
             limits: Limits::default(),
-            stats: Stats::default(),
+            stats: RelaxedCounters::default(),
         }
     }
 
@@ -200,14 +189,14 @@ impl Interner {
         let mut i = Interner::with_seed(seed);
         i.text.try_reserve(n).map_err(|_| InternerError::AllocFailed { strings: n })?;
         if n > 0 {
-            i.table.reserve(n);
+            i.table.try_reserve(n).map_err(|_| InternerError::AllocFailed { strings: n })?;
         }
         Ok(i)
     }
 
     /// The hash seed, for copies that must hash alike.
     pub(crate) fn seed(&self) -> u64 {
-        self.seeds.seed()
+        self.hasher.seed()
     }
 
     /// Sets the limits that make [`try_intern`](Interner::try_intern) fail.
@@ -244,7 +233,7 @@ impl Interner {
 
     #[inline(always)]
     fn hash(&self, s: &str) -> u32 {
-        hash27(self.seeds.hash(s.as_bytes()))
+        hash27(self.hasher.hash(s.as_bytes()))
     }
 
     /// The inline part of a lookup of `q` (at most [`SHORT`] bytes, 27-bit hash
@@ -372,7 +361,7 @@ impl Interner {
 
     #[inline(never)]
     fn insert_owned(&mut self, h: u32, s: &str) -> Result<Symbol, InternerError> {
-        self.insert_new(h, s.len(), false, |text| text.push_owned(s))
+        self.insert_new(h, s.len(), false, |text| text.try_push_owned(s))
     }
 
     /// Like [`intern`](Interner::intern) but keeps a reference to `s` instead of
@@ -401,7 +390,7 @@ impl Interner {
         let (h, found) = self.find(s, &self.stats);
         match found {
             Some(sym) => Ok(sym),
-            None => self.insert_new(h, 0, true, |text| text.push_static(s)),
+            None => self.insert_new(h, 0, true, |text| text.try_push_static(s)),
         }
     }
 
@@ -410,7 +399,7 @@ impl Interner {
         h: u32,
         copy_len: usize,
         is_static: bool,
-        push: impl FnOnce(&mut TextStore),
+        push: impl FnOnce(&mut TextStore) -> Result<(), AllocFailed>,
     ) -> Result<Symbol, InternerError> {
         let index = self.len();
         let max = self.limits.symbol_cap().min(SymTable::max_entries());
@@ -420,8 +409,10 @@ impl Interner {
             let needed = self.memory_report().total_bytes() + table_cost + self.text.push_cost(copy_len, is_static);
             self.limits.check_bytes(needed)?;
         }
-        push(&mut self.text);
-        self.table.reserve(1);
+        // Every allocation before any change: the table's room first, then the text
+        // (whose steps each leave the store as it was when they fail).
+        self.table.try_reserve_insert(h)?;
+        push(&mut self.text)?;
         self.table.insert(h, sym.index_u32());
         self.stats.insert();
         Ok(sym)
@@ -469,7 +460,7 @@ impl Interner {
 
     /// Forgets the lookup and insert counters (a frozen copy starts from zero).
     pub(crate) fn reset_counters(&mut self) {
-        self.stats = Stats::default();
+        self.stats = RelaxedCounters::default();
     }
 
     /// `get(s).is_some()`.
@@ -567,7 +558,7 @@ impl Interner {
             slack_bytes: self.text.slack_bytes(),
             ..InternerMemoryReport::default()
         };
-        self.stats.fill(&mut r);
+        r.set_counters(&self.stats.snapshot());
         r
     }
 

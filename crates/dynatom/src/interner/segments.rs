@@ -10,6 +10,7 @@
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};
 
+use crate::arena::AllocFailed;
 use crate::sync::{raw_alloc, AtomicPtr, Ordering};
 
 pub(crate) struct Segments<T, const FIRST_BITS: u32, const N: usize> {
@@ -44,6 +45,11 @@ impl<T, const FIRST_BITS: u32, const N: usize> Segments<T, FIRST_BITS, N> {
         Layout::array::<T>(Self::len(k)).expect("segment size overflows the address space")
     }
 
+    /// [`layout`](Self::layout), with a size that overflows as a failed allocation.
+    fn try_layout(k: usize) -> Result<Layout, AllocFailed> {
+        Layout::array::<T>(Self::len(k)).map_err(|_| AllocFailed { bytes: usize::MAX })
+    }
+
     /// Slot `k`'s array, if allocated (`None` also for `k >= N`). Takes no lock and
     /// writes nothing.
     #[inline]
@@ -63,20 +69,26 @@ impl<T, const FIRST_BITS: u32, const N: usize> Segments<T, FIRST_BITS, N> {
 
     /// Slot `k`'s array, allocating it if needed: every element from `elem()`, then
     /// `fill` runs on the array before any other thread can see it. If another thread
-    /// publishes first, the fresh array is dropped and the winner's returned.
+    /// publishes first, the fresh array is dropped and the winner's returned. If the
+    /// allocator refuses, nothing changes.
     ///
     /// # Panics
     /// If `k >= N`.
-    pub(crate) fn get_or_init(&self, k: usize, mut elem: impl FnMut() -> T, fill: impl FnOnce(&[T])) -> &[T] {
+    pub(crate) fn try_get_or_init(
+        &self,
+        k: usize,
+        mut elem: impl FnMut() -> T,
+        fill: impl FnOnce(&[T]),
+    ) -> Result<&[T], AllocFailed> {
         if let Some(s) = self.get(k) {
-            return s;
+            return Ok(s);
         }
-        let layout = Self::layout(k);
+        let layout = Self::try_layout(k)?;
         let len = Self::len(k);
         // SAFETY: `layout` has non-zero size (`T` is not zero-sized, `len >= 1`).
         let raw = unsafe { raw_alloc::alloc(layout) }.cast::<T>();
         if raw.is_null() {
-            std::alloc::handle_alloc_error(layout);
+            return Err(AllocFailed { bytes: layout.size() });
         }
         for i in 0..len {
             // SAFETY: `i < len`, inside the fresh allocation, which nothing else sees yet.
@@ -90,14 +102,14 @@ impl<T, const FIRST_BITS: u32, const N: usize> Segments<T, FIRST_BITS, N> {
         match self.slots[k].compare_exchange(ptr::null_mut(), raw, Ordering::Release, Ordering::Acquire) {
             // SAFETY: `raw` now is slot `k`'s published array (`len` initialised `T`s,
             // freed only through `&mut self`).
-            Ok(_) => unsafe { std::slice::from_raw_parts(raw, len) },
+            Ok(_) => Ok(unsafe { std::slice::from_raw_parts(raw, len) }),
             Err(winner) => {
                 // SAFETY: `raw` was never published: we own it and its `len`
                 // initialised elements, allocated with `layout`.
                 unsafe { free(raw, len, layout) };
                 // SAFETY: `winner` is non-null (the CAS only fails on a non-null slot),
                 // so it is slot `k`'s published array of `len` initialised `T`s.
-                unsafe { std::slice::from_raw_parts(winner, len) }
+                Ok(unsafe { std::slice::from_raw_parts(winner, len) })
             }
         }
     }

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use super::counters::Counters;
+use crate::counters::Counters;
 use super::TableShared;
 use crate::repr::atom_word::RawAtom;
 
