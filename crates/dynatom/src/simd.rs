@@ -46,15 +46,23 @@ pub(crate) fn match_masked(lanes: &Lanes16, mask: &Splat8, want: u16) -> u32 {
 
 /// `a == b`, for slices of up to 32 bytes without a call (word-sized overlapping
 /// reads); longer ones compare as slices do.
-#[inline(always)]
+#[cfg(test)]
 pub(crate) fn eq_short(a: &[u8], b: &[u8]) -> bool {
-    let n = a.len();
-    if n != b.len() {
-        return false;
-    }
-    let (pa, pb) = (a.as_ptr(), b.as_ptr());
-    // Each read below lies in `[0, n)` of both slices, which are `n` bytes long
-    // (checked above); the branch conditions bound `n` for each read.
+    // SAFETY: `a` is readable for its length, which equals `b`'s.
+    a.len() == b.len() && unsafe { eq_at(a.as_ptr(), b) }
+}
+
+/// Whether the `b.len()` bytes at `a` equal `b`: without a call up to 32 bytes
+/// (word-sized overlapping reads), as slices compare beyond.
+///
+/// # Safety
+/// `a` must be readable for `b.len()` bytes.
+#[inline(always)]
+pub(crate) unsafe fn eq_at(a: *const u8, b: &[u8]) -> bool {
+    let n = b.len();
+    let (pa, pb) = (a, b.as_ptr());
+    // Each read below lies in `[0, n)` of both sides, which are `n` bytes long (the
+    // caller's promise for `a`); the branch conditions bound `n` for each read.
     if n >= 8 {
         if n <= 16 {
             // SAFETY: `8 <= n <= 16`: reads at 0 and n - 8 lie in `[0, n)`.
@@ -64,7 +72,8 @@ pub(crate) fn eq_short(a: &[u8], b: &[u8]) -> bool {
             // SAFETY: both are readable for `n` bytes, `17 <= n <= 32`.
             return unsafe { chosen::eq_17_to_32(pa, pb, n) };
         }
-        return a == b;
+        // SAFETY: `a` is readable for `n` bytes (the caller's promise).
+        return unsafe { std::slice::from_raw_parts(pa, n) } == b;
     }
     if n >= 4 {
         // SAFETY: `4 <= n < 8`: reads at 0 and n - 4 lie in `[0, n)`.

@@ -90,6 +90,12 @@ impl Bucket {
         simd::match_masked(&self.hi, m, w)
     }
 
+    /// Whether every slot is taken (buckets fill left to right: the last one is).
+    #[inline(always)]
+    fn is_full(&self) -> bool {
+        self.hi.0[WAYS - 1] & self.lo[WAYS - 1] != u16::MAX
+    }
+
     /// Bit `k` set when slot `k` is free.
     #[inline(always)]
     fn free_mask(&self) -> u32 {
@@ -111,7 +117,7 @@ impl Probe<'_> {
     /// No entry with this hash lives outside the primary bucket (it has a free slot).
     #[inline(always)]
     pub(crate) fn has_room(&self) -> bool {
-        self.bucket.hi.0[WAYS - 1] & self.bucket.lo[WAYS - 1] == u16::MAX
+        !self.bucket.is_full()
     }
 
     /// The slot of the lowest match (`matches != 0`).
@@ -212,11 +218,12 @@ impl SymTable {
 
     /// Makes every allocation that [`insert`](Self::insert) of hash `h` may need: room
     /// for one more entry, and room in the stash when `h`'s primary bucket is full (the
-    /// only case in which the entry, or one it kicks, can end up there).
+    /// only case in which the entry, or one it kicks, can end up there; buckets fill
+    /// left to right, so a bucket is full when its last slot is).
     #[inline]
     pub(crate) fn try_reserve_insert(&mut self, h: u32) -> Result<(), AllocFailed> {
         self.try_reserve(1)?;
-        if self.stash.len() == self.stash.capacity() && self.buckets[(h & self.mask) as usize].free_mask() == 0 {
+        if self.stash.len() == self.stash.capacity() && self.buckets[(h & self.mask) as usize].is_full() {
             self.stash.try_reserve(1).map_err(|_| AllocFailed { bytes: 8 * (self.stash.capacity() + 1) })?;
         }
         Ok(())

@@ -172,11 +172,10 @@ impl TextStore {
         debug_assert!(q.len() <= 32);
         // SAFETY: the caller's promise. An out-of-line entry's `end - start` has
         // `FLAG` set, so it never equals a short length; an inline string's bytes
-        // lie in its run, `start..end`.
+        // lie in its run, `start..end`, which is `q.len()` long when compared.
         unsafe {
             let (run, start, end) = self.raw(i);
-            let len = usize::from(end.wrapping_sub(start));
-            len == q.len() && simd::eq_short(std::slice::from_raw_parts(run.add(usize::from(start)), len), q)
+            usize::from(end.wrapping_sub(start)) == q.len() && simd::eq_at(run.add(usize::from(start)), q)
         }
     }
 
@@ -207,18 +206,20 @@ impl TextStore {
     /// page list and in the open chunk. Each step that fails leaves the store as it
     /// was; one that succeeds leaves it consistent (a run moved to a new chunk has
     /// its page repointed).
+    /// Returns whether the entry starts a page.
     #[inline(always)]
-    fn try_reserve_entry(&mut self, run_bytes: usize, long: bool) -> Result<(), AllocFailed> {
+    fn try_reserve_entry(&mut self, run_bytes: usize, long: bool) -> Result<bool, AllocFailed> {
         if self.ends.len() == self.ends.capacity() {
             self.try_grow_ends()?;
         }
         if long && self.longs.len() == self.longs.capacity() {
             grow(&mut self.longs, 4)?;
         }
-        if self.len().is_multiple_of(PAGE) || self.runs.room() < run_bytes {
+        let starts_page = self.len().is_multiple_of(PAGE);
+        if starts_page || self.runs.room() < run_bytes {
             self.try_make_run_room(run_bytes)?;
         }
-        Ok(())
+        Ok(starts_page)
     }
 
     #[cold]
@@ -254,13 +255,16 @@ impl TextStore {
     }
 
     /// Appends `bytes` (a short string or a record) to the current page's run, which
-    /// `try_reserve_entry` made room for, and returns its end within the run.
+    /// `try_reserve_entry` made room for (and said whether it `starts_page`), and
+    /// returns its end within the run.
     #[inline(always)]
-    fn append_run(&mut self, bytes: &[u8]) -> u16 {
-        if self.len().is_multiple_of(PAGE) {
+    fn append_run(&mut self, bytes: &[u8], starts_page: bool) -> u16 {
+        let run = if starts_page {
             self.pages.push(self.runs.tip());
-        }
-        let run = self.run_len();
+            0
+        } else {
+            usize::from(self.ends[self.len()] & !FLAG)
+        };
         self.runs.push_within(bytes);
         (run + bytes.len()) as u16
     }
@@ -270,13 +274,13 @@ impl TextStore {
     #[inline]
     pub(crate) fn try_push_owned(&mut self, s: &str) -> Result<(), AllocFailed> {
         if s.len() <= INLINE_MAX {
-            self.try_reserve_entry(s.len(), false)?;
-            let end = self.append_run(s.as_bytes());
+            let starts_page = self.try_reserve_entry(s.len(), false)?;
+            let end = self.append_run(s.as_bytes(), starts_page);
             self.ends.push(end);
         } else {
-            self.try_reserve_entry(RECORD, true)?;
+            let starts_page = self.try_reserve_entry(RECORD, true)?;
             let ptr = self.long_text.try_copy(s.as_bytes())?;
-            self.push_long(Long { ptr, len: s.len() });
+            self.push_long(Long { ptr, len: s.len() }, starts_page);
         }
         self.char_bytes += s.len();
         Ok(())
@@ -284,16 +288,16 @@ impl TextStore {
 
     /// Appends `s` without copying it, as [`try_push_owned`](Self::try_push_owned).
     pub(crate) fn try_push_static(&mut self, s: &'static str) -> Result<(), AllocFailed> {
-        self.try_reserve_entry(RECORD, true)?;
-        self.push_long(Long { ptr: s.as_ptr(), len: s.len() });
+        let starts_page = self.try_reserve_entry(RECORD, true)?;
+        self.push_long(Long { ptr: s.as_ptr(), len: s.len() }, starts_page);
         Ok(())
     }
 
     /// Appends an out-of-line entry; `try_reserve_entry(RECORD, true)` made room.
-    fn push_long(&mut self, l: Long) {
+    fn push_long(&mut self, l: Long, starts_page: bool) {
         let k = u32::try_from(self.longs.len()).expect("fewer out-of-line strings than symbols");
         self.longs.push(l);
-        let end = self.append_run(&k.to_le_bytes());
+        let end = self.append_run(&k.to_le_bytes(), starts_page);
         self.ends.push(end | FLAG);
     }
 
