@@ -74,8 +74,10 @@
 //!
 //! All `unsafe` code lives in the private `repr` modules, one per raw layout (and `utf8`,
 //! the one place bytes are read as text unchecked, with its invariant), plus the table's
-//! shard code that reads entries under their lock and the interners' text storage; every
-//! block has a `// SAFETY:` comment. The atomics go through one module so the tables can
+//! shard code that reads entries under their lock, the interners' text storage and hash
+//! table, the bump arena both interners store characters in (`arena`), and `simd`, the
+//! one module that picks SSE2 or its portable fallback; every block has a `// SAFETY:`
+//! comment. The atomics go through one module so the tables can
 //! be model-checked with loom (`RUSTFLAGS="--cfg loom"`).
 //!
 //! ## Features

@@ -214,10 +214,11 @@ mod tests {
             let mut lanes = Lanes16([0; 16]);
             for lane in &mut lanes.0 {
                 // Few distinct values, so that matches are common.
-                *lane = (rng.next() % 7) as u16 * 0x1111 | (rng.next() % 2) as u16;
+                *lane = ((rng.next() % 7) as u16 * 0x1111) | (rng.next() % 2) as u16;
             }
             let mask = Splat8::new(rng.next() as u16 | 0xF000);
-            let want = if round % 2 == 0 { lanes.0[(rng.next() % 16) as usize] & mask.value() } else { rng.next() as u16 };
+            let want =
+                if round % 2 == 0 { lanes.0[(rng.next() % 16) as usize] & mask.value() } else { rng.next() as u16 };
             let expected: u32 = (0..16).filter(|&k| lanes.0[k] & mask.value() == want).map(|k| 1 << k).sum();
             assert_eq!(portable::match_masked(&lanes, &mask, want), expected, "{lanes:?} {mask:?} {want}");
             #[cfg(target_arch = "x86_64")]
@@ -232,7 +233,7 @@ mod tests {
             let n = 17 + (rng.next() % 16) as usize;
             let a: Vec<u8> = (0..n).map(|_| (rng.next() % 3) as u8).collect();
             let mut b = a.clone();
-            if rng.next() % 2 == 0 {
+            if rng.next().is_multiple_of(2) {
                 let at = (rng.next() as usize) % n;
                 b[at] = b[at].wrapping_add(1 + (rng.next() % 255) as u8);
             }

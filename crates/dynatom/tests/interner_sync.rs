@@ -92,8 +92,10 @@ fn readers_run_during_inserts() {
 #[test]
 fn thawing_keeps_symbols_shards_and_limits() {
     use dynatom::interner::Limits;
-    let interner =
-        SyncInterner::deterministic().with_shards(2).unwrap().with_limits(Limits { max_symbols: 3, ..Limits::default() });
+    let interner = SyncInterner::deterministic()
+        .with_shards(2)
+        .unwrap()
+        .with_limits(Limits { max_symbols: 3, ..Limits::default() });
     let a = interner.intern("alpha");
     let b = interner.intern("long text ".repeat(100));
     let frozen = interner.freeze();
