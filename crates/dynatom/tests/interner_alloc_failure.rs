@@ -46,35 +46,28 @@ trait Under {
     fn len(&self) -> usize;
 }
 
-impl Under for Interner {
-    fn try_intern(&mut self, s: &str) -> Result<Symbol, InternerError> {
-        Interner::try_intern(self, s)
-    }
-    fn get(&self, s: &str) -> Option<Symbol> {
-        Interner::get(self, s)
-    }
-    fn resolve(&self, sym: Symbol) -> String {
-        Interner::resolve(self, sym).to_owned()
-    }
-    fn len(&self) -> usize {
-        Interner::len(self)
-    }
+/// `Under` through the interner's own methods of the same names.
+macro_rules! under {
+    ($interner:ty) => {
+        impl Under for $interner {
+            fn try_intern(&mut self, s: &str) -> Result<Symbol, InternerError> {
+                <$interner>::try_intern(self, s)
+            }
+            fn get(&self, s: &str) -> Option<Symbol> {
+                <$interner>::get(self, s)
+            }
+            fn resolve(&self, sym: Symbol) -> String {
+                <$interner>::resolve(self, sym).to_owned()
+            }
+            fn len(&self) -> usize {
+                <$interner>::len(self)
+            }
+        }
+    };
 }
 
-impl Under for SyncInterner {
-    fn try_intern(&mut self, s: &str) -> Result<Symbol, InternerError> {
-        SyncInterner::try_intern(self, s)
-    }
-    fn get(&self, s: &str) -> Option<Symbol> {
-        SyncInterner::get(self, s)
-    }
-    fn resolve(&self, sym: Symbol) -> String {
-        SyncInterner::resolve(self, sym).to_owned()
-    }
-    fn len(&self) -> usize {
-        SyncInterner::len(self)
-    }
-}
+under!(Interner);
+under!(SyncInterner);
 
 /// Interns every round's texts with failures on, checking each outcome against a model;
 /// a text that failed is interned again with failures off. Returns the failures seen.
