@@ -43,7 +43,6 @@ use table::{hash27, SymTable};
 use text_store::TextStore;
 
 use crate::arena::AllocFailed;
-
 use crate::counters::{Counter, RelaxedCounters, Uncounted};
 use crate::hash::{random_seed, StrHasher, DETERMINISTIC_SEED};
 
@@ -82,8 +81,8 @@ fn intern_failed(e: InternerError) -> ! {
 /// so a finished interner can be shared by reference across threads.
 ///
 /// Limits: at most [`Symbol::MAX_COUNT`] symbols in principle, about 2.04 billion in
-/// practice (the table's size); [`try_intern`](Interner::try_intern) reports these
-/// and [`Limits`] as errors.
+/// practice (the table's size); [`try_intern`](Interner::try_intern) reports these,
+/// [`Limits`] and a refused allocation as errors, and adds nothing then.
 ///
 /// ```
 /// use dynatom::interner::Interner;
@@ -329,7 +328,9 @@ impl Interner {
     }
 
     /// The symbol of `s`, adding a copy of it if new; errors instead of exceeding
-    /// the symbol space or the configured [`Limits`].
+    /// the symbol space or the configured [`Limits`], and when the allocator refuses
+    /// memory ([`InternerError::OutOfMemory`]). On an error nothing is added and every
+    /// string already present still resolves.
     ///
     /// ```
     /// let mut i = dynatom::interner::Interner::new();

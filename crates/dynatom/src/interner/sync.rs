@@ -285,7 +285,9 @@ impl SyncInterner {
         self.try_intern(s).unwrap_or_else(|e| panic!("SyncInterner::intern: {e}"))
     }
 
-    /// Fallible [`intern`](SyncInterner::intern).
+    /// Fallible [`intern`](SyncInterner::intern): the symbol space, the configured
+    /// [`Limits`] and a refused allocation ([`InternerError::OutOfMemory`]) are errors,
+    /// after which nothing is added and no symbol is used up.
     ///
     /// ```
     /// let i = dynatom::interner::SyncInterner::new();
