@@ -17,14 +17,22 @@
 use std::alloc::Layout;
 use std::ptr::NonNull;
 
-// Under loom, chunks come from loom's allocator so that models report leaked chunks.
-// Otherwise from the global allocator (a program's own allocator, and the one the tests'
-// failing allocator replaces); `realloc` only shrinks the open chunk, which loom's
-// allocator cannot do in place, so under loom the open chunk is simply kept whole.
-#[cfg(loom)]
-use loom::alloc::{alloc, dealloc};
-#[cfg(not(loom))]
-use std::alloc::{alloc, dealloc, realloc};
+use storage_alloc::{alloc, dealloc};
+
+/// The allocator of the interners' storage: these chunks, the `SyncInterner`'s column
+/// segments and shard table generations.
+///
+/// Under loom, loom's allocator, so that models report leaks. Otherwise the global
+/// allocator: a program's own allocator, and the one the tests' failing allocator
+/// replaces (unlike the strings' blocks, none of this is ever shown to
+/// `malloc_usable_size`, so `glibc-slop` leaves it alone). `realloc` only shrinks the
+/// open chunk, which loom's allocator cannot do: under loom the chunk is kept whole.
+pub(crate) mod storage_alloc {
+    #[cfg(loom)]
+    pub(crate) use loom::alloc::{alloc, dealloc};
+    #[cfg(not(loom))]
+    pub(crate) use std::alloc::{alloc, dealloc, realloc};
+}
 
 /// The allocator refused a request of `bytes` bytes (or the size overflowed a `Layout`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,7 +239,7 @@ impl Arena {
         let old_layout = layout(self.cap).ok()?;
         // SAFETY: `old` was allocated with `old_layout` (by `try_open`, or resized here
         // before with the layout recorded in its block); `len > 0`.
-        let new = NonNull::new(unsafe { realloc(old.as_ptr(), old_layout, self.len) })?;
+        let new = NonNull::new(unsafe { storage_alloc::realloc(old.as_ptr(), old_layout, self.len) })?;
         self.bytes -= self.cap - self.len;
         self.blocks[k] = Block { ptr: new, cap: self.len };
         self.cur = new;

@@ -10,8 +10,8 @@
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};
 
-use crate::arena::AllocFailed;
-use crate::sync::{raw_alloc, AtomicPtr, Ordering};
+use crate::arena::{storage_alloc, AllocFailed};
+use crate::sync::{AtomicPtr, Ordering};
 
 pub(crate) struct Segments<T, const FIRST_BITS: u32, const N: usize> {
     /// Slot `k`: null, or an allocation of `len(k)` initialised `T`s that is freed only
@@ -86,7 +86,7 @@ impl<T, const FIRST_BITS: u32, const N: usize> Segments<T, FIRST_BITS, N> {
         let layout = Self::try_layout(k)?;
         let len = Self::len(k);
         // SAFETY: `layout` has non-zero size (`T` is not zero-sized, `len >= 1`).
-        let raw = unsafe { raw_alloc::alloc(layout) }.cast::<T>();
+        let raw = unsafe { storage_alloc::alloc(layout) }.cast::<T>();
         if raw.is_null() {
             return Err(AllocFailed { bytes: layout.size() });
         }
@@ -145,11 +145,11 @@ impl<T, const FIRST_BITS: u32, const N: usize> Drop for Segments<T, FIRST_BITS, 
 /// Drops `len` `T`s at `p` and frees the allocation.
 ///
 /// # Safety
-/// `p` holds `len` initialised `T`s in an allocation from `raw_alloc::alloc(layout)`
+/// `p` holds `len` initialised `T`s in an allocation from `storage_alloc::alloc(layout)`
 /// that the caller owns and that nothing references any more.
 unsafe fn free<T>(p: *mut T, len: usize, layout: Layout) {
     // SAFETY: per the contract, `p[..len]` is initialised, owned and unreferenced.
     unsafe { ptr::drop_in_place(ptr::slice_from_raw_parts_mut(p, len)) };
-    // SAFETY: `p` came from `raw_alloc::alloc(layout)` and is freed only here.
-    unsafe { raw_alloc::dealloc(p.cast::<u8>(), layout) };
+    // SAFETY: `p` came from `storage_alloc::alloc(layout)` and is freed only here.
+    unsafe { storage_alloc::dealloc(p.cast::<u8>(), layout) };
 }
