@@ -119,3 +119,23 @@ fn frozen_lookups_write_no_counter() {
     let report = frozen.memory_report();
     assert_eq!((report.lookups, report.hits, report.misses, report.inserts), (0, 0, 0, 0));
 }
+
+#[test]
+fn with_shards_on_a_non_empty_interner_is_an_error_that_gives_it_back() {
+    let names = SyncInterner::deterministic().with_shards(2).unwrap();
+    let syms: Vec<_> = (0..100).map(|i| names.intern(format!("name{i}"))).collect();
+    let err = names.with_shards(8).unwrap_err();
+    assert_eq!(err.error(), dynatom::interner::InternerError::NotEmpty { len: 100 });
+    assert_eq!(err.to_string(), "the shard count of an interner holding 100 strings cannot change");
+    let names = err.into_interner();
+    assert_eq!(names.len(), 100);
+    for (i, &sym) in syms.iter().enumerate() {
+        assert_eq!(names.resolve(sym), format!("name{i}"));
+        assert_eq!(names.get(format!("name{i}")), Some(sym));
+    }
+    // Emptied, the interner takes a new shard count.
+    let mut names = names;
+    names.clear();
+    let names = names.with_shards(8).unwrap();
+    assert_eq!(names.intern("again").to_usize(), 0);
+}

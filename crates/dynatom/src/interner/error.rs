@@ -57,13 +57,14 @@ pub enum InternerError {
         bytes: usize,
     },
     /// [`SyncInterner::with_shards`](super::SyncInterner::with_shards) was called on an
-    /// interner that already holds strings (their shards cannot change).
+    /// interner that already holds strings (their shards cannot change); the
+    /// [`ShardsError`] it returns gives the interner back.
     ///
     /// ```
     /// use dynatom::interner::{InternerError, SyncInterner};
     /// let i = SyncInterner::new();
     /// i.intern("a");
-    /// assert_eq!(i.with_shards(2).unwrap_err(), InternerError::NotEmpty { len: 1 });
+    /// assert_eq!(i.with_shards(2).unwrap_err().error(), InternerError::NotEmpty { len: 1 });
     /// ```
     NotEmpty {
         /// Strings the interner held.
@@ -161,5 +162,77 @@ impl Limits {
         } else {
             Ok(())
         }
+    }
+}
+
+/// The error of [`SyncInterner::with_shards`](super::SyncInterner::with_shards) on an
+/// interner that already holds strings: says why ([`InternerError::NotEmpty`]) and gives
+/// the interner back unchanged, like std's `IntoInnerError`.
+///
+/// ```
+/// use dynatom::interner::SyncInterner;
+/// let names = SyncInterner::new();
+/// let a = names.intern("a");
+/// let err = names.with_shards(8).unwrap_err();
+/// assert_eq!(err.to_string(), "the shard count of an interner holding 1 string cannot change");
+/// let names = err.into_interner();
+/// assert_eq!(names.resolve(a), "a");
+/// ```
+pub struct ShardsError {
+    pub(crate) interner: super::SyncInterner,
+}
+
+impl ShardsError {
+    /// Why the call failed.
+    ///
+    /// ```
+    /// use dynatom::interner::{InternerError, SyncInterner};
+    /// let names = SyncInterner::new();
+    /// names.intern("a");
+    /// assert!(matches!(names.with_shards(2).unwrap_err().error(), InternerError::NotEmpty { len: 1 }));
+    /// ```
+    pub fn error(&self) -> InternerError {
+        InternerError::NotEmpty { len: self.interner.len() }
+    }
+
+    /// The interner, as it was before the call.
+    ///
+    /// ```
+    /// use dynatom::interner::SyncInterner;
+    /// let names = SyncInterner::new();
+    /// names.intern("kept");
+    /// assert!(names.with_shards(2).unwrap_err().into_interner().contains("kept"));
+    /// ```
+    pub fn into_interner(self) -> super::SyncInterner {
+        self.interner
+    }
+}
+
+impl fmt::Debug for ShardsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ShardsError").field("error", &self.error()).finish()
+    }
+}
+
+impl fmt::Display for ShardsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.error(), f)
+    }
+}
+
+impl std::error::Error for ShardsError {}
+
+impl From<ShardsError> for InternerError {
+    /// The reason, dropping the interner.
+    ///
+    /// ```
+    /// use dynatom::interner::{InternerError, SyncInterner};
+    /// let names = SyncInterner::new();
+    /// names.intern("a");
+    /// let e: InternerError = names.with_shards(2).unwrap_err().into();
+    /// assert_eq!(e, InternerError::NotEmpty { len: 1 });
+    /// ```
+    fn from(e: ShardsError) -> InternerError {
+        e.error()
     }
 }

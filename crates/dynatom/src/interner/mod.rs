@@ -33,7 +33,7 @@ mod table;
 mod text_store;
 mod traits;
 
-pub use error::{InternerError, Limits};
+pub use error::{InternerError, Limits, ShardsError};
 pub use report::InternerMemoryReport;
 pub use resolver::Resolver;
 pub use symbol::Symbol;

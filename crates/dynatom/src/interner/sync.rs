@@ -158,18 +158,18 @@ impl SyncInterner {
     /// Uses `n` insert shards (rounded up to a power of two, 1..=65536).
     ///
     /// # Errors
-    /// [`InternerError::NotEmpty`] if the interner already holds strings (which live in
-    /// the shards it has); the interner is then dropped.
+    /// If the interner already holds strings (which live in the shards it has): a
+    /// [`ShardsError`](super::ShardsError) that says so
+    /// ([`InternerError::NotEmpty`]) and gives the interner back unchanged.
     ///
     /// ```
     /// let i = dynatom::interner::SyncInterner::new().with_shards(1)?;
     /// i.intern("one lock");
     /// # Ok::<(), dynatom::interner::InternerError>(())
     /// ```
-    pub fn with_shards(mut self, n: usize) -> Result<SyncInterner, InternerError> {
-        let len = self.len();
-        if len != 0 {
-            return Err(InternerError::NotEmpty { len });
+    pub fn with_shards(mut self, n: usize) -> Result<SyncInterner, super::ShardsError> {
+        if !self.is_empty() {
+            return Err(super::ShardsError { interner: self });
         }
         self.shards = make_shards(n.clamp(1, 1 << 16).next_power_of_two());
         Ok(self)
