@@ -179,7 +179,9 @@ impl Limits {
 /// assert_eq!(names.resolve(a), "a");
 /// ```
 pub struct ShardsError {
-    pub(crate) interner: super::SyncInterner,
+    /// Boxed: a `SyncInterner` is a few hundred bytes, and the error path should not
+    /// make every `Result` that large.
+    pub(crate) interner: Box<super::SyncInterner>,
 }
 
 impl ShardsError {
@@ -204,7 +206,7 @@ impl ShardsError {
     /// assert!(names.with_shards(2).unwrap_err().into_interner().contains("kept"));
     /// ```
     pub fn into_interner(self) -> super::SyncInterner {
-        self.interner
+        *self.interner
     }
 }
 

@@ -169,7 +169,7 @@ impl SyncInterner {
     /// ```
     pub fn with_shards(mut self, n: usize) -> Result<SyncInterner, super::ShardsError> {
         if !self.is_empty() {
-            return Err(super::ShardsError { interner: self });
+            return Err(super::ShardsError { interner: Box::new(self) });
         }
         self.shards = make_shards(n.clamp(1, 1 << 16).next_power_of_two());
         Ok(self)
