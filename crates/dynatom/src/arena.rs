@@ -272,7 +272,8 @@ impl Drop for Arena {
     fn drop(&mut self) {
         for b in &self.blocks {
             // SAFETY: allocated by `try_open` (or resized by `shrink_open`) with this
-            // size and alignment 1, and freed only here, once.
+            // size and alignment 1, a layout that was valid then (checked by `layout`,
+            // or no larger than such a one), and freed only here, once.
             unsafe { dealloc(b.ptr.as_ptr(), Layout::from_size_align_unchecked(b.cap, 1)) };
         }
     }
