@@ -132,12 +132,14 @@
 //!   `table/shared.rs` and `table/report.rs` (memory reports; with `glibc-slop`, also
 //!   glibc's `malloc_usable_size`), and the lock-free slot array and the reclamation of
 //!   what its readers may still see: `table/slots.rs` and `table/reclaim.rs`.
-//! * The interners' storage: `interner/chunks.rs` (the [`Interner`]'s text),
-//!   `interner/sync_arena.rs` (the [`SyncInterner`]'s text), `interner/segments.rs`
-//!   (arrays published to readers without a lock), `interner/table.rs` (the
-//!   `Interner`'s hash table and its SSE2 bucket match), and the two lookups that trust
+//! * The interners' storage: `arena.rs` (the bump arena both interners keep their text
+//!   in), `interner/text_store.rs` (the [`Interner`]'s index of that text),
+//!   `interner/segments.rs` (arrays published to readers without a lock),
+//!   `interner/table.rs` (the `Interner`'s hash table), and the two lookups that trust
 //!   that storage without checking twice: `interner/mod.rs` (the `Interner`'s fast
 //!   path) and `interner/sync.rs` (the `SyncInterner`'s text of a published entry).
+//! * `simd.rs`, the one place that picks SSE2 or its portable fallback for the
+//!   interner's bucket match and short byte compares.
 //! * `sync.rs`, the one door to atomics, locks and the allocator, so that the tables can
 //!   be model-checked with loom (`RUSTFLAGS="--cfg loom"`); its raw allocation functions
 //!   forward to the allocator.
@@ -163,16 +165,19 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+mod arena;
 mod atom;
 mod builder;
 mod byte_atom;
 mod byte_str;
 mod byte_traits;
 mod conversions;
+mod counters;
 mod error;
 mod hash;
 pub mod interner;
 mod repr;
+mod simd;
 pub mod small_map;
 mod str;
 mod str_access;

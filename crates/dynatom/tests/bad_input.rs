@@ -6,8 +6,6 @@
 //! Allocation failure comes from this binary's global allocator, which refuses, on
 //! demand and on the calling thread only, every request of at least a given size.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use dynatom::interner::{InternerError, Limits, Symbol};
@@ -15,39 +13,7 @@ use dynatom::{
     str_format, try_str_format, AtomTable, BuildError, Interner, Pieces, Str, StrBuilder, StrError, SyncInterner,
 };
 
-thread_local! {
-    /// Requests of at least this many bytes fail on this thread (`usize::MAX`: none).
-    static FAIL_FROM: Cell<usize> = const { Cell::new(usize::MAX) };
-}
-
-struct FailingAllocator;
-
-// SAFETY: forwards to `System`, or returns null (a valid answer for any request).
-unsafe impl GlobalAlloc for FailingAllocator {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if layout.size() >= FAIL_FROM.with(Cell::get) {
-            return std::ptr::null_mut();
-        }
-        // SAFETY: forwarded from the caller.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: every non-null pointer handed out came from `System` with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size >= FAIL_FROM.with(Cell::get) {
-            return std::ptr::null_mut();
-        }
-        // SAFETY: forwarded from the caller; `ptr` came from `System`.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: FailingAllocator = FailingAllocator;
+mod failing_alloc;
 
 /// A request this large fails inside `failing`.
 const HUGE: usize = 1 << 20;
@@ -60,10 +26,7 @@ const HUGE: usize = 1 << 20;
 /// function, so none refills it).
 fn failing<T>(f: impl FnOnce() -> T) -> T {
     dynatom::set_block_cache_limit(0);
-    FAIL_FROM.with(|limit| limit.set(HUGE));
-    let result = f();
-    FAIL_FROM.with(|limit| limit.set(usize::MAX));
-    result
+    failing_alloc::failing_from(HUGE, f)
 }
 
 /// With `glibc-slop`, strings' blocks come from glibc directly, past this allocator.

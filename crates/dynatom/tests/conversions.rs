@@ -200,7 +200,7 @@ fn cloned_interners_keep_symbols_seed_and_limits() {
     assert_eq!(copy.try_intern("fourth"), Err(InternerError::SymbolsExhausted { max: 3 }));
     assert_eq!(i.intern("other third"), third);
 
-    let sync = SyncInterner::with_seed(6).with_shards(2).with_limits(limits);
+    let sync = SyncInterner::with_seed(6).with_shards(2).unwrap().with_limits(limits);
     let x = sync.intern("x");
     let sync_copy = sync.clone();
     assert_eq!(sync_copy.get("x"), Some(x));

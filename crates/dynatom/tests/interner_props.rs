@@ -117,7 +117,7 @@ proptest! {
         more in prop::collection::vec(op(), 0..100),
         shards in 0usize..5,
     ) {
-        let i = SyncInterner::deterministic().with_shards(1 << shards);
+        let i = SyncInterner::deterministic().with_shards(1 << shards).unwrap();
         let mut model = HashMap::new();
         check(&mut model, &ops, |s, st| match st {
             Some(st) => i.intern_static(st),

@@ -19,7 +19,7 @@ fn concurrent_inserts_give_one_symbol_per_text() {
     const THREADS: usize = 8;
     const N: usize = 20_000;
     for shards in [1, 4, 64] {
-        let interner = SyncInterner::new().with_shards(shards);
+        let interner = SyncInterner::new().with_shards(shards).unwrap();
         let barrier = Barrier::new(THREADS);
         let results: Vec<Vec<(usize, Symbol)>> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..THREADS)
@@ -92,8 +92,10 @@ fn readers_run_during_inserts() {
 #[test]
 fn thawing_keeps_symbols_shards_and_limits() {
     use dynatom::interner::Limits;
-    let interner =
-        SyncInterner::deterministic().with_shards(2).with_limits(Limits { max_symbols: 3, ..Limits::default() });
+    let interner = SyncInterner::deterministic()
+        .with_shards(2)
+        .unwrap()
+        .with_limits(Limits { max_symbols: 3, ..Limits::default() });
     let a = interner.intern("alpha");
     let b = interner.intern("long text ".repeat(100));
     let frozen = interner.freeze();
@@ -116,4 +118,24 @@ fn frozen_lookups_write_no_counter() {
     }
     let report = frozen.memory_report();
     assert_eq!((report.lookups, report.hits, report.misses, report.inserts), (0, 0, 0, 0));
+}
+
+#[test]
+fn with_shards_on_a_non_empty_interner_is_an_error_that_gives_it_back() {
+    let names = SyncInterner::deterministic().with_shards(2).unwrap();
+    let syms: Vec<_> = (0..100).map(|i| names.intern(format!("name{i}"))).collect();
+    let err = names.with_shards(8).unwrap_err();
+    assert_eq!(err.error(), dynatom::interner::InternerError::NotEmpty { len: 100 });
+    assert_eq!(err.to_string(), "the shard count of an interner holding 100 strings cannot change");
+    let names = err.into_interner();
+    assert_eq!(names.len(), 100);
+    for (i, &sym) in syms.iter().enumerate() {
+        assert_eq!(names.resolve(sym), format!("name{i}"));
+        assert_eq!(names.get(format!("name{i}")), Some(sym));
+    }
+    // Emptied, the interner takes a new shard count.
+    let mut names = names;
+    names.clear();
+    let names = names.with_shards(8).unwrap();
+    assert_eq!(names.intern("again").to_usize(), 0);
 }

@@ -151,7 +151,7 @@ fn freeze_after_racing_inserts() {
 fn lookup_during_table_growth() {
     race(
         || {
-            let names = SyncInterner::deterministic().with_shards(1);
+            let names = SyncInterner::deterministic().with_shards(1).unwrap();
             for s in ["beta", "gamma", "epsilon"] {
                 names.intern(s);
             }

@@ -2,6 +2,7 @@
 //! allocated once and never moved, so readers index it without a lock.
 
 use super::segments::Segments;
+use crate::arena::AllocFailed;
 use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
 
 /// log2 of the first segment's length.
@@ -55,13 +56,23 @@ impl Column {
         }
     }
 
-    /// Publishes entry `i` (once): `ptr[..len]` must stay valid UTF-8 for as long
-    /// as the column's owner lives.
+    /// Allocates the segment holding entry `i`, if it is not there yet. Inserts in
+    /// different shards hold different locks, so two of them may race to allocate the
+    /// same segment; `try_get_or_init` keeps one.
+    pub(crate) fn try_ensure(&self, i: usize) -> Result<(), AllocFailed> {
+        let (seg, _) = locate(i);
+        self.segments.try_get_or_init(seg, Entry::empty, |_| {}).map(|_| ())
+    }
+
+    /// Publishes entry `i` (once), whose segment [`try_ensure`](Self::try_ensure)
+    /// allocated: `ptr[..len]` must stay valid UTF-8 for as long as the column's owner
+    /// lives.
+    ///
+    /// # Panics
+    /// If entry `i`'s segment is not allocated.
     pub(crate) fn publish(&self, i: usize, ptr: *const u8, len: usize) {
         let (seg, off) = locate(i);
-        // Inserts in different shards hold different locks, so two of them may race
-        // to allocate the same segment; `get_or_init` keeps one.
-        let segment = self.segments.get_or_init(seg, Entry::empty, |_| {});
+        let segment = self.segments.get(seg).expect("the column segment was allocated before the symbol was taken");
         let e = &segment[off];
         // Relaxed: ordered before readers' loads by the Release store of `ptr` below.
         e.len.store(len, Ordering::Relaxed);

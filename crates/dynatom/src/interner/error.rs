@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use super::chunks::FIRST_CHUNK;
+use super::text_store::FIRST_CHUNK;
+use crate::arena::AllocFailed;
 
 /// Why `try_intern` could not add a string.
 ///
@@ -35,6 +36,39 @@ pub enum InternerError {
         /// The capacity asked for, in strings.
         strings: usize,
     },
+    /// The allocator refused memory that adding a string needed (characters, index or
+    /// hash table). Nothing was added and nothing was lost: every string already in the
+    /// interner still resolves, and the same call can be tried again.
+    ///
+    /// ```
+    /// use dynatom::interner::InternerError;
+    /// let e = InternerError::OutOfMemory { bytes: 4096 };
+    /// assert_eq!(e.to_string(), "interner could not allocate 4096 bytes");
+    /// ```
+    OutOfMemory {
+        /// The size of the request that failed, in bytes.
+        bytes: usize,
+    },
+    /// [`SyncInterner::with_shards`](super::SyncInterner::with_shards) was called on an
+    /// interner that already holds strings (their shards cannot change); the
+    /// [`ShardsError`] it returns gives the interner back.
+    ///
+    /// ```
+    /// use dynatom::interner::{InternerError, SyncInterner};
+    /// let i = SyncInterner::new();
+    /// i.intern("a");
+    /// assert_eq!(i.with_shards(2).unwrap_err().error(), InternerError::NotEmpty { len: 1 });
+    /// ```
+    NotEmpty {
+        /// Strings the interner held.
+        len: usize,
+    },
+}
+
+impl From<AllocFailed> for InternerError {
+    fn from(e: AllocFailed) -> InternerError {
+        InternerError::OutOfMemory { bytes: e.bytes }
+    }
 }
 
 /// `"1 symbol"`, `"2 symbols"`.
@@ -65,6 +99,10 @@ impl fmt::Display for InternerError {
             }
             InternerError::AllocFailed { strings } => {
                 write!(f, "interner could not allocate an index for {}", plural(*strings, "string"))
+            }
+            InternerError::OutOfMemory { bytes } => write!(f, "interner could not allocate {bytes} bytes"),
+            InternerError::NotEmpty { len } => {
+                write!(f, "the shard count of an interner holding {} cannot change", plural(*len, "string"))
             }
         }
     }
@@ -114,5 +152,79 @@ impl Limits {
         } else {
             Ok(())
         }
+    }
+}
+
+/// The error of [`SyncInterner::with_shards`](super::SyncInterner::with_shards) on an
+/// interner that already holds strings: says why ([`InternerError::NotEmpty`]) and gives
+/// the interner back unchanged, like std's `IntoInnerError`.
+///
+/// ```
+/// use dynatom::interner::SyncInterner;
+/// let names = SyncInterner::new();
+/// let a = names.intern("a");
+/// let err = names.with_shards(8).unwrap_err();
+/// assert_eq!(err.to_string(), "the shard count of an interner holding 1 string cannot change");
+/// let names = err.into_interner();
+/// assert_eq!(names.resolve(a), "a");
+/// ```
+pub struct ShardsError {
+    /// Boxed: a `SyncInterner` is a few hundred bytes, and the error path should not
+    /// make every `Result` that large.
+    pub(crate) interner: Box<super::SyncInterner>,
+}
+
+impl ShardsError {
+    /// Why the call failed.
+    ///
+    /// ```
+    /// use dynatom::interner::{InternerError, SyncInterner};
+    /// let names = SyncInterner::new();
+    /// names.intern("a");
+    /// assert!(matches!(names.with_shards(2).unwrap_err().error(), InternerError::NotEmpty { len: 1 }));
+    /// ```
+    pub fn error(&self) -> InternerError {
+        InternerError::NotEmpty { len: self.interner.len() }
+    }
+
+    /// The interner, as it was before the call.
+    ///
+    /// ```
+    /// use dynatom::interner::SyncInterner;
+    /// let names = SyncInterner::new();
+    /// names.intern("kept");
+    /// assert!(names.with_shards(2).unwrap_err().into_interner().contains("kept"));
+    /// ```
+    pub fn into_interner(self) -> super::SyncInterner {
+        *self.interner
+    }
+}
+
+impl fmt::Debug for ShardsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ShardsError").field("error", &self.error()).finish()
+    }
+}
+
+impl fmt::Display for ShardsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.error(), f)
+    }
+}
+
+impl std::error::Error for ShardsError {}
+
+impl From<ShardsError> for InternerError {
+    /// The reason, dropping the interner.
+    ///
+    /// ```
+    /// use dynatom::interner::{InternerError, SyncInterner};
+    /// let names = SyncInterner::new();
+    /// names.intern("a");
+    /// let e: InternerError = names.with_shards(2).unwrap_err().into();
+    /// assert_eq!(e, InternerError::NotEmpty { len: 1 });
+    /// ```
+    fn from(e: ShardsError) -> InternerError {
+        e.error()
     }
 }

@@ -19,7 +19,6 @@
 //! assert_eq!(names.get("y"), None);
 //! ```
 
-mod chunks;
 mod column;
 mod error;
 mod report;
@@ -28,41 +27,30 @@ mod segments;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod shard_table;
-mod strhash;
 mod symbol;
 mod sync;
-mod sync_arena;
 mod table;
+mod text_store;
 mod traits;
 
-pub use error::{InternerError, Limits};
+pub use error::{InternerError, Limits, ShardsError};
 pub use report::InternerMemoryReport;
 pub use resolver::Resolver;
 pub use symbol::Symbol;
 pub use sync::SyncInterner;
 
-use chunks::TextStore;
-use report::{Counter, Stats, Uncounted};
-use strhash::{Seeds, SHORT};
 use table::{hash27, SymTable};
+use text_store::TextStore;
+
+use crate::arena::AllocFailed;
+use crate::counters::{Counter, RelaxedCounters, Uncounted};
+use crate::hash::{random_seed, StrHasher, DETERMINISTIC_SEED};
 
 use std::num::NonZeroU32;
 
-/// Seed used by the `deterministic` constructors.
-pub(crate) const FIXED_SEED: u64 = 0x5EED_D1A7_0A70_u64;
-
-/// A fresh random seed (from the standard library's per-process random keys).
-pub(crate) fn random_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u64(0x1234_5678);
-    h.finish()
-}
-
-#[inline]
-pub(crate) fn hash_str(seed: u64, s: &str) -> u64 {
-    rapidhash::rapidhash_seeded(s.as_bytes(), seed)
-}
+/// Longest key the interner's inline lookup path takes (hashing and comparing without a
+/// call); longer keys go out of line.
+const SHORT: usize = 32;
 
 /// Outcome of [`Interner::find_fast`].
 enum Fast {
@@ -93,8 +81,8 @@ fn intern_failed(e: InternerError) -> ! {
 /// so a finished interner can be shared by reference across threads.
 ///
 /// Limits: at most [`Symbol::MAX_COUNT`] symbols in principle, about 2.04 billion in
-/// practice (the table's size); [`try_intern`](Interner::try_intern) reports these
-/// and [`Limits`] as errors.
+/// practice (the table's size); [`try_intern`](Interner::try_intern) reports these,
+/// [`Limits`] and a refused allocation as errors, and adds nothing then.
 ///
 /// ```
 /// use dynatom::interner::Interner;
@@ -104,11 +92,11 @@ fn intern_failed(e: InternerError) -> ! {
 /// assert_eq!(i.iter().collect::<Vec<_>>(), [(kw, "fn"), (id, "main")]);
 /// ```
 pub struct Interner {
-    seeds: Seeds,
+    hasher: StrHasher,
     text: TextStore,
     table: SymTable,
     limits: Limits,
-    stats: Stats,
+    stats: RelaxedCounters,
 }
 
 impl Default for Interner {
@@ -151,7 +139,7 @@ impl Interner {
     /// ```
     #[must_use]
     pub fn deterministic() -> Interner {
-        Interner::with_seed(FIXED_SEED)
+        Interner::with_seed(DETERMINISTIC_SEED)
     }
 
     /// An empty interner hashing with `seed`.
@@ -163,11 +151,11 @@ impl Interner {
     #[must_use]
     pub fn with_seed(seed: u64) -> Interner {
         Interner {
-            seeds: Seeds::new(seed),
+            hasher: StrHasher::new(seed),
             text: TextStore::new(),
             table: SymTable::new(),
             limits: Limits::default(),
-            stats: Stats::default(),
+            stats: RelaxedCounters::default(),
         }
     }
 
@@ -204,14 +192,14 @@ impl Interner {
         let mut i = Interner::with_seed(seed);
         i.text.try_reserve(n).map_err(|_| InternerError::AllocFailed { strings: n })?;
         if n > 0 {
-            i.table.reserve(n);
+            i.table.try_reserve(n).map_err(|_| InternerError::AllocFailed { strings: n })?;
         }
         Ok(i)
     }
 
     /// The hash seed, for copies that must hash alike.
     pub(crate) fn seed(&self) -> u64 {
-        self.seeds.seed()
+        self.hasher.seed()
     }
 
     /// Sets the limits that make [`try_intern`](Interner::try_intern) fail.
@@ -249,7 +237,7 @@ impl Interner {
 
     #[inline(always)]
     fn hash(&self, s: &str) -> u32 {
-        hash27(self.seeds.hash(s.as_bytes()))
+        hash27(self.hasher.hash(s.as_bytes()))
     }
 
     /// The inline part of a lookup of `q` (at most [`SHORT`] bytes, 27-bit hash
@@ -345,7 +333,9 @@ impl Interner {
     }
 
     /// The symbol of `s`, adding a copy of it if new; errors instead of exceeding
-    /// the symbol space or the configured [`Limits`].
+    /// the symbol space or the configured [`Limits`], and when the allocator refuses
+    /// memory ([`InternerError::OutOfMemory`]). On an error nothing is added and every
+    /// string already present still resolves.
     ///
     /// ```
     /// let mut i = dynatom::interner::Interner::new();
@@ -377,7 +367,7 @@ impl Interner {
 
     #[inline(never)]
     fn insert_owned(&mut self, h: u32, s: &str) -> Result<Symbol, InternerError> {
-        self.insert_new(h, s.len(), false, |text| text.push_owned(s))
+        self.insert_new(h, s.len(), false, |text| text.try_push_owned(s))
     }
 
     /// Like [`intern`](Interner::intern) but keeps a reference to `s` instead of
@@ -406,7 +396,7 @@ impl Interner {
         let (h, found) = self.find(s, &self.stats);
         match found {
             Some(sym) => Ok(sym),
-            None => self.insert_new(h, 0, true, |text| text.push_static(s)),
+            None => self.insert_new(h, 0, true, |text| text.try_push_static(s)),
         }
     }
 
@@ -415,7 +405,7 @@ impl Interner {
         h: u32,
         copy_len: usize,
         is_static: bool,
-        push: impl FnOnce(&mut TextStore),
+        push: impl FnOnce(&mut TextStore) -> Result<(), AllocFailed>,
     ) -> Result<Symbol, InternerError> {
         let index = self.len();
         let max = self.limits.symbol_cap().min(SymTable::max_entries());
@@ -425,8 +415,10 @@ impl Interner {
             let needed = self.memory_report().total_bytes() + table_cost + self.text.push_cost(copy_len, is_static);
             self.limits.check_bytes(needed)?;
         }
-        push(&mut self.text);
-        self.table.reserve(1);
+        // Every allocation before any change: the table's room first, then the text
+        // (whose steps each leave the store as it was when they fail).
+        self.table.try_reserve_insert(h)?;
+        push(&mut self.text)?;
         self.table.insert(h, sym.index_u32());
         self.stats.insert();
         Ok(sym)
@@ -474,7 +466,7 @@ impl Interner {
 
     /// Forgets the lookup and insert counters (a frozen copy starts from zero).
     pub(crate) fn reset_counters(&mut self) {
-        self.stats = Stats::default();
+        self.stats = RelaxedCounters::default();
     }
 
     /// `get(s).is_some()`.
@@ -575,7 +567,7 @@ impl Interner {
             slack_bytes: self.text.slack_bytes(),
             ..InternerMemoryReport::default()
         };
-        self.stats.fill(&mut r);
+        r.set_counters(&self.stats.snapshot());
         r
     }
 

@@ -1,7 +1,8 @@
 //! [`InternerMemoryReport`]: where an interner's bytes go, and how lookups went.
 
-use crate::sync::{AtomicU64, Ordering};
 use std::fmt;
+
+use crate::counters::Counters;
 
 /// Memory and lookup statistics of an interner (same shape as the atom table's
 /// report: sizes, then counters, then probe lengths).
@@ -46,6 +47,16 @@ pub struct InternerMemoryReport {
 }
 
 impl InternerMemoryReport {
+    /// Fills the counter fields from `c`.
+    pub(crate) fn set_counters(&mut self, c: &Counters) {
+        self.lookups = c.lookups;
+        self.hits = c.hits;
+        self.misses = c.misses;
+        self.inserts = c.inserts;
+        self.mean_probe = c.mean_probe();
+        self.max_probe = c.max_probe;
+    }
+
     /// All bytes allocated: table + index + characters + slack.
     ///
     /// ```
@@ -125,96 +136,5 @@ impl From<InternerMemoryReport> for crate::MemoryReport {
             max_probe: r.max_probe,
             ..Default::default()
         }
-    }
-}
-
-/// Counters bumped with a plain load + store (no locked instruction): exact when
-/// used from one thread, possibly lossy under concurrent `&Interner` reads. Every
-/// access is Relaxed: the counters are statistics and order no other memory.
-///
-/// The common outcomes of the single-threaded interner's one-bucket lookups each
-/// bump one counter (`fast_hits`, `fast_misses`); every other lookup goes through
-/// [`Stats::lookup`].
-#[derive(Default)]
-pub(crate) struct Stats {
-    fast_hits: AtomicU64,
-    fast_misses: AtomicU64,
-    lookups: AtomicU64,
-    hits: AtomicU64,
-    inserts: AtomicU64,
-    probes: AtomicU64,
-    max_probe: AtomicU64,
-}
-
-/// Where a lookup reports its outcome: the interner's own [`Stats`], or [`Uncounted`]
-/// for readers that must write no memory at all (the frozen
-/// [`Resolver`](super::Resolver)).
-pub(crate) trait Counter {
-    /// A lookup that found its string in the first bucket it examined.
-    fn fast_hit(&self);
-    /// A lookup that missed after examining one bucket.
-    fn fast_miss(&self);
-    /// Any other lookup: whether it found its string, and the buckets examined.
-    fn lookup(&self, hit: bool, probes: u32);
-}
-
-/// Counts nothing (every method compiles to nothing).
-pub(crate) struct Uncounted;
-
-impl Counter for Uncounted {
-    #[inline(always)]
-    fn fast_hit(&self) {}
-    #[inline(always)]
-    fn fast_miss(&self) {}
-    #[inline(always)]
-    fn lookup(&self, _: bool, _: u32) {}
-}
-
-#[inline(always)]
-fn bump(c: &AtomicU64, n: u64) {
-    c.store(c.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
-}
-
-impl Counter for Stats {
-    #[inline(always)]
-    fn fast_hit(&self) {
-        bump(&self.fast_hits, 1);
-    }
-
-    #[inline(always)]
-    fn fast_miss(&self) {
-        bump(&self.fast_misses, 1);
-    }
-
-    #[inline]
-    fn lookup(&self, hit: bool, probes: u32) {
-        bump(&self.lookups, 1);
-        if hit {
-            bump(&self.hits, 1);
-        }
-        bump(&self.probes, u64::from(probes));
-        if u64::from(probes) > self.max_probe.load(Ordering::Relaxed) {
-            self.max_probe.store(u64::from(probes), Ordering::Relaxed);
-        }
-    }
-}
-
-impl Stats {
-    #[inline]
-    pub(crate) fn insert(&self) {
-        bump(&self.inserts, 1);
-    }
-
-    /// Fills the counter fields of `r`.
-    pub(crate) fn fill(&self, r: &mut InternerMemoryReport) {
-        let fast_hits = self.fast_hits.load(Ordering::Relaxed);
-        let fast = fast_hits.wrapping_add(self.fast_misses.load(Ordering::Relaxed));
-        r.lookups = self.lookups.load(Ordering::Relaxed).wrapping_add(fast);
-        r.hits = self.hits.load(Ordering::Relaxed).wrapping_add(fast_hits).min(r.lookups);
-        r.misses = r.lookups - r.hits;
-        r.inserts = self.inserts.load(Ordering::Relaxed);
-        r.max_probe = self.max_probe.load(Ordering::Relaxed).max(u64::from(fast > 0));
-        let probes = self.probes.load(Ordering::Relaxed).wrapping_add(fast);
-        r.mean_probe = if r.lookups == 0 { 0.0 } else { probes as f64 / r.lookups as f64 };
     }
 }

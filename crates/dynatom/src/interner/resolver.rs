@@ -167,7 +167,7 @@ impl Resolver {
     #[must_use]
     pub fn into_interner(self) -> SyncInterner {
         let Rebuild { seed, shards, limits } = self.rebuild;
-        let interner = SyncInterner::with_seed(seed).with_shards(shards);
+        let interner = SyncInterner::with_seed(seed).with_shards(shards).expect("a new interner is empty");
         for (sym, text) in self.frozen.iter() {
             // One thread inserting distinct texts in order numbers them 0, 1, 2, ...;
             // the limits are set afterwards, since these strings were admitted under

@@ -10,7 +10,8 @@
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};
 
-use crate::sync::{raw_alloc, AtomicPtr, Ordering};
+use crate::arena::{storage_alloc, AllocFailed};
+use crate::sync::{AtomicPtr, Ordering};
 
 pub(crate) struct Segments<T, const FIRST_BITS: u32, const N: usize> {
     /// Slot `k`: null, or an allocation of `len(k)` initialised `T`s that is freed only
@@ -44,6 +45,11 @@ impl<T, const FIRST_BITS: u32, const N: usize> Segments<T, FIRST_BITS, N> {
         Layout::array::<T>(Self::len(k)).expect("segment size overflows the address space")
     }
 
+    /// [`layout`](Self::layout), with a size that overflows as a failed allocation.
+    fn try_layout(k: usize) -> Result<Layout, AllocFailed> {
+        Layout::array::<T>(Self::len(k)).map_err(|_| AllocFailed { bytes: usize::MAX })
+    }
+
     /// Slot `k`'s array, if allocated (`None` also for `k >= N`). Takes no lock and
     /// writes nothing.
     #[inline]
@@ -63,20 +69,26 @@ impl<T, const FIRST_BITS: u32, const N: usize> Segments<T, FIRST_BITS, N> {
 
     /// Slot `k`'s array, allocating it if needed: every element from `elem()`, then
     /// `fill` runs on the array before any other thread can see it. If another thread
-    /// publishes first, the fresh array is dropped and the winner's returned.
+    /// publishes first, the fresh array is dropped and the winner's returned. If the
+    /// allocator refuses, nothing changes.
     ///
     /// # Panics
     /// If `k >= N`.
-    pub(crate) fn get_or_init(&self, k: usize, mut elem: impl FnMut() -> T, fill: impl FnOnce(&[T])) -> &[T] {
+    pub(crate) fn try_get_or_init(
+        &self,
+        k: usize,
+        mut elem: impl FnMut() -> T,
+        fill: impl FnOnce(&[T]),
+    ) -> Result<&[T], AllocFailed> {
         if let Some(s) = self.get(k) {
-            return s;
+            return Ok(s);
         }
-        let layout = Self::layout(k);
+        let layout = Self::try_layout(k)?;
         let len = Self::len(k);
         // SAFETY: `layout` has non-zero size (`T` is not zero-sized, `len >= 1`).
-        let raw = unsafe { raw_alloc::alloc(layout) }.cast::<T>();
+        let raw = unsafe { storage_alloc::alloc(layout) }.cast::<T>();
         if raw.is_null() {
-            std::alloc::handle_alloc_error(layout);
+            return Err(AllocFailed { bytes: layout.size() });
         }
         for i in 0..len {
             // SAFETY: `i < len`, inside the fresh allocation, which nothing else sees yet.
@@ -90,14 +102,14 @@ impl<T, const FIRST_BITS: u32, const N: usize> Segments<T, FIRST_BITS, N> {
         match self.slots[k].compare_exchange(ptr::null_mut(), raw, Ordering::Release, Ordering::Acquire) {
             // SAFETY: `raw` now is slot `k`'s published array (`len` initialised `T`s,
             // freed only through `&mut self`).
-            Ok(_) => unsafe { std::slice::from_raw_parts(raw, len) },
+            Ok(_) => Ok(unsafe { std::slice::from_raw_parts(raw, len) }),
             Err(winner) => {
                 // SAFETY: `raw` was never published: we own it and its `len`
                 // initialised elements, allocated with `layout`.
                 unsafe { free(raw, len, layout) };
                 // SAFETY: `winner` is non-null (the CAS only fails on a non-null slot),
                 // so it is slot `k`'s published array of `len` initialised `T`s.
-                unsafe { std::slice::from_raw_parts(winner, len) }
+                Ok(unsafe { std::slice::from_raw_parts(winner, len) })
             }
         }
     }
@@ -133,11 +145,11 @@ impl<T, const FIRST_BITS: u32, const N: usize> Drop for Segments<T, FIRST_BITS, 
 /// Drops `len` `T`s at `p` and frees the allocation.
 ///
 /// # Safety
-/// `p` holds `len` initialised `T`s in an allocation from `raw_alloc::alloc(layout)`
+/// `p` holds `len` initialised `T`s in an allocation from `storage_alloc::alloc(layout)`
 /// that the caller owns and that nothing references any more.
 unsafe fn free<T>(p: *mut T, len: usize, layout: Layout) {
     // SAFETY: per the contract, `p[..len]` is initialised, owned and unreferenced.
     unsafe { ptr::drop_in_place(ptr::slice_from_raw_parts_mut(p, len)) };
-    // SAFETY: `p` came from `raw_alloc::alloc(layout)` and is freed only here.
-    unsafe { raw_alloc::dealloc(p.cast::<u8>(), layout) };
+    // SAFETY: `p` came from `storage_alloc::alloc(layout)` and is freed only here.
+    unsafe { storage_alloc::dealloc(p.cast::<u8>(), layout) };
 }

@@ -9,6 +9,7 @@
 //! access ([`ShardTable::drop_old`]) proves no reader is left.
 
 use super::segments::Segments;
+use crate::arena::AllocFailed;
 use crate::sync::{AtomicU64, AtomicUsize, Ordering};
 
 #[cfg(not(loom))]
@@ -82,24 +83,31 @@ impl ShardTable {
         }
     }
 
-    /// Inserts an absent entry. Caller holds the shard lock and passes the
-    /// shard's entry count `len` (before this insert).
-    pub(crate) fn insert(&self, len: usize, h: u32, index: u32) {
-        let slots = match self.current() {
-            Some(s) if (len + 1) * 4 <= s.len() * 3 => s,
-            _ => self.grow(),
-        };
+    /// Makes room for one more entry, publishing a bigger generation if needed, or
+    /// fails and changes nothing. Caller holds the shard lock and passes the shard's
+    /// entry count `len`.
+    pub(crate) fn try_reserve(&self, len: usize) -> Result<(), AllocFailed> {
+        match self.current() {
+            Some(s) if (len + 1) * 4 <= s.len() * 3 => Ok(()),
+            _ => self.try_grow().map(|_| ()),
+        }
+    }
+
+    /// Inserts an absent entry, for which [`try_reserve`](Self::try_reserve) made room.
+    /// Caller holds the shard lock.
+    pub(crate) fn insert(&self, h: u32, index: u32) {
+        let slots = self.current().expect("try_reserve allocated a generation");
         put(slots, h, index);
     }
 
-    fn grow(&self) -> &[AtomicU64] {
+    fn try_grow(&self) -> Result<&[AtomicU64], AllocFailed> {
         let old = self.current();
         // Relaxed: only the writer (holding the shard lock) stores `cur`.
         let g = if old.is_some() { self.cur.load(Ordering::Relaxed) + 1 } else { 0 };
         assert!(self.gens.get(g).is_none(), "generation set twice");
         // The new generation is filled before `get_or_init` publishes it, and readers
         // reach it only through `cur`, stored below.
-        let next = self.gens.get_or_init(
+        let next = self.gens.try_get_or_init(
             g,
             || AtomicU64::new(0),
             |next| {
@@ -112,10 +120,10 @@ impl ShardTable {
                     }
                 }
             },
-        );
+        )?;
         // Release: readers that load `cur == g` see the filled generation.
         self.cur.store(g, Ordering::Release);
-        next
+        Ok(next)
     }
 
     /// Frees every generation but the newest (no reader can be probing them).

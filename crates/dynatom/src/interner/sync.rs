@@ -2,8 +2,10 @@
 
 use super::column::Column;
 use super::shard_table::{hash32, ShardTable};
-use super::sync_arena::Arena;
-use super::{hash_str, random_seed, InternerError, InternerMemoryReport, Limits, Symbol};
+use super::{InternerError, InternerMemoryReport, Limits, Symbol};
+use crate::arena::{Arena, ChunkSizes};
+use crate::counters::Counters;
+use crate::hash::{hash_bytes, random_seed, DETERMINISTIC_SEED};
 // `lock` ignores poisoning: a panic while holding a shard lock leaves the shard
 // consistent (entries are published last).
 use crate::sync::{lock, spin_loop, AtomicUsize, Mutex, Ordering};
@@ -17,19 +19,22 @@ struct Shard {
     writer: Padded<Mutex<Writer>>,
 }
 
-#[derive(Default)]
-struct Counts {
-    lookups: u64,
-    hits: u64,
-    probes: u64,
-    max_probe: u64,
-    inserts: u64,
-}
+/// A shard's characters: chunks doubling from 4 KiB to 64 KiB.
+#[cfg(not(loom))]
+const CHUNKS: ChunkSizes = ChunkSizes { first: 4096, max: 64 * 1024 };
+/// Tiny chunks under loom, so models open new chunks and huge blocks with short
+/// strings.
+#[cfg(loom)]
+const CHUNKS: ChunkSizes = ChunkSizes { first: 8, max: 32 };
 
+/// What a shard's lock guards.
 struct Writer {
     arena: Arena,
+    /// Characters copied into `arena`.
+    chars: usize,
+    /// Entries in the shard's table.
     len: usize,
-    counts: Counts,
+    counts: Counters,
 }
 
 /// A string interner that many threads can use at once through `&self`.
@@ -84,7 +89,12 @@ fn make_shards(n: usize) -> Box<[Shard]> {
     (0..n)
         .map(|_| Shard {
             table: Padded(ShardTable::new()),
-            writer: Padded(Mutex::new(Writer { arena: Arena::new(), len: 0, counts: Counts::default() })),
+            writer: Padded(Mutex::new(Writer {
+                arena: Arena::new(CHUNKS),
+                chars: 0,
+                len: 0,
+                counts: Counters::default(),
+            })),
         })
         .collect()
 }
@@ -127,7 +137,7 @@ impl SyncInterner {
     /// ```
     #[must_use]
     pub fn deterministic() -> SyncInterner {
-        SyncInterner::with_seed(super::FIXED_SEED)
+        SyncInterner::with_seed(DETERMINISTIC_SEED)
     }
 
     /// An empty interner hashing with `seed`.
@@ -150,18 +160,34 @@ impl SyncInterner {
 
     /// Uses `n` insert shards (rounded up to a power of two, 1..=65536).
     ///
-    /// # Panics
-    /// If the interner is not empty.
+    /// # Errors
+    /// If the interner already holds strings (which live in the shards it has): a
+    /// [`ShardsError`](super::ShardsError) that says so
+    /// ([`InternerError::NotEmpty`]) and gives the interner back unchanged.
     ///
     /// ```
-    /// let i = dynatom::interner::SyncInterner::new().with_shards(1);
+    /// let i = dynatom::interner::SyncInterner::new().with_shards(1)?;
     /// i.intern("one lock");
+    /// # Ok::<(), dynatom::interner::InternerError>(())
     /// ```
-    #[must_use = "a `with_` method consumes the interner and returns the configured one"]
-    pub fn with_shards(mut self, n: usize) -> SyncInterner {
-        assert!(self.is_empty(), "SyncInterner::with_shards on a non-empty interner");
+    pub fn with_shards(mut self, n: usize) -> Result<SyncInterner, super::ShardsError> {
+        if !self.is_empty() {
+            return Err(super::ShardsError { interner: Box::new(self) });
+        }
         self.shards = make_shards(n.clamp(1, 1 << 16).next_power_of_two());
-        self
+        Ok(self)
+    }
+
+    /// An empty interner like `self` (seed, shard count and limits).
+    fn empty_like(&self) -> SyncInterner {
+        SyncInterner {
+            seed: self.seed,
+            shards: make_shards(self.shards.len()),
+            column: Column::new(),
+            next: AtomicUsize::new(0),
+            limits: self.limits,
+            bytes: AtomicUsize::new(0),
+        }
     }
 
     /// Sets the limits that make [`try_intern`](SyncInterner::try_intern) fail. The
@@ -233,7 +259,7 @@ impl SyncInterner {
     /// ```
     pub fn get(&self, s: impl AsRef<str>) -> Option<Symbol> {
         let s = s.as_ref();
-        let h = hash_str(self.seed, s);
+        let h = hash_bytes(s.as_bytes(), self.seed);
         let (found, _) = self.lookup(self.shard(h), h, s);
         found.and_then(|i| Symbol::from_usize(i as usize))
     }
@@ -263,7 +289,9 @@ impl SyncInterner {
         self.try_intern(s).unwrap_or_else(|e| panic!("SyncInterner::intern: {e}"))
     }
 
-    /// Fallible [`intern`](SyncInterner::intern).
+    /// Fallible [`intern`](SyncInterner::intern): the symbol space, the configured
+    /// [`Limits`] and a refused allocation ([`InternerError::OutOfMemory`]) are errors,
+    /// after which nothing is added and no symbol is used up.
     ///
     /// ```
     /// let i = dynatom::interner::SyncInterner::new();
@@ -297,47 +325,76 @@ impl SyncInterner {
     }
 
     fn intern_impl(&self, s: &str, stat: Option<&'static str>) -> Result<Symbol, InternerError> {
-        let h = hash_str(self.seed, s);
+        let h = hash_bytes(s.as_bytes(), self.seed);
         let shard = self.shard(h);
         if let (Some(i), _) = self.lookup(shard, h, s) {
             return Ok(Symbol::from_usize(i as usize).expect("stored indices are valid"));
         }
         let mut w = lock(&shard.writer.0);
         let (found, probes) = self.lookup(shard, h, s);
-        w.counts.lookups += 1;
-        w.counts.probes += u64::from(probes);
-        w.counts.max_probe = w.counts.max_probe.max(u64::from(probes));
+        w.counts.record_lookup(u64::from(probes));
         if let Some(i) = found {
             w.counts.hits += 1;
             return Ok(Symbol::from_usize(i as usize).expect("stored indices are valid"));
         }
-        let max = self.limits.symbol_cap();
+        w.counts.misses += 1;
         // Relaxed (here and on `bytes`): an estimate for the byte limit, which orders
         // nothing; racing inserts may overshoot it, as documented on `with_limits`.
         let cost = if stat.is_some() { 0 } else { w.arena.cost(s.len()) }
             + shard.table.0.grow_cost(w.len)
             + self.column.cost_of(self.next.load(Ordering::Relaxed));
         let total = self.bytes.fetch_add(cost, Ordering::Relaxed).saturating_add(cost);
-        if let Err(e) = self.limits.check_bytes(total) {
+        let inserted = self.limits.check_bytes(total).and_then(|()| self.insert_locked(&mut w, shard, h, s, stat));
+        if inserted.is_err() {
             self.bytes.fetch_sub(cost, Ordering::Relaxed);
-            return Err(e);
         }
-        // AcqRel/Acquire: the counter only hands out indices (the entry itself is
-        // published by the column's Release store); the release/acquire pair orders
-        // `len()` readers after the steps they count.
-        let Ok(index) = self.next.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1))
-        else {
-            self.bytes.fetch_sub(cost, Ordering::Relaxed);
+        inserted
+    }
+
+    /// Adds `s` (absent) to `shard`, whose lock `w` is. Everything that can fail comes
+    /// before the counter step that hands out the symbol: a symbol once handed out must
+    /// be published, or readers waiting for it would wait forever.
+    fn insert_locked(
+        &self,
+        w: &mut Writer,
+        shard: &Shard,
+        h: u64,
+        s: &str,
+        stat: Option<&'static str>,
+    ) -> Result<Symbol, InternerError> {
+        let max = self.limits.symbol_cap();
+        // Relaxed: an early answer that saves a copy; the counter step below decides.
+        if self.next.load(Ordering::Relaxed) >= max {
             return Err(InternerError::SymbolsExhausted { max });
-        };
-        let sym = Symbol::from_usize(index).expect("index < symbol_cap <= MAX_COUNT");
+        }
+        shard.table.0.try_reserve(w.len)?;
         let ptr = match stat {
             Some(st) => st.as_ptr(),
-            None => w.arena.copy(s),
+            // A copy left behind by a failure below stays as unused chunk space.
+            None => w.arena.try_copy(s.as_bytes())?,
         };
+        // The counter step, once the column has the new symbol's segment. AcqRel/Acquire:
+        // the counter only hands out indices (the entry itself is published by the
+        // column's Release store); the release/acquire pair orders `len()` readers
+        // after the steps they count.
+        let mut n = self.next.load(Ordering::Acquire);
+        let index = loop {
+            if n >= max {
+                return Err(InternerError::SymbolsExhausted { max });
+            }
+            self.column.try_ensure(n)?;
+            match self.next.compare_exchange_weak(n, n + 1, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => break n,
+                Err(now) => n = now,
+            }
+        };
+        let sym = Symbol::from_usize(index).expect("index < symbol_cap <= MAX_COUNT");
         self.column.publish(index, ptr, s.len());
-        shard.table.0.insert(w.len, hash32(h), sym.index_u32());
+        shard.table.0.insert(hash32(h), sym.index_u32());
         w.len += 1;
+        if stat.is_none() {
+            w.chars += s.len();
+        }
         w.counts.inserts += 1;
         Ok(sym)
     }
@@ -435,21 +492,16 @@ impl SyncInterner {
             index_bytes: self.column.bytes() + std::mem::size_of_val(&*self.shards),
             ..InternerMemoryReport::default()
         };
-        let mut probes = 0;
+        let mut counts = Counters::default();
         for shard in self.shards.iter() {
             r.table_bytes += shard.table.0.bytes();
             let w = lock(&shard.writer.0);
-            r.char_bytes += w.arena.chars();
-            r.slack_bytes += w.arena.capacity() - w.arena.chars();
+            r.char_bytes += w.chars;
+            r.slack_bytes += w.arena.bytes() - w.chars;
             r.index_bytes += w.arena.directory_bytes();
-            r.lookups += w.counts.lookups;
-            r.hits += w.counts.hits;
-            r.inserts += w.counts.inserts;
-            probes += w.counts.probes;
-            r.max_probe = r.max_probe.max(w.counts.max_probe);
+            counts.add(&w.counts);
         }
-        r.misses = r.lookups - r.hits;
-        r.mean_probe = if r.lookups == 0 { 0.0 } else { probes as f64 / r.lookups as f64 };
+        r.set_counters(&counts);
         r
     }
 
@@ -491,7 +543,7 @@ impl Clone for SyncInterner {
     /// interned again in symbol order (O(total characters)). Strings that other threads
     /// add while the copy is made may or may not be in it.
     fn clone(&self) -> SyncInterner {
-        let copy = SyncInterner::with_seed(self.seed).with_shards(self.shards.len());
+        let copy = SyncInterner { limits: Limits::default(), ..self.empty_like() };
         for (sym, text) in self.iter() {
             let again = copy.intern(text);
             debug_assert_eq!(again, sym, "cloned symbol of {text:?}");
@@ -512,6 +564,6 @@ impl SyncInterner {
     /// assert!(i.is_empty());
     /// ```
     pub fn clear(&mut self) {
-        *self = SyncInterner::with_seed(self.seed).with_shards(self.shards.len()).with_limits(self.limits);
+        *self = self.empty_like();
     }
 }

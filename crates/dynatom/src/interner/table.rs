@@ -8,8 +8,8 @@
 //!   alt bit give back the low `bits` of the hash and the tag the rest, so **growth
 //!   re-hashes from the slot alone** (never reading string bytes), and a lookup
 //!   rejects a mismatch on the tag without touching the strings.
-//! * A lookup compares the whole bucket against the wanted tag at once (SSE2 on
-//!   x86-64, a plain loop elsewhere): the slots are stored as high and low 16-bit
+//! * A lookup compares the whole bucket against the wanted tag at once
+//!   ([`simd::match_masked`]: SSE2 on x86-64, a plain loop elsewhere): the slots are stored as high and low 16-bit
 //!   halves, and the high halves hold the alt bit and the tag (its top 15 bits
 //!   while the table has at most 2^16 slots, all of it beyond). A free slot never
 //!   matches a primary-bucket lookup (its alt bit is set), so the hit path needs
@@ -21,6 +21,9 @@
 //! * Two choices of sixteen slots reach a 95 % load, so the table costs about
 //!   4.2–8.4 bytes per string across a doubling (≈ 5.2 at 50 k or 100 k strings).
 //! * A tiny stash keeps the rare entry whose kick chain failed.
+
+use crate::arena::AllocFailed;
+use crate::simd::{self, Lanes16, Splat8};
 
 /// Slots per bucket.
 const WAYS: usize = 16;
@@ -44,7 +47,7 @@ const FREE: u32 = u32::MAX;
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 pub(crate) struct Bucket {
-    hi: [u16; WAYS],
+    hi: Lanes16,
     lo: [u16; WAYS],
 }
 
@@ -63,16 +66,16 @@ fn alt_offset(tag: u32, mask: u32) -> u32 {
 }
 
 impl Bucket {
-    const FREE: Bucket = Bucket { hi: [u16::MAX; WAYS], lo: [u16::MAX; WAYS] };
+    const FREE: Bucket = Bucket { hi: Lanes16([u16::MAX; WAYS]), lo: [u16::MAX; WAYS] };
 
     #[inline(always)]
     fn slot(&self, k: usize) -> u32 {
-        (u32::from(self.hi[k]) << 16) | u32::from(self.lo[k])
+        (u32::from(self.hi.0[k]) << 16) | u32::from(self.lo[k])
     }
 
     #[inline(always)]
     fn set(&mut self, k: usize, v: u32) {
-        self.hi[k] = (v >> 16) as u16;
+        self.hi.0[k] = (v >> 16) as u16;
         self.lo[k] = v as u16;
     }
 
@@ -81,36 +84,16 @@ impl Bucket {
         (0..WAYS).map(|k| self.slot(k)).take_while(|&v| v != FREE)
     }
 
-    /// Bit `k` set when the high half of slot `k`, masked by `m` (every lane the
-    /// same), equals `w`.
+    /// Bit `k` set when the high half of slot `k`, masked by `m`, equals `w`.
     #[inline(always)]
-    fn match_hi(&self, m: &[u16; 8], w: u16) -> u32 {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{
-                __m128i, _mm_and_si128, _mm_cmpeq_epi16, _mm_load_si128, _mm_loadu_si128, _mm_movemask_epi8,
-                _mm_packs_epi16, _mm_set1_epi16,
-            };
-            let p = self.hi.as_ptr().cast::<__m128i>();
-            // SAFETY: SSE2 is part of the x86-64 baseline; `hi` is 32 bytes at the
-            // start of a 64-aligned bucket, so both aligned 16-byte loads stay inside
-            // it; `m` is 16 bytes.
-            unsafe {
-                let m = _mm_loadu_si128(m.as_ptr().cast::<__m128i>());
-                let w = _mm_set1_epi16(w as i16);
-                let a = _mm_cmpeq_epi16(_mm_and_si128(_mm_load_si128(p), m), w);
-                let b = _mm_cmpeq_epi16(_mm_and_si128(_mm_load_si128(p.add(1)), m), w);
-                _mm_movemask_epi8(_mm_packs_epi16(a, b)) as u32
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let mut bits = 0;
-            for (k, &h) in self.hi.iter().enumerate() {
-                bits |= u32::from(h & m[0] == w) << k;
-            }
-            bits
-        }
+    fn match_hi(&self, m: &Splat8, w: u16) -> u32 {
+        simd::match_masked(&self.hi, m, w)
+    }
+
+    /// Whether every slot is taken (buckets fill left to right: the last one is).
+    #[inline(always)]
+    fn is_full(&self) -> bool {
+        self.hi.0[WAYS - 1] & self.lo[WAYS - 1] != u16::MAX
     }
 
     /// Bit `k` set when slot `k` is free.
@@ -118,7 +101,7 @@ impl Bucket {
     fn free_mask(&self) -> u32 {
         let mut bits = 0;
         for k in 0..WAYS {
-            bits |= u32::from(self.hi[k] & self.lo[k] == u16::MAX) << k;
+            bits |= u32::from(self.hi.0[k] & self.lo[k] == u16::MAX) << k;
         }
         bits
     }
@@ -134,7 +117,7 @@ impl Probe<'_> {
     /// No entry with this hash lives outside the primary bucket (it has a free slot).
     #[inline(always)]
     pub(crate) fn has_room(&self) -> bool {
-        self.bucket.hi[WAYS - 1] & self.bucket.lo[WAYS - 1] == u16::MAX
+        !self.bucket.is_full()
     }
 
     /// The slot of the lowest match (`matches != 0`).
@@ -158,7 +141,7 @@ pub(crate) struct SymTable {
     /// Low `bits + WAY_BITS` bits: the symbol field (0 before the first allocation).
     sym_mask: u32,
     /// `!sym_mask >> 16` in every lane: the tag (and alt) bits of a slot's high half.
-    hi_mask: [u16; 8],
+    hi_mask: Splat8,
     bits: u32,
     buckets: Vec<Bucket>,
     len: usize,
@@ -180,7 +163,7 @@ impl SymTable {
             ptr: &EMPTY,
             mask: 0,
             sym_mask: 0,
-            hi_mask: [u16::MAX; 8],
+            hi_mask: Splat8::new(u16::MAX),
             bits: 0,
             buckets: Vec::new(),
             len: 0,
@@ -210,7 +193,7 @@ impl SymTable {
             + self.stash.capacity() * std::mem::size_of::<(u32, u32)>()
     }
 
-    /// Bytes a `reserve(additional)` would newly allocate (`None`: cannot grow).
+    /// Bytes a `try_reserve(additional)` would newly allocate (`None`: cannot grow).
     #[inline]
     pub(crate) fn reserve_cost(&self, additional: usize) -> Option<usize> {
         let need = self.len.checked_add(additional)?;
@@ -221,22 +204,38 @@ impl SymTable {
         Some(std::mem::size_of::<Bucket>() << bits)
     }
 
-    /// Makes room for `additional` more entries. Panics if impossible (check
-    /// `reserve_cost` first).
+    /// Makes room for `additional` more entries, or fails and leaves the table as it
+    /// was: out of memory, or more entries than the largest table holds (check
+    /// `reserve_cost` first to tell the two apart).
     #[inline]
-    pub(crate) fn reserve(&mut self, additional: usize) {
-        if self.len + additional > self.grow_at {
-            self.grow(self.len + additional);
+    pub(crate) fn try_reserve(&mut self, additional: usize) -> Result<(), AllocFailed> {
+        let need = self.len.saturating_add(additional);
+        if need > self.grow_at {
+            self.try_grow(need)?;
         }
+        Ok(())
+    }
+
+    /// Makes every allocation that [`insert`](Self::insert) of hash `h` may need: room
+    /// for one more entry, and room in the stash when `h`'s primary bucket is full (the
+    /// only case in which the entry, or one it kicks, can end up there; buckets fill
+    /// left to right, so a bucket is full when its last slot is).
+    #[inline]
+    pub(crate) fn try_reserve_insert(&mut self, h: u32) -> Result<(), AllocFailed> {
+        self.try_reserve(1)?;
+        if self.stash.len() == self.stash.capacity() && self.buckets[(h & self.mask) as usize].is_full() {
+            self.stash.try_reserve(1).map_err(|_| AllocFailed { bytes: 8 * (self.stash.capacity() + 1) })?;
+        }
+        Ok(())
     }
 
     #[cold]
-    fn grow(&mut self, need: usize) {
-        let bits = Self::bits_for(need).expect("table size checked").max(self.bits);
+    fn try_grow(&mut self, need: usize) -> Result<(), AllocFailed> {
+        let bits = Self::bits_for(need).ok_or(AllocFailed { bytes: usize::MAX })?.max(self.bits);
         if bits == self.bits + 1 && !self.buckets.is_empty() {
-            self.double();
+            self.try_double()
         } else {
-            self.rebuild(bits);
+            self.try_rebuild(bits)
         }
     }
 
@@ -304,7 +303,7 @@ impl SymTable {
         Found { index: None, probes: 2 }
     }
 
-    /// Adds an entry known to be absent; `reserve(1)` must have been called.
+    /// Adds an entry known to be absent; `try_reserve_insert(h)` must have succeeded.
     #[inline]
     pub(crate) fn insert(&mut self, h: u32, index: u32) {
         debug_assert!(self.len < self.grow_at);
@@ -324,11 +323,14 @@ impl SymTable {
     #[cold]
     fn insert_slow(&mut self, h: u32, index: u32) {
         if let Some(homeless) = self.place(h, index) {
+            // `try_reserve_insert` left room in the stash.
+            debug_assert!(self.stash.len() < self.stash.capacity());
             self.stash.push(homeless);
             // Repeated failures at a decent load: grow. At a low load they mean
-            // colliding hashes, which a bigger table would not separate.
+            // colliding hashes, which a bigger table would not separate. Growing is
+            // optional here: if it fails, the stash keeps the entries.
             if self.stash.len() > 8 && self.len * 2 > (WAYS << self.bits) && self.bits < MAX_BITS {
-                self.rebuild(self.bits + 1);
+                let _ = self.try_rebuild(self.bits + 1);
             }
         }
     }
@@ -398,50 +400,61 @@ impl SymTable {
     }
 
     /// An empty table of `2^bits` buckets with this one's length and generator.
-    fn empty_like(&self, bits: u32) -> SymTable {
+    fn try_empty_like(&self, bits: u32) -> Result<SymTable, AllocFailed> {
+        let n = 1usize << bits;
+        let mut buckets = Vec::new();
+        buckets.try_reserve_exact(n).map_err(|_| AllocFailed { bytes: n * std::mem::size_of::<Bucket>() })?;
+        buckets.resize(n, Bucket::FREE);
         let mut t = SymTable {
             ptr: &EMPTY,
             mask: (1u32 << bits) - 1,
             sym_mask: (1u32 << (bits + WAY_BITS)) - 1,
-            hi_mask: [(!((1u32 << (bits + WAY_BITS)) - 1) >> 16) as u16; 8],
+            hi_mask: Splat8::new((!((1u32 << (bits + WAY_BITS)) - 1) >> 16) as u16),
             bits,
-            buckets: vec![Bucket::FREE; 1 << bits],
+            buckets,
             len: self.len,
             grow_at: Self::max_len(bits),
             stash: Vec::new(),
             rng: self.rng,
         };
         t.ptr = t.buckets.as_ptr();
-        t
+        Ok(t)
     }
 
-    /// Re-inserts everything into `2^bits` buckets, from the slots' own bits.
-    fn rebuild(&mut self, bits: u32) {
-        let mut next = self.empty_like(bits);
+    /// Places `(h, index)` in `self`, a table being built, stashing it if homeless.
+    fn try_place_or_stash(&mut self, h: u32, index: u32) -> Result<(), AllocFailed> {
+        if let Some(homeless) = self.place(h, index) {
+            self.stash.try_reserve(1).map_err(|_| AllocFailed { bytes: 8 * (self.stash.capacity() + 1) })?;
+            self.stash.push(homeless);
+        }
+        Ok(())
+    }
+
+    /// Re-inserts everything into `2^bits` buckets, from the slots' own bits. On
+    /// failure the table is as it was.
+    fn try_rebuild(&mut self, bits: u32) -> Result<(), AllocFailed> {
+        let mut next = self.try_empty_like(bits)?;
         for (b, bucket) in self.buckets.iter().enumerate() {
             for val in bucket.slots() {
                 let (h, idx) = self.decode(b as u32, val);
-                if let Some(homeless) = next.place(h, idx) {
-                    next.stash.push(homeless);
-                }
+                next.try_place_or_stash(h, idx)?;
             }
         }
         for &(h, idx) in &self.stash {
-            if let Some(homeless) = next.place(h, idx) {
-                next.stash.push(homeless);
-            }
+            next.try_place_or_stash(h, idx)?;
         }
         *self = next;
+        Ok(())
     }
 
     /// Doubles the table. An entry in its primary bucket `b` moves to `b` or
     /// `b + 2^bits` by the tag's low bit, which leaves the slot (the symbol field
     /// grows by that bit): bucket `b`'s primaries split in order into two fresh
     /// buckets, with no search. The few entries sitting in their alternate bucket,
-    /// and the stash, are placed afterwards.
-    fn double(&mut self) {
+    /// and the stash, are placed afterwards. On failure the table is as it was.
+    fn try_double(&mut self) -> Result<(), AllocFailed> {
         let old_bits = self.bits;
-        let mut next = self.empty_like(old_bits + 1);
+        let mut next = self.try_empty_like(old_bits + 1)?;
         let half = 1usize << old_bits;
         let split = 1u32 << (old_bits + WAY_BITS);
         let mut later = Vec::new();
@@ -449,6 +462,7 @@ impl SymTable {
             let (mut lo, mut hi) = (0, 0);
             for val in bucket.slots() {
                 if val & ALT != 0 {
+                    later.try_reserve(1).map_err(|_| AllocFailed { bytes: 8 * (later.capacity() + 1) })?;
                     later.push(self.decode(b as u32, val));
                 } else if val & split == 0 {
                     next.buckets[b].set(lo, val);
@@ -460,11 +474,10 @@ impl SymTable {
             }
         }
         for &(h, idx) in later.iter().chain(&self.stash) {
-            if let Some(homeless) = next.place(h, idx) {
-                next.stash.push(homeless);
-            }
+            next.try_place_or_stash(h, idx)?;
         }
         *self = next;
+        Ok(())
     }
 
     /// Shrinks to the smallest table that holds the current entries.
@@ -475,7 +488,9 @@ impl SymTable {
         }
         if let Some(bits) = Self::bits_for(self.len) {
             if bits < self.bits {
-                self.rebuild(bits);
+                // Shrinking is optional: without memory for the smaller copy, the
+                // table stays as it is.
+                let _ = self.try_rebuild(bits);
             }
         }
         self.stash.shrink_to_fit();
@@ -518,7 +533,7 @@ mod tests {
         let mut t = SymTable::new();
         let hashes = test_hashes(50_000, 7);
         for (i, &h) in hashes.iter().enumerate() {
-            t.reserve(1);
+            t.try_reserve_insert(h).unwrap();
             t.insert(h, i as u32);
         }
         for (i, &h) in hashes.iter().enumerate() {
@@ -536,7 +551,7 @@ mod tests {
         let mut t = SymTable::new();
         let hashes = test_hashes(20_000, 3);
         for (i, &h) in hashes.iter().enumerate() {
-            t.reserve(1);
+            t.try_reserve_insert(h).unwrap();
             t.insert(h, i as u32);
             if i % 997 == 0 {
                 let mut got = t.entries();
@@ -554,7 +569,7 @@ mod tests {
     fn colliding_hashes_use_the_stash() {
         let mut t = SymTable::new();
         for i in 0..60u32 {
-            t.reserve(1);
+            t.try_reserve_insert(12345).unwrap();
             t.insert(12345, i);
         }
         for i in 0..60u32 {
@@ -579,7 +594,7 @@ mod tests {
         // Tag 0 (the hash's high bits clear) would match a zero free slot; ours has
         // the alt bit set.
         let mut t = SymTable::new();
-        t.reserve(1);
+        t.try_reserve_insert(3).unwrap();
         t.insert(3, 0);
         for h in 0..64u32 {
             let p = t.probe(h);
@@ -597,7 +612,7 @@ mod tests {
         let hashes: Vec<u32> =
             (0..5_000u32).map(|i| hash27(rapidhash::rapidhash_seeded(&i.to_le_bytes(), 9))).collect();
         for (i, &h) in hashes.iter().enumerate() {
-            t.reserve(1);
+            t.try_reserve_insert(h).unwrap();
             t.insert(h, i as u32);
         }
         let mut primary = 0;

@@ -88,7 +88,7 @@ impl Interner {
     /// assert!(matches!(Interner::try_with_capacity(usize::MAX), Err(InternerError::SymbolsExhausted { .. })));
     /// ```
     pub fn try_with_capacity(n: usize) -> Result<Interner, InternerError> {
-        Interner::try_with_seed_and_capacity(super::random_seed(), n)
+        Interner::try_with_seed_and_capacity(crate::hash::random_seed(), n)
     }
 }
 

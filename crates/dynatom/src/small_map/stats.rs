@@ -105,70 +105,46 @@ mod imp {
 
     use super::SmallMapStats;
 
-    /// One thread's counters: `Cell`s, since only their own thread touches them.
-    struct Counters {
-        lookups: Cell<u64>,
-        hint_hits: Cell<u64>,
-        false_matches: Cell<u64>,
-        not_found: Cell<u64>,
-        unknown_texts: Cell<u64>,
-    }
-
     thread_local! {
-        // `const` initialisation: no lazy-init check on each bump.
-        static COUNTERS: Counters = const {
-            Counters {
-                lookups: Cell::new(0),
-                hint_hits: Cell::new(0),
-                false_matches: Cell::new(0),
-                not_found: Cell::new(0),
-                unknown_texts: Cell::new(0),
-            }
+        // One thread's counts, in the public type itself: only their own thread
+        // touches them. `const` initialisation: no lazy-init check on each bump.
+        static COUNTS: Cell<SmallMapStats> = const {
+            Cell::new(SmallMapStats { lookups: 0, hint_hits: 0, false_matches: 0, not_found: 0, unknown_texts: 0 })
         };
     }
 
-    fn bump(pick: fn(&Counters) -> &Cell<u64>) {
+    fn bump(pick: fn(&mut SmallMapStats) -> &mut u64) {
         // During thread teardown the counters may be gone: the count is then dropped.
-        let _ = COUNTERS.try_with(|counters| {
-            let cell = pick(counters);
-            cell.set(cell.get().wrapping_add(1));
+        let _ = COUNTS.try_with(|counts| {
+            let mut now = counts.get();
+            let count = pick(&mut now);
+            *count = count.wrapping_add(1);
+            counts.set(now);
         });
     }
 
     pub(crate) fn lookup() {
-        bump(|c| &c.lookups);
+        bump(|c| &mut c.lookups);
     }
     pub(crate) fn hint_hit() {
-        bump(|c| &c.hint_hits);
+        bump(|c| &mut c.hint_hits);
     }
     pub(crate) fn false_match() {
-        bump(|c| &c.false_matches);
+        bump(|c| &mut c.false_matches);
     }
     pub(crate) fn not_found() {
-        bump(|c| &c.not_found);
+        bump(|c| &mut c.not_found);
     }
     pub(crate) fn unknown_text() {
-        bump(|c| &c.unknown_texts);
+        bump(|c| &mut c.unknown_texts);
     }
 
     pub(super) fn snapshot() -> SmallMapStats {
-        COUNTERS
-            .try_with(|c| SmallMapStats {
-                lookups: c.lookups.get(),
-                hint_hits: c.hint_hits.get(),
-                false_matches: c.false_matches.get(),
-                not_found: c.not_found.get(),
-                unknown_texts: c.unknown_texts.get(),
-            })
-            .unwrap_or_default()
+        COUNTS.try_with(Cell::get).unwrap_or_default()
     }
 
     pub(super) fn reset() {
-        let _ = COUNTERS.try_with(|c| {
-            for cell in [&c.lookups, &c.hint_hits, &c.false_matches, &c.not_found, &c.unknown_texts] {
-                cell.set(0);
-            }
-        });
+        let _ = COUNTS.try_with(|counts| counts.set(SmallMapStats::default()));
     }
 }
 

@@ -1,6 +1,5 @@
 //! [`AtomTable`]: where atoms are interned.
 
-mod counters;
 mod report;
 mod shared;
 

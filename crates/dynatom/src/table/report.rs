@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use super::counters::Counters;
 use super::TableShared;
+use crate::counters::Counters;
 use crate::repr::atom_word::RawAtom;
 
 /// Where an [`AtomTable`](crate::AtomTable)'s memory goes, and how its lookups went.

@@ -18,7 +18,7 @@ use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::heap::{Block, DeadBlock, Fallibility, StaticEntry};
 use crate::sync::{lock, Arc, Mutex, MutexGuard};
 
-use super::counters::Counters;
+use crate::counters::Counters;
 
 #[cfg(not(loom))]
 const SHARD_COUNT: usize = 64;
