@@ -45,7 +45,7 @@ static GLOBAL: FailingAllocator = FailingAllocator;
 /// A panic turns failures off on its thread before the panic hook runs: the default
 /// hook allocates (a backtrace's debug information can take megabytes) while holding
 /// the lock that the out-of-memory handler would wait for.
-pub fn failing_from<T>(from: usize, f: impl FnOnce() -> T) -> T {
+pub(crate) fn failing_from<T>(from: usize, f: impl FnOnce() -> T) -> T {
     static HOOK: Once = Once::new();
     HOOK.call_once(|| {
         let default = std::panic::take_hook();
