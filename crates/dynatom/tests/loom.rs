@@ -1,5 +1,6 @@
-//! loom model of the atom table's insert / lookup / drop, including the resurrection
-//! race. Run with `RUSTFLAGS="--cfg loom" cargo test --release --test loom`.
+//! loom model of the atom table's insert / lookup / drop / sweep: the resurrection race
+//! (a lookup meeting an atom whose last handle is going), and the three-way race of a last
+//! drop, an intern reviving the unused atom, and a sweep taking it back. Run with `RUSTFLAGS="--cfg loom" cargo test --release --test loom`.
 //!
 //! Each model runs twice with the two sides swapped between the spawned thread and the
 //! main thread: loom's search only remembers the last access to each atomic, so one
@@ -136,4 +137,52 @@ fn table_outlived_by_its_atoms() {
             }
         });
     }
+}
+
+/// The last handle goes while another thread interns the text again (reviving the unused
+/// atom) and a third sweeps: the sweep frees the atom only if nobody revived it, the
+/// reviver never gets a freed block, and one entry per text remains.
+#[test]
+fn last_drop_revive_and_sweep_race() {
+    for table_kind in [0, 1] {
+        loom::model(move || {
+            let table = if table_kind == 0 { AtomTable::with_seed(4) } else { AtomTable::new() };
+            let atom = table.intern(TEXT);
+            let (for_reviver, for_sweeper) = (table.clone(), table.clone());
+            let reviver = thread::spawn(move || {
+                let revived = for_reviver.intern(TEXT);
+                assert_eq!(revived.as_str(), TEXT);
+                revived
+            });
+            let sweeper = thread::spawn(move || {
+                for_sweeper.shrink();
+            });
+            drop(atom);
+            let revived = reviver.join().unwrap();
+            sweeper.join().unwrap();
+            assert_eq!(table.len(), 1);
+            assert_eq!(table.intern(TEXT).as_ptr(), revived.as_ptr(), "one entry per text");
+            drop(revived);
+            assert_eq!(table.len(), 0);
+            assert_eq!(table.shrink(), 1);
+        });
+    }
+}
+
+/// In the global table the dropper that makes an atom unused sweeps its shard itself (a
+/// limit of 0 makes every such drop sweep), racing with an intern of the same text.
+#[test]
+fn dropper_sweeps_while_another_thread_revives() {
+    both_ways(
+        || {
+            AtomTable::global().set_unused_limit(0);
+            let atom = Atom::from(TEXT);
+            drop(atom);
+        },
+        || {
+            let atom = Atom::from(TEXT);
+            assert_eq!(atom.as_str(), TEXT);
+            assert_eq!(Atom::from(TEXT), atom);
+        },
+    );
 }

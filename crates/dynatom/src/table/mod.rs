@@ -5,6 +5,7 @@ mod report;
 mod shared;
 
 pub use report::MemoryReport;
+use shared::TableKind;
 pub(crate) use shared::TableShared;
 
 use std::convert::Infallible;
@@ -25,16 +26,28 @@ use crate::sync::Arc;
 /// [`Atom`] for `"abc"` and the [`ByteAtom`] for `b"abc"` are one atom seen two ways.
 ///
 /// Most programs use [`AtomTable::global()`] through [`Str::intern`], [`Atom::from`] and
-/// [`Atom::lookup`]. An independent table (`AtomTable::new()`) has its own random hash
-/// seed; its atoms are distinct from the global table's (an atom's identity is its table
-/// entry), except texts of up to 7 bytes, which are atoms by value in every table.
+/// [`Atom::lookup`]. An independent table (`AtomTable::new()`) has its own entries; its
+/// atoms are distinct from the global table's (an atom's identity is its table entry),
+/// except texts of up to 7 bytes, which are atoms by value in every table.
 ///
 /// * Sharded: 64 shards, each a mutex around a hashbrown table of 8-byte entries, chosen by
 ///   the text's hash; threads interning different texts rarely meet.
-/// * Reclaiming: when the last [`Str`] and [`Atom`] of an interned text are dropped, the
-///   entry leaves the table and the memory is freed at once, by the dropping thread.
-/// * Hashing: rapidhash over every byte, seeded per table, computed at most once per
-///   heap string and cached in its header.
+/// * Adopting: interning a heap [`Str`] that spans its buffer files that very buffer when
+///   the text is new (global table and `AtomTable::new()` tables alike), so the atom and
+///   the string share one allocation.
+/// * Deferred reclamation: the table holds one count of every atom it files. When the
+///   last [`Str`] and [`Atom`] of an interned text are dropped, the atom stays, *unused*,
+///   and a later intern of the same text revives it without allocating. A shard frees its
+///   unused atoms in one sweep once they outnumber `max(floor, in_use / 2)`, where `floor`
+///   is the table's unused limit ([`AtomTable::set_unused_limit`], 4096 atoms by default,
+///   divided among the shards): beyond that fixed floor the table holds at most half
+///   again as many atoms as are in use. [`AtomTable::shrink`] sweeps at once, and a local
+///   table frees its unused atoms when it is dropped (atoms still in use stay valid).
+///   [`AtomTable::lookup`] finds only atoms in use.
+/// * Hashing: rapidhash over every byte, computed at most once per heap string and
+///   cached in its header. The global table and `AtomTable::new()` tables share the
+///   process's random seed, so a cached hash serves them all; `AtomTable::with_seed`
+///   tables hash with their own seed and copy rather than adopt.
 ///
 /// ```
 /// use dynatom::AtomTable;
@@ -48,6 +61,9 @@ use crate::sync::Arc;
 /// drop((a, b));
 /// assert_eq!(table.len(), 0);
 /// assert_eq!(table.lookup("a longer identifier"), None);
+/// assert_eq!(table.memory_report().unused_atoms, 1, "kept for a later intern");
+/// table.shrink();
+/// assert_eq!(table.memory_report().unused_atoms, 0);
 /// ```
 #[derive(Clone)]
 pub struct AtomTable {
@@ -56,11 +72,23 @@ pub struct AtomTable {
 
 #[cfg(not(loom))]
 static GLOBAL: std::sync::LazyLock<AtomTable> =
-    std::sync::LazyLock::new(|| AtomTable::from_shared(TableShared::new(crate::hash::random_seed(), true)));
+    std::sync::LazyLock::new(|| AtomTable::from_shared(TableShared::new(process_seed(), TableKind::Global)));
+
+/// The seed of the global table and of every `AtomTable::new()` table.
+#[cfg(not(loom))]
+fn process_seed() -> u64 {
+    static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *SEED.get_or_init(crate::hash::random_seed)
+}
+
+#[cfg(loom)]
+fn process_seed() -> u64 {
+    1
+}
 
 #[cfg(loom)]
 loom::lazy_static! {
-    static ref GLOBAL: AtomTable = AtomTable::from_shared(TableShared::new(1, true));
+    static ref GLOBAL: AtomTable = AtomTable::from_shared(TableShared::new(process_seed(), TableKind::Global));
 }
 
 impl AtomTable {
@@ -68,17 +96,22 @@ impl AtomTable {
         AtomTable { shared: Arc::new(shared) }
     }
 
-    /// A new, empty table with a random hash seed.
+    /// A new, empty table. It hashes with the process's random seed, as the global table
+    /// does, so it adopts a [`Str`]'s buffer as the global table does.
     ///
     /// ```
     /// let table = dynatom::AtomTable::new();
     /// assert!(table.is_empty());
+    /// let s = dynatom::Str::from("kept in place by a local table");
+    /// assert_eq!(table.intern_str(&s).as_ptr(), s.as_ptr());
     /// ```
     pub fn new() -> AtomTable {
-        AtomTable::with_seed(crate::hash::random_seed())
+        AtomTable::from_shared(TableShared::new(process_seed(), TableKind::Local))
     }
 
-    /// A new, empty table with a fixed hash seed, for reproducible runs.
+    /// A new, empty table with a fixed hash seed, for reproducible runs. A string's
+    /// header caches the process seed's hash, so this table copies what it interns rather
+    /// than adopting a [`Str`]'s buffer.
     ///
     /// ```
     /// let a = dynatom::AtomTable::with_seed(7);
@@ -86,7 +119,7 @@ impl AtomTable {
     /// assert_eq!(a.intern("same seed, same hash").hash64(), b.intern("same seed, same hash").hash64());
     /// ```
     pub fn with_seed(seed: u64) -> AtomTable {
-        AtomTable::from_shared(TableShared::new(seed, false))
+        AtomTable::from_shared(TableShared::new(seed, TableKind::OwnSeed))
     }
 
     /// The process-wide table behind [`Str::intern`], [`Atom::from`] and [`Atom::lookup`].
@@ -180,9 +213,10 @@ impl AtomTable {
         self.shared.intern_copy(bytes, fallibility).map(ByteAtom::from_word)
     }
 
-    /// The atom for the text of `s`. A heap `Str` that spans its whole buffer is adopted by
-    /// the global table when its text is new (the atom's bytes are `s`'s bytes); a `Str`
-    /// already interned here costs O(1); anything else is copied.
+    /// The atom for the text of `s`. A heap `Str` that spans its whole buffer is adopted
+    /// when its text is new and no table has adopted it yet (the atom's bytes are `s`'s
+    /// bytes; `with_seed` tables copy); a `Str` already interned in the global table costs
+    /// O(1); anything else is copied.
     ///
     /// ```
     /// use dynatom::{AtomTable, Str};
@@ -201,9 +235,9 @@ impl AtomTable {
     /// Like [`AtomTable::intern_str`], but reports allocation failure.
     ///
     /// ```
-    /// let table = dynatom::AtomTable::new();
-    /// let s = dynatom::Str::from("copied into a local table");
-    /// assert_eq!(table.try_intern_str(&s).unwrap(), table.intern("copied into a local table"));
+    /// let table = dynatom::AtomTable::with_seed(3);
+    /// let s = dynatom::Str::from("copied into a table of its own seed");
+    /// assert_eq!(table.try_intern_str(&s).unwrap(), table.intern("copied into a table of its own seed"));
     /// ```
     pub fn try_intern_str(&self, s: &Str) -> Result<Atom, StrError> {
         self.try_intern_str_with(s, Fallibility::Fallible)
@@ -217,8 +251,9 @@ impl AtomTable {
     }
 
     /// The atom for the bytes of `s`, as [`AtomTable::intern_str`] does for text: a heap
-    /// `ByteStr` spanning its whole buffer is adopted by the global table when its bytes
-    /// are new; one already interned here costs O(1); anything else is copied.
+    /// `ByteStr` spanning its whole buffer is adopted when its bytes are new and no table
+    /// has adopted it yet; one already interned in the global table costs O(1); anything
+    /// else is copied.
     ///
     /// ```
     /// use dynatom::{AtomTable, ByteStr};
@@ -237,9 +272,9 @@ impl AtomTable {
     /// Like [`AtomTable::intern_byte_str`], but reports allocation failure.
     ///
     /// ```
-    /// let table = dynatom::AtomTable::new();
-    /// let s = dynatom::ByteStr::copy_from_slice(b"copied into a local table");
-    /// assert_eq!(table.try_intern_byte_str(&s).unwrap(), table.intern_bytes(b"copied into a local table"));
+    /// let table = dynatom::AtomTable::with_seed(3);
+    /// let s = dynatom::ByteStr::copy_from_slice(b"copied into a table of its own seed");
+    /// assert_eq!(table.try_intern_byte_str(&s).unwrap(), table.intern_bytes(b"copied into a table of its own seed"));
     /// ```
     pub fn try_intern_byte_str(&self, s: &ByteStr) -> Result<ByteAtom, StrError> {
         self.try_intern_byte_str_with(s, Fallibility::Fallible)
@@ -282,8 +317,9 @@ impl AtomTable {
         ByteAtom::from_word(self.shared.intern_static(bytes))
     }
 
-    /// The atom for `text` if one is alive; never files anything. Texts of up to 7 bytes
-    /// are atoms by value, so for them this is always `Some`.
+    /// The atom for `text` if one is in use (an unused atom kept for reuse is not found);
+    /// never files anything. Texts of up to 7 bytes are atoms by value, so for them this
+    /// is always `Some`.
     ///
     /// ```
     /// let table = dynatom::AtomTable::new();
@@ -296,7 +332,7 @@ impl AtomTable {
         Utf8::from_text(text, |bytes| self.lookup_bytes(bytes).ok_or(())).ok().map(Atom::from_utf8_handle)
     }
 
-    /// The atom for `bytes` if one is alive (filed from bytes or from text); never files
+    /// The atom for `bytes` if one is in use (filed from bytes or from text); never files
     /// anything. Up to 7 bytes are atoms by value, so for them this is always `Some`.
     ///
     /// ```
@@ -321,11 +357,11 @@ impl AtomTable {
     /// assert!(!dynatom::AtomTable::global().contains(&atom));
     /// ```
     pub fn contains(&self, atom: &Atom) -> bool {
-        atom.word().is_inline() || std::ptr::eq(atom.word().owner(), self.shared())
+        atom.word().is_inline() || self.shared.lists(atom.word())
     }
 
-    /// The number of live atoms filed here (inline atoms of up to 7 bytes are values,
-    /// never filed, and not counted).
+    /// The number of atoms in use filed here (unused atoms kept for reuse are not counted,
+    /// nor are inline atoms of up to 7 bytes, which are values and never filed).
     ///
     /// ```
     /// let table = dynatom::AtomTable::new();
@@ -334,9 +370,39 @@ impl AtomTable {
     /// assert_eq!(table.len(), 1);
     /// ```
     pub fn len(&self) -> usize {
-        let mut len = 0;
-        self.shared.for_each_shard(|shard| len += shard.entries.len());
-        len
+        self.shared.len_in_use()
+    }
+
+    /// Frees every unused atom now (atoms whose handles are all gone, kept for a later
+    /// intern) and gives back spare table storage. Returns the number of atoms freed.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// drop(table.intern("dropped at once, kept until the sweep"));
+    /// assert_eq!(table.shrink(), 1);
+    /// assert_eq!(table.memory_report().total_bytes(), dynatom::AtomTable::new().memory_report().total_bytes());
+    /// ```
+    pub fn shrink(&self) -> usize {
+        self.shared.sweep()
+    }
+
+    /// Sets how many unused atoms the table keeps, beyond half of the atoms in use,
+    /// before it sweeps them (4096 by default; 0 keeps the unused at most half the used).
+    /// The limit is shared among the table's 64 shards, each sweeping on its own.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// table.set_unused_limit(0);
+    /// let kept = table.intern("in use, so never swept");
+    /// for i in 0..1000 {
+    ///     drop(table.intern(&format!("a passing text, number {i}")));
+    /// }
+    /// let report = table.memory_report();
+    /// assert!(report.unused_atoms <= 1000 / 2 + 64, "{report}");
+    /// assert_eq!(table.lookup("in use, so never swept"), Some(kept));
+    /// ```
+    pub fn set_unused_limit(&self, atoms: usize) {
+        self.shared.set_unused_limit(atoms);
     }
 
     /// Whether no atom is filed here.

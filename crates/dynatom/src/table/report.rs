@@ -25,8 +25,13 @@ use crate::repr::atom_word::RawAtom;
 #[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
 pub struct MemoryReport {
-    /// Live atoms filed in the table.
+    /// Atoms in use filed in the table.
     pub atoms: usize,
+    /// Unused atoms: filed, with no handle left, kept for a later intern until a sweep.
+    pub unused_atoms: usize,
+    /// Heap bytes (headers and characters) of the unused atoms, counted apart from the
+    /// figures below, which are the atoms in use.
+    pub unused_bytes: usize,
     /// The table's own structures: shards, locks and hash-table storage.
     pub table_bytes: usize,
     /// Headers in front of the atoms' characters (and static atoms' entries).
@@ -43,7 +48,7 @@ pub struct MemoryReport {
     pub misses: u64,
     /// Atoms filed.
     pub inserts: u64,
-    /// Atoms removed after their last handle was dropped.
+    /// Unused atoms freed by sweeps.
     pub removals: u64,
     /// Mean number of entries whose text was compared per lookup.
     pub mean_probe: f64,
@@ -60,7 +65,6 @@ impl MemoryReport {
         let mut counters = Counters::default();
         table.for_each_shard(|shard| {
             counters.add(&shard.counters);
-            report.atoms += shard.entries.len();
             report.table_bytes += shard.entries.allocation_size();
             for raw in shard.entries.iter() {
                 report.add_entry(*raw);
@@ -80,8 +84,14 @@ impl MemoryReport {
     }
 
     fn add_entry(&mut self, raw: RawAtom) {
-        // SAFETY: `collect` visits entries with their shard locked.
-        let footprint = unsafe { raw.footprint() };
+        // SAFETY: `collect` visits entries with their shard locked, so no sweep frees them.
+        let (footprint, unused) = unsafe { (raw.footprint(), raw.is_unused()) };
+        if unused {
+            self.unused_atoms += 1;
+            self.unused_bytes += footprint.header + footprint.chars;
+            return;
+        }
+        self.atoms += 1;
         self.header_bytes += footprint.header;
         self.char_bytes += footprint.chars;
         if let (Some(block), Some(slop)) = (footprint.block, self.slop_bytes.as_mut()) {
@@ -89,14 +99,14 @@ impl MemoryReport {
         }
     }
 
-    /// Every byte accounted for: table, headers, characters and slop.
+    /// Every byte accounted for: table, headers, characters, slop and unused atoms.
     ///
     /// ```
     /// let report = dynatom::AtomTable::new().memory_report();
     /// assert!(report.total_bytes() >= report.table_bytes);
     /// ```
     pub fn total_bytes(&self) -> usize {
-        self.table_bytes + self.header_bytes + self.char_bytes + self.slop_bytes.unwrap_or(0)
+        self.table_bytes + self.header_bytes + self.char_bytes + self.slop_bytes.unwrap_or(0) + self.unused_bytes
     }
 }
 
@@ -132,6 +142,8 @@ impl fmt::Display for MemoryReport {
         line(f, "├──", self.table_bytes, "table (shards, locks, hash slots)")?;
         line(f, "├──", self.header_bytes, "atom headers")?;
         line(f, "├──", self.char_bytes, "characters")?;
+        let unused = format!("unused atoms ({}), kept until a sweep", self.unused_atoms);
+        line(f, "├──", self.unused_bytes, &unused)?;
         match self.slop_bytes {
             Some(slop) => line(f, "└──", slop, "allocator slop")?,
             None => writeln!(f, "└──      unknown -- allocator slop")?,
