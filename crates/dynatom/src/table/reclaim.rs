@@ -30,27 +30,29 @@
 //! a shard lock and keep their own [`Retired`] list), so ~200 lines on `crate::sync` that
 //! loom checks were preferred to a dependency that the models could not see into.
 
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
-use crate::sync::{fence, lock, AtomicUsize, Mutex, Ordering};
+use crate::sync::{fence, lock, Arc, AtomicUsize, Mutex, Ordering};
 
 /// The epoch counter and every thread's record.
 struct Domain {
     epoch: AtomicUsize,
-    /// Boxed so a record's address is stable; a record is never freed while the domain
-    /// lives (a thread that exits gives its record back for reuse). The flag says whether
-    /// a thread owns it.
-    records: Mutex<Vec<(Box<Record>, bool)>>,
+    /// Every record ever made; a record is never freed while the domain lives (a thread
+    /// that exits gives its record back for reuse), so a guard may point at one.
+    records: Mutex<Vec<Arc<Record>>>,
 }
 
-/// One thread's announcement: 0 when not pinned, else `epoch << 1 | 1`.
+/// One thread's announcement.
 ///
 /// Aligned to a cache line so that a reader's store does not disturb its neighbours.
 #[repr(align(64))]
 struct Record {
+    /// 0 when not pinned, else `epoch << 1 | ACTIVE`.
     state: AtomicUsize,
+    /// 1 while a thread (or a guard) owns the record.
+    owned: AtomicUsize,
 }
 
 const ACTIVE: usize = 1;
@@ -65,49 +67,46 @@ loom::lazy_static! {
 
 /// The calling thread's record and pin depth.
 struct Local {
-    record: Cell<Option<NonNull<Record>>>,
+    record: OnceCell<Arc<Record>>,
     depth: Cell<usize>,
 }
 
 impl Drop for Local {
     fn drop(&mut self) {
         // A thread that exits with a guard still alive (only possible through another
-        // thread-local's destructor) keeps its record: the guard will unpin it.
+        // thread-local's destructor) keeps its record: the guard will unpin it. The
+        // record is given back without the domain, which may be gone already (loom drops
+        // its statics before the main thread's locals).
         if let (Some(record), 0) = (self.record.get(), self.depth.get()) {
-            DOMAIN.release(record);
+            record.owned.store(0, Ordering::Release);
         }
     }
 }
 
 #[cfg(not(loom))]
 std::thread_local! {
-    static LOCAL: Local = const { Local { record: Cell::new(None), depth: Cell::new(0) } };
+    static LOCAL: Local = const { Local { record: OnceCell::new(), depth: Cell::new(0) } };
 }
 
 #[cfg(loom)]
 loom::thread_local! {
-    static LOCAL: Local = Local { record: Cell::new(None), depth: Cell::new(0) };
+    static LOCAL: Local = Local { record: OnceCell::new(), depth: Cell::new(0) };
 }
 
 impl Domain {
     /// A record for a new owner: a free one if any, else a new one.
-    fn register(&self) -> NonNull<Record> {
+    fn register(&self) -> Arc<Record> {
         let mut records = lock(&self.records);
-        if let Some((record, owned)) = records.iter_mut().find(|(_, owned)| !*owned) {
-            *owned = true;
-            return NonNull::from(&**record);
+        // Acquire: the previous owner's last unpin happens before our use.
+        let free = records
+            .iter()
+            .find(|record| record.owned.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_ok());
+        if let Some(record) = free {
+            return record.clone();
         }
-        records.push((Box::new(Record { state: AtomicUsize::new(0) }), true));
-        let (record, _) = records.last().expect("just pushed");
-        NonNull::from(&**record)
-    }
-
-    /// Gives a record back for reuse by a later thread.
-    fn release(&self, record: NonNull<Record>) {
-        let mut records = lock(&self.records);
-        if let Some(entry) = records.iter_mut().find(|(r, _)| std::ptr::eq(&**r, record.as_ptr())) {
-            entry.1 = false;
-        }
+        let record = Arc::new(Record { state: AtomicUsize::new(0), owned: AtomicUsize::new(1) });
+        records.push(record.clone());
+        record
     }
 
     fn announce(&self, record: &Record) {
@@ -133,7 +132,7 @@ impl Domain {
         fence(Ordering::SeqCst);
         {
             let records = lock(&self.records);
-            for (record, _) in records.iter() {
+            for record in records.iter() {
                 let state = record.state.load(Ordering::Acquire);
                 if state & ACTIVE != 0 && state >> 1 != epoch {
                     return epoch;
@@ -160,10 +159,11 @@ impl Domain {
 ///
 /// Not `Send`: the pin belongs to the thread's record.
 pub(crate) struct Guard {
+    /// The thread's record (the domain keeps it allocated).
     record: NonNull<Record>,
-    /// Whether the record is the thread-local one (nesting counted there), or one taken
-    /// just for this guard because the thread's locals are already being destroyed.
-    borrowed_for_guard: bool,
+    /// A record taken just for this guard, because the thread's locals are already being
+    /// destroyed (nesting is then not counted).
+    own_record: Option<Arc<Record>>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -171,29 +171,21 @@ pub(crate) struct Guard {
 #[inline]
 pub(crate) fn pin() -> Guard {
     let pinned = LOCAL.try_with(|local| {
-        let record = match local.record.get() {
-            Some(record) => record,
-            None => {
-                let record = DOMAIN.register();
-                local.record.set(Some(record));
-                record
-            }
-        };
+        let record = NonNull::from(&**local.record.get_or_init(|| DOMAIN.register()));
         let depth = local.depth.get();
         if depth == 0 {
-            // SAFETY: records live as long as the domain, which is static.
+            // SAFETY: the domain keeps every record allocated, and it outlives its users.
             DOMAIN.announce(unsafe { record.as_ref() });
         }
         local.depth.set(depth + 1);
         record
     });
     match pinned {
-        Ok(record) => Guard { record, borrowed_for_guard: false, _not_send: PhantomData },
+        Ok(record) => Guard { record, own_record: None, _not_send: PhantomData },
         Err(_) => {
-            let record = DOMAIN.register();
-            // SAFETY: as above.
-            DOMAIN.announce(unsafe { record.as_ref() });
-            Guard { record, borrowed_for_guard: true, _not_send: PhantomData }
+            let own = DOMAIN.register();
+            DOMAIN.announce(&own);
+            Guard { record: NonNull::from(&*own), own_record: Some(own), _not_send: PhantomData }
         }
     }
 }
@@ -201,13 +193,13 @@ pub(crate) fn pin() -> Guard {
 impl Drop for Guard {
     #[inline]
     fn drop(&mut self) {
-        // SAFETY: records live as long as the domain, which is static.
-        let record = unsafe { self.record.as_ref() };
-        if self.borrowed_for_guard {
-            DOMAIN.withdraw(record);
-            DOMAIN.release(self.record);
+        if let Some(own) = self.own_record.take() {
+            DOMAIN.withdraw(&own);
+            own.owned.store(0, Ordering::Release);
             return;
         }
+        // SAFETY: the domain keeps every record allocated, and it outlives its users.
+        let record = unsafe { self.record.as_ref() };
         let unpinned = LOCAL.try_with(|local| {
             let depth = local.depth.get() - 1;
             local.depth.set(depth);
@@ -390,7 +382,7 @@ mod tests {
             std::thread::spawn(|| drop(pin())).join().unwrap();
         }
         let records = lock(&DOMAIN.records);
-        let free = records.iter().filter(|(_, owned)| !owned).count();
+        let free = records.iter().filter(|record| record.owned.load(Ordering::Relaxed) == 0).count();
         assert!(free >= 1, "a record of an exited thread is free for reuse");
         assert!(records.len() < 64, "records are reused, not one per thread ever started");
     }

@@ -554,7 +554,8 @@ impl<S> SlotsGuard<'_, S> {
         // The step sizes keep this from happening mid-migration; if it does, finish it.
         self.finish_migration();
         let capacity = self.capacity();
-        let wanted = fitting_capacity(self.locked.len + 1).max(capacity);
+        // (At the load limit, the fitting capacity is twice this one.)
+        let wanted = fitting_capacity(self.locked.len).max(capacity);
         // Twice the size if entries fill it; the same size if tombstones do.
         let wanted = if (self.locked.len + 1) * 2 > capacity { wanted.max(capacity * 2) } else { wanted };
         match self.start_migration(wanted) {
@@ -710,3 +711,7 @@ unsafe fn tombstone(array: Array, hash: u64, entry: NonNull<u8>) -> bool {
 #[cfg(all(test, not(loom)))]
 #[path = "slots_tests.rs"]
 mod tests;
+
+#[cfg(all(test, loom))]
+#[path = "slots_loom.rs"]
+mod loom_models;
