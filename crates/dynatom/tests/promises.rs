@@ -71,23 +71,16 @@ fn reinterning_is_o1_without_probing() {
     assert!(s.is_interned());
     assert_eq!(s.intern(), atom);
     // A local table has no room in the header to name itself: it finds its own entry by
-    // address under the cached hash, hashing and comparing no text.
+    // address under the cached hash, without the lock, hashing and comparing no text.
     for table in [AtomTable::with_seed(21), AtomTable::new()] {
         let atom = table.intern("a local atom handed out as a string");
         let s = atom.to_str();
         assert!(s.is_interned());
-        let before = table.memory_report();
+        let before = table.memory_report().lookups;
         for _ in 0..10 {
             assert_eq!(table.intern_str(&s), atom);
         }
-        let after = table.memory_report();
-        assert_eq!(after.lookups, before.lookups + 10);
-        assert_eq!(
-            after.mean_probe * after.lookups as f64,
-            before.mean_probe * before.lookups as f64,
-            "no text compared"
-        );
-        assert_eq!(after.inserts, before.inserts);
+        assert_eq!(table.memory_report().lookups, before, "re-intern must not probe the table");
     }
 }
 

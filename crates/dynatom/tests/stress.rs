@@ -93,6 +93,12 @@ impl Rng {
     }
 }
 
+/// A thread's first lock-free lookup registers it with the table's reclaimer, once per
+/// thread for the process's life: done before counting, so it is not taken for a leak.
+fn register_reader() {
+    let _ = AtomTable::global().lookup("registers this thread as a lock-free reader");
+}
+
 /// Runs `ops` random operations; returns what the thread still holds at the end.
 fn churn(table: &AtomTable, keys: &[String], seed: u64, ops: usize) -> (Vec<Atom>, Vec<Str>) {
     let mut rng = Rng(seed);
@@ -156,6 +162,7 @@ fn churn_round(table: &AtomTable, keys: &[String], ops: usize) {
             .map(|thread| {
                 let barrier = &barrier;
                 scope.spawn(move || {
+                    register_reader();
                     barrier.wait();
                     counted(|| churn(table, keys, 0x9E37_79B9 + thread as u64, ops))
                 })
@@ -185,12 +192,13 @@ fn churn_round(table: &AtomTable, keys: &[String], ops: usize) {
     let report = table.memory_report();
     assert_eq!((report.unused_atoms, report.unused_bytes, report.atoms), (0, 0, 0), "{report}");
     assert_eq!(report.inserts, report.removals, "{report}");
-    assert!(report.hits > 0 && report.removals > 0, "{report}");
+    assert!(report.removals > 0, "{report}");
 }
 
 #[test]
 fn concurrent_churn_leaves_nothing_behind() {
     let keys = keys();
+    register_reader();
     let before = LIVE_BYTES.load(Ordering::SeqCst);
     // A table of its own seed (copies), then one that adopts strings' buffers.
     let tables: [fn() -> AtomTable; 2] = [|| AtomTable::with_seed(0xDEC0DE), AtomTable::new];
@@ -201,12 +209,13 @@ fn concurrent_churn_leaves_nothing_behind() {
         assert_eq!(LIVE_BYTES.load(Ordering::SeqCst), before, "every byte freed (table, shards, blocks)");
     }
     // The global table, sweeping as eagerly as it can, so that droppers sweep too. It is
-    // never dropped: its emptied shards give their storage back on the final sweep.
+    // never dropped, and a shard keeps its smallest slot array once it has one: so the
+    // first round sets up the shards these keys use, and the second must end where the
+    // first did.
     let global = AtomTable::global();
     global.set_unused_limit(0);
-    drop(counted(|| global.intern("the global table's first atom, made before counting")));
-    global.shrink();
+    churn_round(global, &keys, ops_per_thread());
     let before = LIVE_BYTES.load(Ordering::SeqCst);
     churn_round(global, &keys, ops_per_thread());
-    assert_eq!(LIVE_BYTES.load(Ordering::SeqCst), before, "every byte freed (blocks, shard storage)");
+    assert_eq!(LIVE_BYTES.load(Ordering::SeqCst), before, "every byte freed (blocks, retired blocks)");
 }

@@ -238,6 +238,19 @@ unsafe impl Send for RawAtom {}
 unsafe impl Sync for RawAtom {}
 
 impl RawAtom {
+    /// The entry a table's slot holds (what [`RawAtom::as_slot`] gave it).
+    #[inline]
+    pub(crate) fn from_slot(entry: NonNull<u8>) -> RawAtom {
+        RawAtom(entry)
+    }
+
+    /// The entry as a slot stores it: a block pointer (8-aligned) or a static-entry
+    /// pointer with its tag in bits 0..2.
+    #[inline]
+    pub(crate) fn as_slot(self) -> NonNull<u8> {
+        self.0
+    }
+
     #[inline]
     pub(crate) fn is_static(self) -> bool {
         self.0.as_ptr().addr() & TAG_STATIC != 0

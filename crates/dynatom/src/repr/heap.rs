@@ -436,6 +436,25 @@ pub(crate) struct DeadBlock {
     ptr: NonNull<Header>,
 }
 
+impl DeadBlock {
+    /// The block as a pointer and the function that frees it, for a reclaimer that frees
+    /// it later (once no lock-free reader can still be looking at it).
+    #[inline]
+    pub(crate) fn into_retirable(self) -> (NonNull<()>, unsafe fn(NonNull<()>)) {
+        let ptr = self.ptr.cast();
+        std::mem::forget(self);
+        (ptr, free_retired)
+    }
+}
+
+/// Frees a block given up by [`DeadBlock::into_retirable`].
+///
+/// # Safety
+/// `ptr` came from `into_retirable` and is freed once.
+unsafe fn free_retired(ptr: NonNull<()>) {
+    drop(DeadBlock { ptr: ptr.cast() });
+}
+
 impl Drop for DeadBlock {
     #[inline]
     fn drop(&mut self) {

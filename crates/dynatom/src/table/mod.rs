@@ -1,11 +1,10 @@
 //! [`AtomTable`]: where atoms are interned.
 
 mod counters;
-// The building blocks of lock-free hits, not wired into the shards yet.
-#[allow(dead_code)]
 mod reclaim;
 mod report;
 mod shared;
+// `remove` and `is_migrating` serve the set's own tests; the table unlinks with `retain`.
 #[allow(dead_code)]
 mod slots;
 
@@ -35,8 +34,10 @@ use crate::sync::Arc;
 /// atoms are distinct from the global table's (an atom's identity is its table entry),
 /// except texts of up to 7 bytes, which are atoms by value in every table.
 ///
-/// * Sharded: 64 shards, each a mutex around a hashbrown table of 8-byte entries, chosen by
-///   the text's hash; threads interning different texts rarely meet.
+/// * Sharded: 64 shards chosen by the text's hash, each an open-addressing array of
+///   one-word slots (the atom's address plus 16 bits of its hash). A hit takes no lock and
+///   writes nothing but the atom's count; filing a new atom locks its shard, which grows
+///   a few slots per write rather than all at once.
 /// * Adopting: interning a heap [`Str`] that spans its buffer files that very buffer when
 ///   the text is new (global table and `AtomTable::new()` tables alike), so the atom and
 ///   the string share one allocation.

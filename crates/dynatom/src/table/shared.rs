@@ -1,12 +1,26 @@
 //! The sharded table itself: what every `AtomTable` handle refers to.
 //!
-//! Each shard is a `Mutex` around a hashbrown `HashTable` of raw atoms. **Every entry holds
-//! one count of its block**, so the block cannot be freed while it is listed, and nothing
-//! the table does depends on being told about drops: a block whose last handle goes is
-//! still the table's (count 1), an *unused* atom that the next intern of the same text
-//! revives without allocating. Unused atoms are taken back in batches by a sweep, under
-//! the shard's lock, with a 1 -> 0 compare-and-swap on the count: a handle raised at the
-//! same moment wins and the atom stays (a count of 0 is never raised again).
+//! Each shard is a [`Slots`] set of raw atoms: one-word slots carrying 16 bits of the hash
+//! beside the entry's address, probed **without a lock** by every lookup, and changed by
+//! writers holding the shard's lock, a few slots at a time while it grows. **Every entry
+//! holds one count of its block**, so nothing the table does depends on being told about
+//! drops: a block whose last handle goes is still the table's (count 1), an *unused* atom
+//! that the next intern of the same text revives without allocating.
+//!
+//! # A hit
+//!
+//! Pin the thread ([`reclaim::pin`]), probe the slots (a tag mismatch is rejected from the
+//! slot word; a match reads the block's cached hash and bytes), then raise the block's
+//! count with a compare-and-swap from a non-zero value. That count is the only shared
+//! write. A count of 0 means a sweep took the block back: it is never raised again, and the
+//! intern falls back to the locked path, which files a new block.
+//!
+//! # A sweep
+//!
+//! Under the shard's lock, an unused atom is taken back with a 1 -> 0 compare-and-swap on
+//! its count (a hit raising it at the same moment wins, and the atom stays), unlinked from
+//! the slots, and handed to the shard's [`Retired`] list: freed once every reader that may
+//! have loaded it has unpinned.
 //!
 //! # When a shard sweeps
 //!
@@ -21,16 +35,17 @@
 //!   its size at the last check (local tables' drops tell nobody, so their unused atoms
 //!   wait for the next growth, [`TableShared::sweep`], or the table's drop).
 
-use hashbrown::hash_table::Entry;
-use hashbrown::HashTable;
+use std::ptr::NonNull;
 
 use crate::error::StrError;
 use crate::hash;
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::heap::{cacheable_hash, Block, Fallibility, StaticEntry, INTERNED, LOCAL, OWN_SEED};
-use crate::sync::{lock, AtomicUsize, Mutex, MutexGuard, Ordering};
+use crate::sync::{AtomicUsize, Ordering};
 
 use super::counters::Counters;
+use super::reclaim::{self, Retired};
+use super::slots::{Slots, SlotsGuard};
 
 #[cfg(not(loom))]
 const SHARD_COUNT: usize = 64;
@@ -44,20 +59,25 @@ pub(crate) const DEFAULT_UNUSED_LIMIT: usize = 4096;
 /// fight over the line.
 #[repr(align(64))]
 struct PaddedShard {
-    shard: Mutex<Shard>,
+    slots: Slots<Shard>,
     /// Atoms turned unused by a drop since the shard last counted them (global table).
     unused_drops: AtomicUsize,
     /// `unused_drops` beyond which a dropper checks the shard.
     check_after_drops: AtomicUsize,
 }
 
+/// What a shard's writers keep under its lock, beside the slots.
 #[derive(Default)]
 pub(crate) struct Shard {
-    pub(crate) entries: HashTable<RawAtom>,
     pub(crate) counters: Counters,
     /// Filing beyond this many entries checks the shard for unused atoms.
     check_at_len: usize,
+    /// Swept blocks waiting for lock-free readers to move on.
+    retired: Retired,
 }
+
+/// A locked shard.
+pub(crate) type ShardGuard<'a> = SlotsGuard<'a, Shard>;
 
 /// Which seed a table hashes with, and so whether it may adopt a `Str`'s block.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -80,15 +100,16 @@ pub(crate) struct TableShared {
     unused_floor: AtomicUsize,
 }
 
-/// The hash hashbrown sees: the cached hash's four low bits are the header's flag bits
-/// (zero), and hashbrown takes its bucket index from the low bits, so fold high bits in.
+/// The hash the slots see: the cached hash's four low bits are the header's flag bits
+/// (zero), and the slots take their index from the low bits, so fold high bits in (the
+/// top 16 bits, the slot's tag, stay the hash's own).
 #[inline]
 fn probe_hash(hash: u64) -> u64 {
     hash ^ (hash >> 32)
 }
 
-/// Bits 40.. pick the shard: independent of hashbrown's bucket index (low bits, folded
-/// with bits 32..) and its 7-bit tag (top bits).
+/// Bits 40..46 pick the shard: independent of the slot index (low bits, folded with bits
+/// 32..) and the slot's tag (bits 48..).
 #[inline]
 fn shard_index(hash: u64) -> usize {
     (hash >> 40) as usize % SHARD_COUNT
@@ -99,7 +120,7 @@ impl TableShared {
         let floor = DEFAULT_UNUSED_LIMIT.div_ceil(SHARD_COUNT);
         let shards = (0..SHARD_COUNT)
             .map(|_| PaddedShard {
-                shard: Mutex::new(Shard { check_at_len: floor, ..Shard::default() }),
+                slots: Slots::new(Shard { check_at_len: floor, ..Shard::default() }, entry_probe_hash),
                 unused_drops: AtomicUsize::new(0),
                 check_after_drops: AtomicUsize::new(floor),
             })
@@ -128,14 +149,10 @@ impl TableShared {
         cacheable_hash(hash::hash_bytes(bytes, self.seed))
     }
 
-    fn lock_shard(&self, hash: u64) -> MutexGuard<'_, Shard> {
-        lock(&self.shards[shard_index(hash)].shard)
-    }
-
     /// Every shard, one at a time, locked.
-    pub(crate) fn for_each_shard(&self, mut visit: impl FnMut(&Shard)) {
-        for shard in self.shards.iter() {
-            visit(&lock(&shard.shard));
+    pub(crate) fn for_each_shard(&self, mut visit: impl FnMut(&mut ShardGuard<'_>)) {
+        for padded in self.shards.iter() {
+            visit(&mut padded.slots.lock());
         }
     }
 
@@ -146,9 +163,11 @@ impl TableShared {
     /// Atoms in use (not unused) over all shards.
     pub(crate) fn len_in_use(&self) -> usize {
         let mut len = 0;
-        // SAFETY: the table holds every entry's count, and `for_each_shard` holds the lock
-        // that sweeps need.
-        self.for_each_shard(|shard| len += shard.entries.iter().filter(|raw| !unsafe { raw.is_unused() }).count());
+        self.for_each_shard(|shard| {
+            // SAFETY: the table holds every entry's count, and `for_each_shard` holds the
+            // lock that sweeps need.
+            for_each_entry(shard, |raw| len += usize::from(!unsafe { raw.is_unused() }));
+        });
         len
     }
 
@@ -158,8 +177,9 @@ impl TableShared {
         self.unused_floor.store(floor, Ordering::Relaxed);
         for padded in self.shards.iter() {
             padded.check_after_drops.store(floor, Ordering::Relaxed);
-            let mut shard = lock(&padded.shard);
-            shard.check_at_len = shard.check_at_len.min(shard.entries.len().max(floor));
+            let mut shard = padded.slots.lock();
+            let len = shard.len();
+            shard.check_at_len = shard.check_at_len.min(len.max(floor));
         }
     }
 
@@ -171,68 +191,94 @@ impl TableShared {
         make: impl FnOnce() -> Result<AtomWord, StrError>,
     ) -> Result<AtomWord, StrError> {
         let padded = &self.shards[shard_index(hash)];
-        let mut guard = lock(&padded.shard);
-        let Shard { entries, counters, .. } = &mut *guard;
-        let mut probes = 0;
-        let entry = entries.entry(
-            probe_hash(hash),
-            |raw| {
-                // SAFETY: the table holds a count of every entry, and sweeps only under
-                // this lock.
-                unsafe { raw.hash() == hash && text_compared(&mut probes) && raw.bytes() == bytes }
-            },
-            // SAFETY: as above; growth reads only the cached hashes.
-            |raw| probe_hash(unsafe { raw.hash() }),
-        );
-        counters.record_lookup(probes);
-        match entry {
-            Entry::Occupied(occupied) => {
-                counters.hits += 1;
-                // SAFETY: as above. The table's count keeps every entry's count at 1 or
-                // more while it is listed, so reviving cannot fail.
-                Ok(unsafe { occupied.get().acquire(true) }.expect("a listed entry holds the table's count"))
-            }
-            Entry::Vacant(vacant) => {
-                counters.misses += 1;
-                let atom = make()?;
-                vacant.insert(atom.counted_entry());
-                counters.inserts += 1;
-                if guard.entries.len() > guard.check_at_len {
-                    self.check_shard(padded, &mut guard, false);
-                }
-                Ok(atom)
-            }
+        if let Some(atom) = self.find_unlocked(padded, hash, |raw| is_entry_for(raw, hash, bytes), true) {
+            return Ok(atom);
         }
+        let mut shard = padded.slots.lock();
+        let mut probes = 0;
+        let found = shard.find(probe_hash(hash), |entry| {
+            let raw = RawAtom::from_slot(entry);
+            probes += 1;
+            is_entry_for(raw, hash, bytes)
+        });
+        shard.counters.record_lookup(probes);
+        if let Some(entry) = found {
+            shard.counters.hits += 1;
+            // SAFETY: the table holds a count of every listed entry and sweeps only under
+            // this lock, so the count is at least 1 and reviving cannot fail.
+            let atom = unsafe { RawAtom::from_slot(entry).acquire(true) };
+            return Ok(atom.expect("a listed entry holds the table's count"));
+        }
+        shard.counters.misses += 1;
+        let atom = make()?;
+        let raw = atom.counted_entry();
+        if let Err(err) = shard.insert(probe_hash(hash), raw.as_slot()) {
+            // SAFETY: the entry was never listed; its count goes back at once.
+            unsafe { raw.release() };
+            return Err(err);
+        }
+        shard.counters.inserts += 1;
+        if shard.len() > shard.check_at_len {
+            self.check_shard(padded, &mut shard, false);
+        }
+        Ok(atom)
+    }
+
+    /// The entry `accept` picks among those filed under `hash`, found without the lock,
+    /// with a new count: `revive` also takes unused entries. Writes nothing but the count.
+    fn find_unlocked(
+        &self,
+        padded: &PaddedShard,
+        hash: u64,
+        accept: impl Fn(RawAtom) -> bool,
+        revive: bool,
+    ) -> Option<AtomWord> {
+        let guard = reclaim::pin();
+        let entry = padded.slots.find(&guard, probe_hash(hash), |entry| accept(RawAtom::from_slot(entry)))?;
+        // SAFETY: pinned: a swept block is freed only after this guard is dropped, and a
+        // count of 0 (swept) is never raised.
+        unsafe { RawAtom::from_slot(entry).acquire(revive) }
     }
 
     /// Counts a shard's unused atoms and frees them all if they pass
     /// `max(floor, live / 2)` (or always, with `force`). Returns the atoms freed.
-    fn check_shard(&self, padded: &PaddedShard, shard: &mut Shard, force: bool) -> usize {
+    fn check_shard(&self, padded: &PaddedShard, shard: &mut ShardGuard<'_>, force: bool) -> usize {
         let drops_seen = padded.unused_drops.load(Ordering::Relaxed);
         let floor = self.unused_floor.load(Ordering::Relaxed);
+        let mut unused = 0;
         // SAFETY: the table holds every entry's count; only this lock's holder sweeps.
-        let unused = shard.entries.iter().filter(|raw| unsafe { raw.is_unused() }).count();
-        let live = shard.entries.len() - unused;
+        for_each_entry(shard, |raw| unused += usize::from(unsafe { raw.is_unused() }));
+        let live = shard.len() - unused;
         let mut freed = 0;
         if force || unused > floor.max(live / 2) {
-            shard.entries.retain(|raw| {
-                // SAFETY: the table holds this entry's count and drops the entry when the
-                // count is taken back.
-                match unsafe { raw.reclaim_unused() } {
-                    Some(dead) => {
-                        drop(dead);
-                        freed += 1;
+            let mut dead = Vec::new();
+            shard.retain(
+                // SAFETY: the table holds this entry's count; `retain` unlinks it at once
+                // when the count is taken back.
+                |entry| match unsafe { RawAtom::from_slot(entry).reclaim_unused() } {
+                    Some(block) => {
+                        dead.push(block);
                         false
                     }
                     None => true,
-                }
-            });
+                },
+                |_| {},
+            );
+            freed = dead.len();
+            for block in dead {
+                let (ptr, free) = block.into_retirable();
+                // SAFETY: unlinked from the slots above (no reader pinning from now on can
+                // find it), retired once, and `free` frees a dead block from any thread.
+                // The list is dropped with the table, when no reader is left.
+                unsafe { shard.retired.retire(ptr, free) };
+            }
             shard.counters.removals += freed as u64;
         }
+        shard.retired.collect();
         // What is still unused stays counted, so the next check comes after as many
         // further drops as the bound allows.
         padded.unused_drops.fetch_sub(drops_seen.saturating_sub(unused.saturating_sub(freed)), Ordering::Relaxed);
-        let len = shard.entries.len();
+        let len = shard.len();
         padded.check_after_drops.store(floor.max(len / 2), Ordering::Relaxed);
         shard.check_at_len = floor.max(len * 2);
         freed
@@ -243,7 +289,7 @@ impl TableShared {
         let padded = &self.shards[shard_index(hash)];
         let drops = padded.unused_drops.fetch_add(1, Ordering::Relaxed) + 1;
         if drops > padded.check_after_drops.load(Ordering::Relaxed) {
-            let mut shard = lock(&padded.shard);
+            let mut shard = padded.slots.lock();
             // Another dropper may have checked while we waited for the lock.
             if padded.unused_drops.load(Ordering::Relaxed) > padded.check_after_drops.load(Ordering::Relaxed) {
                 self.check_shard(padded, &mut shard, false);
@@ -251,14 +297,22 @@ impl TableShared {
         }
     }
 
-    /// Frees every unused atom now and trims the shards' storage. Returns the atoms freed.
+    /// Frees every unused atom now, and whatever lock-free readers have moved on from.
+    /// Returns the atoms swept.
     pub(crate) fn sweep(&self) -> usize {
         let mut freed = 0;
         for padded in self.shards.iter() {
-            let mut shard = lock(&padded.shard);
+            let mut shard = padded.slots.lock();
             freed += self.check_shard(padded, &mut shard, true);
-            // SAFETY: rehashing reads only the cached hashes of entries the table holds.
-            shard.entries.shrink_to_fit(|raw| probe_hash(unsafe { raw.hash() }));
+            // The sweep may have started moving the entries to a smaller array: one more
+            // pass finishes that, and retires the old array.
+            for_each_entry(&mut shard, |_| {});
+            // An item is freed two epoch steps after it was retired: with no reader pinned,
+            // a few collections free them all.
+            for _ in 0..3 {
+                shard.retired.collect();
+                shard.collect_arrays();
+            }
         }
         freed
     }
@@ -339,37 +393,47 @@ impl TableShared {
         self.find_entry(bytes, hash, Some(bytes.as_ptr())).is_some()
     }
 
-    /// The entry in use for `bytes` filed under `hash`; with `at`, only the entry whose
-    /// characters are at that address (found by address, comparing no text).
+    /// The entry in use for `bytes` filed under `hash`, without the lock; with `at`, only
+    /// the entry whose characters are at that address (found by address, comparing no
+    /// text).
     fn find_entry(&self, bytes: &[u8], hash: u64, at: Option<*const u8>) -> Option<AtomWord> {
-        let mut guard = self.lock_shard(hash);
-        let Shard { entries, counters, .. } = &mut *guard;
-        let mut probes = 0;
-        // SAFETY (both closures): the table holds a count of every entry, and sweeps only
-        // under this lock.
-        let found = match at {
-            Some(at) => entries.find(probe_hash(hash), |raw| std::ptr::eq(unsafe { raw.bytes() }.as_ptr(), at)),
-            None => entries.find(probe_hash(hash), |raw| unsafe {
-                raw.hash() == hash && text_compared(&mut probes) && raw.bytes() == bytes
-            }),
-        };
-        counters.record_lookup(probes);
-        // SAFETY: as above.
-        let atom = found.and_then(|raw| unsafe { raw.acquire(false) });
-        match atom {
-            Some(_) => counters.hits += 1,
-            None => counters.misses += 1,
+        let padded = &self.shards[shard_index(hash)];
+        match at {
+            // SAFETY: `find_unlocked` is pinned while it calls this, so the entry is
+            // allocated.
+            Some(at) => {
+                self.find_unlocked(padded, hash, |raw| std::ptr::eq(unsafe { raw.bytes() }.as_ptr(), at), false)
+            }
+            None => self.find_unlocked(padded, hash, |raw| is_entry_for(raw, hash, bytes), false),
         }
-        atom
     }
 }
 
-/// Counts one entry whose text a lookup compares (its full cached hash matched), for the
-/// report's probe figures.
+/// Whether `raw` is the entry for `bytes` under `hash`: the cached hash first (one read of
+/// the header), the bytes only when it matches.
 #[inline]
-fn text_compared(probes: &mut u64) -> bool {
-    *probes += 1;
-    true
+fn is_entry_for(raw: RawAtom, hash: u64, bytes: &[u8]) -> bool {
+    // SAFETY: called on entries found in a shard by a pinned reader or the lock's holder,
+    // which keep them allocated.
+    unsafe { raw.hash() == hash && raw.bytes() == bytes }
+}
+
+/// The slots' hash of an entry they hold (the one it was inserted with).
+fn entry_probe_hash(entry: NonNull<u8>) -> u64 {
+    // SAFETY: the slots call this under the shard's lock on entries they hold, whose
+    // counts the table holds.
+    probe_hash(unsafe { RawAtom::from_slot(entry).hash() })
+}
+
+/// Visits every entry of a locked shard.
+pub(crate) fn for_each_entry(shard: &mut ShardGuard<'_>, mut visit: impl FnMut(RawAtom)) {
+    shard.retain(
+        |entry| {
+            visit(RawAtom::from_slot(entry));
+            true
+        },
+        |_| {},
+    );
 }
 
 /// The hook `repr::heap` calls when a global atom becomes unused.
@@ -380,11 +444,13 @@ fn note_global_unused(hash: u64) {
 impl Drop for TableShared {
     fn drop(&mut self) {
         for padded in self.shards.iter() {
-            let mut shard = lock(&padded.shard);
-            for raw in shard.entries.drain() {
-                // SAFETY: the table holds this entry's count and is going away.
-                unsafe { raw.release() };
-            }
+            let mut shard = padded.slots.lock();
+            shard.retain(
+                |_| false,
+                // SAFETY: the table holds this entry's count and is going away: no reader
+                // is left (each holds an `AtomTable`), and the entry is unlinked.
+                |entry| unsafe { RawAtom::from_slot(entry).release() },
+            );
         }
     }
 }
