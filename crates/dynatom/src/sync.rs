@@ -65,6 +65,40 @@ pub(crate) mod raw_alloc {
 
 /// Locks `mutex`, ignoring poisoning: every critical section in dynatom leaves its data
 /// consistent before any call that could panic, so a poisoned lock holds valid data.
+/// The value of an atomic pointer that the caller owns outright (`&mut`), read without a
+/// synchronising operation, so that under loom a destructor run during its teardown of
+/// statics adds no step to the model.
+#[inline]
+pub(crate) fn exclusive_ptr<T>(atomic: &mut AtomicPtr<T>) -> *mut T {
+    #[cfg(loom)]
+    return atomic.with_mut(|ptr| *ptr);
+    #[cfg(not(loom))]
+    return *atomic.get_mut();
+}
+
+/// Reads an atomic pointer that no other thread can reach any more (an array its owner
+/// is freeing), without a synchronising operation (see [`exclusive_ptr`]).
+///
+/// # Safety
+/// No other thread accesses `atomic` concurrently.
+#[inline]
+pub(crate) unsafe fn unshared_load<T>(atomic: &AtomicPtr<T>) -> *mut T {
+    #[cfg(loom)]
+    // SAFETY: forwarded from the caller: the value is not shared.
+    return unsafe { atomic.unsync_load() };
+    #[cfg(not(loom))]
+    return atomic.load(Ordering::Relaxed);
+}
+
+/// The data of a mutex the caller owns outright.
+#[inline]
+pub(crate) fn exclusive<T>(mutex: &mut Mutex<T>) -> &mut T {
+    match mutex.get_mut() {
+        Ok(data) => data,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     match mutex.lock() {
         Ok(guard) => guard,

@@ -12,7 +12,9 @@ use loom::thread;
 
 const TEXT: &str = "a text long enough to be filed in the table";
 
-/// Runs `left` and `right` concurrently, once with each on the spawned thread.
+/// Runs `left` and `right` concurrently, once with each on the spawned thread, on the
+/// global table; then sweeps it, so that loom's teardown of its statics (in no fixed
+/// order) finds the table empty and takes no step of the model.
 fn both_ways<L, R>(left: L, right: R)
 where
     L: Fn() + Send + Sync + Clone + 'static,
@@ -24,12 +26,14 @@ where
         let spawned = thread::spawn(move || r());
         l();
         spawned.join().unwrap();
+        AtomTable::global().shrink();
     });
     loom::model(move || {
         let l = left.clone();
         let spawned = thread::spawn(move || l());
         right();
         spawned.join().unwrap();
+        AtomTable::global().shrink();
     });
 }
 

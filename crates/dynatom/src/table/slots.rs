@@ -55,7 +55,7 @@ use std::ptr::{self, NonNull};
 
 use super::reclaim::{self, Retired};
 use crate::error::StrError;
-use crate::sync::{lock, raw_alloc, AtomicPtr, Mutex, MutexGuard, Ordering};
+use crate::sync::{exclusive, exclusive_ptr, lock, raw_alloc, unshared_load, AtomicPtr, Mutex, MutexGuard, Ordering};
 
 /// Bit 2 of a slot word: the entry carries a hash tag in the top bits.
 const TAGGED: usize = 0b100;
@@ -375,9 +375,52 @@ impl<S> Slots<S> {
     }
 }
 
+impl<S> Slots<S> {
+    /// The arrays of a set owned outright, read without synchronising operations.
+    fn exclusive_arrays(&mut self) -> (Option<Array>, Option<Array>) {
+        let current = NonNull::new(exclusive_ptr(&mut self.current)).map(Array);
+        let previous = NonNull::new(exclusive_ptr(&mut self.previous)).map(Array);
+        (current, previous)
+    }
+
+    /// Empties a set owned outright (its owner is being dropped), passing every entry to
+    /// `removed` once, with no lock and no synchronising operation: no reader is left.
+    pub(crate) fn drain_exclusive(&mut self, mut removed: impl FnMut(&mut S, NonNull<u8>)) {
+        let (current, previous) = self.exclusive_arrays();
+        let locked = exclusive(&mut self.locked);
+        // Old slots before the cursor were copied to the current array already.
+        let from_previous = previous.map(|array| (array, locked.cursor));
+        for (array, start) in current.map(|array| (array, 0)).into_iter().chain(from_previous) {
+            // SAFETY: `&mut self`: the arrays are allocated and no other thread reads them.
+            for slot in &unsafe { array.slots() }[start..] {
+                // SAFETY: as above.
+                let word = unsafe { unshared_load(slot) };
+                let bits = word.addr();
+                if bits == 0 || bits == TOMBSTONE {
+                    continue;
+                }
+                // SAFETY: as above; the slot is emptied so the entry is passed on once.
+                unsafe { slot_clear_unshared(slot) };
+                removed(&mut locked.state, NonNull::new(tag::unpack(word)).expect("an entry is not null"));
+            }
+        }
+        locked.len = 0;
+    }
+}
+
+/// Empties a slot nobody else can reach.
+///
+/// # Safety
+/// No other thread accesses `slot`.
+unsafe fn slot_clear_unshared(slot: &AtomicPtr<u8>) {
+    // Relaxed: unshared (and under loom this store is a step of the model only if the set
+    // is dropped inside one, where steps are deterministic).
+    slot.store(ptr::null_mut(), Ordering::Relaxed);
+}
+
 impl<S> Drop for Slots<S> {
     fn drop(&mut self) {
-        let (current, previous) = self.arrays();
+        let (current, previous) = self.exclusive_arrays();
         for array in [current, previous].into_iter().flatten() {
             // SAFETY: `&mut self`: no reader can be probing; each array is freed once (a
             // retired array is in neither field, and the lock's `Retired` frees those).
