@@ -263,6 +263,10 @@ impl Retired {
             unsafe { (item.free)(item.ptr) };
             false
         });
+        if self.items.is_empty() {
+            // A burst of retirements (a big sweep) must not pin its list's peak size.
+            self.items = Vec::new();
+        }
         self.items.len()
     }
 
