@@ -12,6 +12,15 @@ use loom::thread;
 
 const TEXT: &str = "a text long enough to be filed in the table";
 
+/// A model explorer bounded to two preemptions per execution: the three-thread models
+/// over the lock-free slots and the reclaimer are too large to search exhaustively in the
+/// time `scripts/test` allows, and bugs of this kind need few preemptions to show.
+fn bounded() -> loom::model::Builder {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(2);
+    builder
+}
+
 /// Runs `left` and `right` concurrently, once with each on the spawned thread, on the
 /// global table; then sweeps it, so that loom's teardown of its statics (in no fixed
 /// order) finds the table empty and takes no step of the model.
@@ -20,15 +29,24 @@ where
     L: Fn() + Send + Sync + Clone + 'static,
     R: Fn() + Send + Sync + Clone + 'static,
 {
+    both_ways_in(loom::model::Builder::new, left, right);
+}
+
+/// [`both_ways`] with the explorer `builder` makes.
+fn both_ways_in<L, R>(builder: fn() -> loom::model::Builder, left: L, right: R)
+where
+    L: Fn() + Send + Sync + Clone + 'static,
+    R: Fn() + Send + Sync + Clone + 'static,
+{
     let (l, r) = (left.clone(), right.clone());
-    loom::model(move || {
+    builder().check(move || {
         let r = r.clone();
         let spawned = thread::spawn(move || r());
         l();
         spawned.join().unwrap();
         AtomTable::global().shrink();
     });
-    loom::model(move || {
+    builder().check(move || {
         let l = left.clone();
         let spawned = thread::spawn(move || l());
         right();
@@ -149,7 +167,7 @@ fn table_outlived_by_its_atoms() {
 #[test]
 fn last_drop_revive_and_sweep_race() {
     for table_kind in [0, 1] {
-        loom::model(move || {
+        bounded().check(move || {
             let table = if table_kind == 0 { AtomTable::with_seed(4) } else { AtomTable::new() };
             let atom = table.intern(TEXT);
             let (for_reviver, for_sweeper) = (table.clone(), table.clone());
@@ -177,7 +195,8 @@ fn last_drop_revive_and_sweep_race() {
 /// limit of 0 makes every such drop sweep), racing with an intern of the same text.
 #[test]
 fn dropper_sweeps_while_another_thread_revives() {
-    both_ways(
+    both_ways_in(
+        bounded,
         || {
             AtomTable::global().set_unused_limit(0);
             let atom = Atom::from(TEXT);

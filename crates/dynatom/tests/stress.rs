@@ -189,7 +189,7 @@ fn churn_round(table: &AtomTable, keys: &[String], ops: usize) {
     });
     // The outer list was made outside the counted span, so it is freed outside it too.
     drop(kept);
-    // Counted: a report visits every entry, which may finish freeing what a sweep retired.
+    // Counted, like every other call on the table here.
     let report = counted(|| table.memory_report());
     assert_eq!((report.unused_atoms, report.unused_bytes, report.atoms), (0, 0, 0), "{report}");
     assert_eq!(report.inserts, report.removals, "{report}");

@@ -304,9 +304,9 @@ impl TableShared {
         for padded in self.shards.iter() {
             let mut shard = padded.slots.lock();
             freed += self.check_shard(padded, &mut shard, true);
-            // The sweep may have started moving the entries to a smaller array: one more
-            // pass finishes that, and retires the old array.
-            for_each_entry(&mut shard, |_| {});
+            // The sweep may have started moving the entries to a smaller array: a pass that
+            // keeps everything finishes that, and retires the old array.
+            shard.retain(|_| true, |_| {});
             // An item is freed two epoch steps after it was retired: with no reader pinned,
             // a few collections free them all.
             for _ in 0..3 {
@@ -425,15 +425,9 @@ fn entry_probe_hash(entry: NonNull<u8>) -> u64 {
     probe_hash(unsafe { RawAtom::from_slot(entry).hash() })
 }
 
-/// Visits every entry of a locked shard.
-pub(crate) fn for_each_entry(shard: &mut ShardGuard<'_>, mut visit: impl FnMut(RawAtom)) {
-    shard.retain(
-        |entry| {
-            visit(RawAtom::from_slot(entry));
-            true
-        },
-        |_| {},
-    );
+/// Visits every entry of a locked shard, changing nothing.
+pub(crate) fn for_each_entry(shard: &ShardGuard<'_>, mut visit: impl FnMut(RawAtom)) {
+    shard.for_each(|entry| visit(RawAtom::from_slot(entry)));
 }
 
 /// The hook `repr::heap` calls when a global atom becomes unused.
