@@ -20,7 +20,7 @@ pub(crate) const RETAIN_MAX_RATIO: usize = 8;
 /// costs, without the UTF-8 promise. For Lua strings, HTTP bodies, C strings.
 ///
 /// * Up to 15 bytes live inside the handle; longer ones are **one** allocation (a
-///   24-byte header, then the bytes), exactly as for [`Str`], whose handle is this one
+///   16-byte header, then the bytes), exactly as for [`Str`], whose handle is this one
 ///   plus the promise that the bytes are text: [`Str::as_byte_str`] is free, and
 ///   [`ByteStr::to_text`] checks UTF-8 once.
 /// * Making one never hashes and never touches a table; [`ByteStr::intern`] does, adopting
