@@ -125,6 +125,14 @@ impl AtomWord {
         }
     }
 
+    /// An atom for a block made by [`Block::copy_filed`], and the table's entry holding
+    /// the block's second count.
+    #[inline]
+    pub(crate) fn filed_copy(block: Block, entry: NonNull<Header>) -> (AtomWord, RawAtom) {
+        debug_assert_eq!(block.bytes_ptr(), heap::entry_bytes_ptr(entry));
+        (AtomWord::from_block(block), RawAtom(entry.cast()))
+    }
+
     /// The entry a table files for this atom, with the table's own count of it taken
     /// (inline atoms are never filed). Give it back with [`RawAtom::release`] or
     /// [`RawAtom::reclaim_unused`].

@@ -163,6 +163,32 @@ impl Block {
         Ok(uninit.finish())
     }
 
+    /// Allocates a copy of `bytes` already filed in a table: state `hash | INTERNED |
+    /// flags`, and a count of two, one for the caller's handle and one for the table's
+    /// entry (taken back with [`Block::into_raw`] or the entry functions below). Written
+    /// before the block is shared, so no atomic read-modify-write is needed.
+    #[inline]
+    pub(crate) fn copy_filed(
+        bytes: &[u8],
+        hash: u64,
+        flags: u64,
+        fallibility: Fallibility,
+    ) -> Result<(Block, NonNull<Header>), StrError> {
+        debug_assert_eq!(hash, cacheable_hash(hash));
+        debug_assert_eq!(flags & !(LOCAL | OWN_SEED), 0);
+        let mut uninit = UninitBlock::allocate(bytes.len(), fallibility)?;
+        uninit.push_bytes(bytes);
+        // SAFETY: the block is still the caller's alone (unpublished).
+        let header = unsafe { uninit.ptr.as_ref() };
+        // Relaxed: nothing else can see the block before it is published (by the table's
+        // Release store of its slot, or the lock).
+        header.state.store(hash | INTERNED | flags, Ordering::Relaxed);
+        header.count.store(2, Ordering::Relaxed);
+        let block = uninit.finish();
+        let entry = block.ptr;
+        Ok((block, entry))
+    }
+
     /// Publishes an allocation that was filled outside [`UninitBlock`] (the growable
     /// builder buffer), writing its header: one handle, no hash, no flags.
     ///
@@ -482,6 +508,12 @@ pub(crate) unsafe fn entry_bytes<'a>(ptr: NonNull<Header>) -> &'a [u8] {
     unsafe { std::slice::from_raw_parts(ptr.as_ptr().cast::<u8>().add(HEADER_SIZE), len) }
 }
 
+/// Where the bytes of a block start (for checks; reads nothing).
+#[inline]
+pub(crate) fn entry_bytes_ptr(ptr: NonNull<Header>) -> *const u8 {
+    ptr.as_ptr().cast::<u8>().wrapping_add(HEADER_SIZE)
+}
+
 /// Reads the cached hash of a block listed in a table (same contract as [`entry_bytes`]).
 ///
 /// # Safety
@@ -694,6 +726,17 @@ mod tests {
             assert!(!handle.try_claim(0));
             assert_eq!(handle.count_for_test(), 1);
         }
+    }
+
+    #[test]
+    fn a_filed_copy_starts_with_the_tables_count_and_flags() {
+        let hash = cacheable_hash(77 << 4);
+        let (block, entry) = Block::copy_filed(b"filed at birth", hash, LOCAL, Fallibility::Infallible).unwrap();
+        assert_eq!(block.bytes(), b"filed at birth");
+        assert_eq!((block.count_for_test(), block.flags(), block.cached_hash()), (2, INTERNED | LOCAL, Some(hash)));
+        drop(block);
+        // SAFETY: `entry` holds the table's count, the only one left.
+        assert!(unsafe { Block::reclaim_unused(entry) }.is_some());
     }
 
     #[test]

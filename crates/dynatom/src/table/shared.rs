@@ -41,7 +41,7 @@ use crate::error::StrError;
 use crate::hash;
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::heap::{cacheable_hash, Block, Fallibility, StaticEntry, INTERNED, LOCAL, OWN_SEED};
-use crate::sync::{AtomicUsize, Ordering};
+use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
 
 use super::counters::Counters;
 use super::reclaim::{self, Retired};
@@ -96,6 +96,10 @@ pub(crate) struct TableShared {
     seed: u64,
     kind: TableKind,
     shards: Box<[PaddedShard]>,
+    /// The addresses of the static entries filed here (global table only). The slots hold
+    /// them tagged (hash bits on top), which leak checkers cannot follow; this list keeps
+    /// the immortal entries visibly reachable.
+    static_entries: Mutex<Vec<usize>>,
     /// Unused atoms per shard that never trigger a sweep.
     unused_floor: AtomicUsize,
 }
@@ -128,7 +132,16 @@ impl TableShared {
         if kind == TableKind::Global {
             crate::repr::heap::set_unused_hook(note_global_unused);
         }
-        TableShared { seed, kind, shards, unused_floor: AtomicUsize::new(floor) }
+        if kind == TableKind::Global {
+            sweep_global_table_at_exit();
+        }
+        TableShared {
+            seed,
+            kind,
+            shards,
+            static_entries: Mutex::new(Vec::new()),
+            unused_floor: AtomicUsize::new(floor),
+        }
     }
 
     pub(crate) fn is_global(&self) -> bool {
@@ -183,12 +196,13 @@ impl TableShared {
         }
     }
 
-    /// Finds the entry for `bytes` (reviving it if unused), or files the atom `make` builds.
+    /// Finds the entry for `bytes` (reviving it if unused), or files the atom `make` builds
+    /// (with the entry that holds the table's count of it).
     fn find_or_file(
         &self,
         bytes: &[u8],
         hash: u64,
-        make: impl FnOnce() -> Result<AtomWord, StrError>,
+        make: impl FnOnce() -> Result<(AtomWord, RawAtom), StrError>,
     ) -> Result<AtomWord, StrError> {
         let padded = &self.shards[shard_index(hash)];
         if let Some(atom) = self.find_unlocked(padded, hash, |raw| is_entry_for(raw, hash, bytes), true) {
@@ -210,8 +224,7 @@ impl TableShared {
             return Ok(atom.expect("a listed entry holds the table's count"));
         }
         shard.counters.misses += 1;
-        let atom = make()?;
-        let raw = atom.counted_entry();
+        let (atom, raw) = make()?;
         if let Err(err) = shard.insert(probe_hash(hash), raw.as_slot()) {
             // SAFETY: the entry was never listed; its count goes back at once.
             unsafe { raw.release() };
@@ -323,12 +336,9 @@ impl TableShared {
         self.find_or_file(bytes, hash, || self.file_copy(bytes, hash, fallibility))
     }
 
-    fn file_copy(&self, bytes: &[u8], hash: u64, fallibility: Fallibility) -> Result<AtomWord, StrError> {
-        let block = Block::copy_from(bytes, fallibility)?;
-        block.cache_hash(hash);
-        let claimed = block.try_claim(self.claim_flags());
-        debug_assert!(claimed, "a fresh block is nobody's entry");
-        Ok(AtomWord::from_block(block))
+    fn file_copy(&self, bytes: &[u8], hash: u64, fallibility: Fallibility) -> Result<(AtomWord, RawAtom), StrError> {
+        let (block, entry) = Block::copy_filed(bytes, hash, self.claim_flags(), fallibility)?;
+        Ok(AtomWord::filed_copy(block, entry))
     }
 
     /// Interns the bytes of `block` (which spans its whole buffer), adopting the block
@@ -358,7 +368,9 @@ impl TableShared {
         });
         self.find_or_file(bytes, hash, || {
             if block.flags() & INTERNED == 0 && block.try_claim(self.claim_flags()) {
-                Ok(AtomWord::from_block(block.clone()))
+                let atom = AtomWord::from_block(block.clone());
+                let entry = atom.counted_entry();
+                Ok((atom, entry))
             } else {
                 self.file_copy(bytes, hash, fallibility)
             }
@@ -373,7 +385,13 @@ impl TableShared {
             return self.intern_copy(bytes, Fallibility::Infallible).expect("a static text fits in a block");
         }
         let hash = self.hash(bytes);
-        let filed = self.find_or_file(bytes, hash, || Ok(AtomWord::from_static(StaticEntry::leak(bytes, hash))));
+        let filed = self.find_or_file(bytes, hash, || {
+            let leaked = StaticEntry::leak(bytes, hash);
+            lock(&self.static_entries).push(leaked.as_ptr().addr());
+            let atom = AtomWord::from_static(leaked);
+            let entry = atom.counted_entry();
+            Ok((atom, entry))
+        });
         filed.expect("filing a static entry cannot fail")
     }
 
@@ -429,6 +447,27 @@ fn entry_probe_hash(entry: NonNull<u8>) -> u64 {
 pub(crate) fn for_each_entry(shard: &ShardGuard<'_>, mut visit: impl FnMut(RawAtom)) {
     shard.for_each(|entry| visit(RawAtom::from_slot(entry)));
 }
+
+/// Has the process sweep the global table when it exits (from `atexit`, so before a leak
+/// checker's own exit handler, registered earlier, looks): the unused atoms it frees would
+/// otherwise be reachable only through tagged slot words, which LeakSanitizer and
+/// valgrind do not recognise as pointers. Atoms still in use are reachable through their
+/// handles. Sweeping is safe while other threads still run.
+#[cfg(not(loom))]
+fn sweep_global_table_at_exit() {
+    extern "C" fn sweep() {
+        crate::table::AtomTable::global().shrink();
+    }
+    extern "C" {
+        fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
+    }
+    // SAFETY: `atexit` is the C library's; `sweep` is a plain function that unwinds into
+    // no C frame (shrink does not panic: it only locks, compares and frees).
+    let _ = unsafe { atexit(sweep) };
+}
+
+#[cfg(loom)]
+fn sweep_global_table_at_exit() {}
 
 /// The hook `repr::heap` calls when a global atom becomes unused.
 fn note_global_unused(hash: u64) {
