@@ -428,6 +428,9 @@ impl Clone for Block {
 impl Drop for Block {
     #[inline]
     fn drop(&mut self) {
+        // Read before the decrement: once the count is down to the table's one, a sweep may
+        // take the block back and free it at once (this thread is not a pinned reader).
+        let state = self.state();
         // Release: our uses of the block happen before whoever frees it.
         match self.header().count.fetch_sub(1, Ordering::Release) {
             1 => {
@@ -435,23 +438,22 @@ impl Drop for Block {
                 fence(Ordering::Acquire);
                 drop(DeadBlock { ptr: self.ptr });
             }
-            2 => self.became_unused(),
+            2 => became_unused(state),
             _ => {}
         }
     }
 }
 
-impl Block {
-    /// One count is left. If it is the global table's, the atom just became unused: the
-    /// hook tells the table (which sweeps in batches). The block is not touched after
-    /// this count's decrement except through its state, which the table's count keeps.
-    #[inline]
-    fn became_unused(&self) {
-        let state = self.state();
-        if state & (INTERNED | LOCAL) == INTERNED {
-            if let Some(hook) = UNUSED_HOOK.get() {
-                hook(state & !FLAGS);
-            }
+/// One count is left of a block whose `state` was read just before the last decrement.
+/// If the count left is the global table's, the atom just became unused: the hook tells
+/// the table (which sweeps in batches). The block itself is not touched any more: a
+/// sweep may already have freed it. (A flag set between the read and the decrement is
+/// missed: the hook is a hint to sweep sooner, never needed for safety.)
+#[inline]
+fn became_unused(state: u64) {
+    if state & (INTERNED | LOCAL) == INTERNED {
+        if let Some(hook) = UNUSED_HOOK.get() {
+            hook(state & !FLAGS);
         }
     }
 }
