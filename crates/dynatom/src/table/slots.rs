@@ -174,20 +174,34 @@ impl Array {
         let Some((layout, offset)) = Array::layout(capacity) else {
             return Err(StrError::AllocFailed { size: usize::MAX });
         };
+        // Zeroed memory is an array of empty slots: a large array then costs the insert
+        // that makes it no pass over its pages (the allocator hands out fresh zero pages,
+        // faulted in as the migration and later inserts reach them). loom's atomics are
+        // objects of their own, so under loom each slot is written.
         // SAFETY: the layout is non-zero-sized (it has a header).
+        #[cfg(not(loom))]
+        let raw = unsafe { raw_alloc::alloc_zeroed(layout) };
+        // SAFETY: as above.
+        #[cfg(loom)]
         let raw = unsafe { raw_alloc::alloc(layout) };
         let Some(header) = NonNull::new(raw.cast::<ArrayHeader>()) else {
             return Err(StrError::AllocFailed { size: layout.size() });
         };
-        // SAFETY: `raw` is a fresh allocation of `layout`: the header fits at its start and
-        // `capacity` slots at `offset`, each written once before the array is shared.
+        // SAFETY: `raw` is a fresh allocation of `layout`: the header fits at its start.
+        unsafe { header.as_ptr().write(ArrayHeader { mask: capacity - 1 }) };
+        #[cfg(not(loom))]
+        const _: () = assert!(std::mem::size_of::<AtomicPtr<u8>>() == std::mem::size_of::<usize>());
+        #[cfg(loom)]
+        // SAFETY: `capacity` slots fit at `offset`; each is written once before the array
+        // is shared.
         unsafe {
-            header.as_ptr().write(ArrayHeader { mask: capacity - 1 });
             let slots = raw.add(offset).cast::<AtomicPtr<u8>>();
             for index in 0..capacity {
                 slots.add(index).write(AtomicPtr::new(ptr::null_mut()));
             }
         }
+        #[cfg(not(loom))]
+        let _ = offset;
         Ok(Array(header))
     }
 
