@@ -65,19 +65,36 @@ loom::lazy_static! {
     static ref DOMAIN: Domain = Domain { epoch: AtomicUsize::new(0), records: Mutex::new(Vec::new()) };
 }
 
-/// The calling thread's record and pin depth.
-struct Local {
-    record: OnceCell<Arc<Record>>,
+/// The calling thread's record (null until its first pin) and pin depth. Every pin reads
+/// it, so it has no destructor: such a thread-local needs no liveness check on access.
+struct Hot {
+    record: Cell<*const Record>,
     depth: Cell<usize>,
 }
 
-impl Drop for Local {
+/// Owns the calling thread's record, and gives it back when the thread exits.
+struct Owner {
+    record: OnceCell<Arc<Record>>,
+}
+
+impl Drop for Owner {
     fn drop(&mut self) {
+        let Some(record) = self.record.get() else { return };
         // A thread that exits with a guard still alive (only possible through another
-        // thread-local's destructor) keeps its record: the guard will unpin it. The
-        // record is given back without the domain, which may be gone already (loom drops
-        // its statics before the main thread's locals).
-        if let (Some(record), 0) = (self.record.get(), self.depth.get()) {
+        // thread-local's destructor) keeps its record for good: the guard will unpin it.
+        // Otherwise later pins on this thread (from other destructors) take a record of
+        // their own. The record goes back without the domain, which may be gone already
+        // (loom drops its statics before the main thread's locals).
+        let idle = HOT
+            .try_with(|hot| {
+                if hot.depth.get() != 0 {
+                    return false;
+                }
+                hot.record.set(std::ptr::null());
+                true
+            })
+            .unwrap_or(true);
+        if idle {
             record.owned.store(0, Ordering::Release);
         }
     }
@@ -85,12 +102,18 @@ impl Drop for Local {
 
 #[cfg(not(loom))]
 std::thread_local! {
-    static LOCAL: Local = const { Local { record: OnceCell::new(), depth: Cell::new(0) } };
+    static HOT: Hot = const { Hot { record: Cell::new(std::ptr::null()), depth: Cell::new(0) } };
+    static OWNER: Owner = const { Owner { record: OnceCell::new() } };
 }
 
 #[cfg(loom)]
 loom::thread_local! {
-    static LOCAL: Local = Local { record: OnceCell::new(), depth: Cell::new(0) };
+    static HOT: Hot = Hot { record: Cell::new(std::ptr::null()), depth: Cell::new(0) };
+}
+
+#[cfg(loom)]
+loom::thread_local! {
+    static OWNER: Owner = Owner { record: OnceCell::new() };
 }
 
 impl Domain {
@@ -170,24 +193,36 @@ pub(crate) struct Guard {
 /// Pins the calling thread; see [`Guard`]. Nested pins are cheap (a depth count).
 #[inline]
 pub(crate) fn pin() -> Guard {
-    let pinned = LOCAL.try_with(|local| {
-        let record = NonNull::from(&**local.record.get_or_init(|| DOMAIN.register()));
-        let depth = local.depth.get();
+    HOT.with(|hot| {
+        let mut record = hot.record.get();
+        if record.is_null() {
+            let Some(registered) = register_thread() else { return pin_with_own_record() };
+            hot.record.set(registered);
+            record = registered;
+        }
+        let record = NonNull::new(record.cast_mut()).expect("not null");
+        let depth = hot.depth.get();
         if depth == 0 {
             // SAFETY: the domain keeps every record allocated, and it outlives its users.
             DOMAIN.announce(unsafe { record.as_ref() });
         }
-        local.depth.set(depth + 1);
-        record
-    });
-    match pinned {
-        Ok(record) => Guard { record, own_record: None, _not_send: PhantomData },
-        Err(_) => {
-            let own = DOMAIN.register();
-            DOMAIN.announce(&own);
-            Guard { record: NonNull::from(&*own), own_record: Some(own), _not_send: PhantomData }
-        }
-    }
+        hot.depth.set(depth + 1);
+        Guard { record, own_record: None, _not_send: PhantomData }
+    })
+}
+
+/// The thread's own record, taken on its first pin; `None` once its locals are gone.
+#[cold]
+fn register_thread() -> Option<*const Record> {
+    OWNER.try_with(|owner| Arc::as_ptr(owner.record.get_or_init(|| DOMAIN.register()))).ok()
+}
+
+/// A guard with a record of its own, for a thread whose locals are already destroyed.
+#[cold]
+fn pin_with_own_record() -> Guard {
+    let own = DOMAIN.register();
+    DOMAIN.announce(&own);
+    Guard { record: NonNull::from(&*own), own_record: Some(own), _not_send: PhantomData }
 }
 
 impl Drop for Guard {
@@ -198,17 +233,14 @@ impl Drop for Guard {
             own.owned.store(0, Ordering::Release);
             return;
         }
-        // SAFETY: the domain keeps every record allocated, and it outlives its users.
-        let record = unsafe { self.record.as_ref() };
-        let unpinned = LOCAL.try_with(|local| {
-            let depth = local.depth.get() - 1;
-            local.depth.set(depth);
-            depth == 0
+        HOT.with(|hot| {
+            let depth = hot.depth.get() - 1;
+            hot.depth.set(depth);
+            if depth == 0 {
+                // SAFETY: the domain keeps every record allocated, and it outlives its users.
+                DOMAIN.withdraw(unsafe { self.record.as_ref() });
+            }
         });
-        // A thread whose locals are gone cannot pin again, so this guard is its last.
-        if unpinned.unwrap_or(true) {
-            DOMAIN.withdraw(record);
-        }
     }
 }
 
@@ -354,12 +386,12 @@ mod tests {
         let outer = pin();
         let inner = pin();
         drop(outer);
-        LOCAL.with(|local| assert_eq!(local.depth.get(), 1));
+        HOT.with(|hot| assert_eq!(hot.depth.get(), 1));
         // SAFETY: records outlive the domain's users.
         let state = unsafe { inner.record.as_ref() }.state.load(Ordering::Relaxed);
         assert_eq!(state & ACTIVE, ACTIVE, "still pinned by the inner guard");
         drop(inner);
-        LOCAL.with(|local| assert_eq!(local.depth.get(), 0));
+        HOT.with(|hot| assert_eq!(hot.depth.get(), 0));
     }
 
     #[test]
