@@ -74,6 +74,12 @@ const MIGRATE_STEP: usize = 8;
 #[cfg(loom)]
 const MIGRATE_STEP: usize = 1;
 
+/// Writes between tries to free old arrays while some wait.
+#[cfg(not(loom))]
+const COLLECT_EVERY: usize = 16;
+#[cfg(loom)]
+const COLLECT_EVERY: usize = 1;
+
 #[cfg(target_pointer_width = "64")]
 mod tag {
     use std::ptr::NonNull;
@@ -290,12 +296,6 @@ pub(crate) struct Slots<S> {
     locked: Mutex<Locked<S>>,
 }
 
-// SAFETY: the arrays are shared through atomics and freed only by the writer (under the
-// lock) through `reclaim`, or by `Drop` (exclusive); `S` is only reached under the lock.
-unsafe impl<S: Send> Sync for Slots<S> {}
-// SAFETY: as above; the raw array pointers are owned by the set.
-unsafe impl<S: Send> Send for Slots<S> {}
-
 /// What only the lock holder touches.
 struct Locked<S> {
     /// Entries in the set (counting an entry copied to the new array once).
@@ -310,8 +310,10 @@ struct Locked<S> {
     step: usize,
     /// Arrays left behind by growth, waiting for readers.
     retired: Retired,
-    /// Bytes of the arrays in `retired`.
+    /// Bytes of the arrays in `retired` (until all of them are freed).
     retired_bytes: usize,
+    /// Writes left before the next try to free old arrays.
+    writes_to_collect: usize,
     /// The hash of an entry in the set, for copying it to a new array.
     hash_of: fn(NonNull<u8>) -> u64,
     /// The caller's own shard state.
@@ -336,6 +338,7 @@ impl<S> Slots<S> {
             step: MIGRATE_STEP,
             retired: Retired::default(),
             retired_bytes: 0,
+            writes_to_collect: COLLECT_EVERY,
             hash_of,
             state,
         };
@@ -475,7 +478,7 @@ impl<S> SlotsGuard<'_, S> {
         }
         locked.occupied += 1;
         locked.len += 1;
-        self.collect_arrays();
+        self.collect_now_and_then();
         Ok(())
     }
 
@@ -500,7 +503,7 @@ impl<S> SlotsGuard<'_, S> {
             self.locked.len -= 1;
         }
         self.migrate_some();
-        self.collect_arrays();
+        self.collect_now_and_then();
         found
     }
 
@@ -532,7 +535,9 @@ impl<S> SlotsGuard<'_, S> {
             removed(entry);
         }
         let capacity = self.capacity();
-        let fitting = fitting_capacity(self.locked.len);
+        // At most a quarter of the size at once: the copy of the old slots then takes
+        // about a dozen per write, however much was swept (later sweeps shrink further).
+        let fitting = fitting_capacity(self.locked.len).max(capacity / 4);
         if self.locked.tombstones > capacity / 4 || fitting < capacity / 2 {
             // Best effort: without memory for a new array the old one keeps working.
             let _ = self.start_migration(fitting);
@@ -548,10 +553,24 @@ impl<S> SlotsGuard<'_, S> {
             return 0;
         }
         let waiting = locked.retired.collect();
+        locked.writes_to_collect = COLLECT_EVERY;
         if waiting == 0 {
             locked.retired_bytes = 0;
         }
         waiting
+    }
+
+    /// Tries to free old arrays every [`COLLECT_EVERY`] writes while some wait: a try
+    /// takes the reclaimer's lock and reads every thread's record.
+    fn collect_now_and_then(&mut self) {
+        let locked = &mut *self.locked;
+        if locked.retired.len() == 0 {
+            return;
+        }
+        locked.writes_to_collect = locked.writes_to_collect.saturating_sub(1);
+        if locked.writes_to_collect == 0 {
+            self.collect_arrays();
+        }
     }
 
     /// The current array, with room for one more entry (growing or finishing a migration
