@@ -49,6 +49,24 @@
 //! a reader looking in both finds every entry present throughout its probe. New entries go
 //! only to the current array; a removal tombstones the entry in both. When the last old
 //! slot is copied, `previous` is cleared and the old array is retired through [`reclaim`].
+//!
+//! # How a shard uses it
+//!
+//! ```text
+//! shard:   Slots<ShardState>, ShardState holding the shard's own counters and a
+//!          reclaim::Retired for the blocks it sweeps;
+//!          hash_of = |entry| the block header's cached hash (read under the lock).
+//! hit:     let guard = reclaim::pin();
+//!          slots.find(&guard, hash, |entry| bytes of entry == text)
+//!          then take a count unless it is 0 (never revive); drop the guard.
+//! miss:    let mut shard = slots.lock(); shard.find(..) again; else shard.insert(hash, entry).
+//! sweep:   shard.retain(|entry| keep unless its count goes 1 -> 0,
+//!                       |entry| unsafe { shard_retired.retire(entry, free_block) });
+//!          (collect the retired list from time to time, e.g. at each sweep and write.)
+//! ```
+//!
+//! The probe sequence starts at the hash's low bits and the tag is its top 16 bits, so
+//! a shard should be chosen by bits in between (today's tables use bits 32..).
 
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};

@@ -526,3 +526,50 @@ fn print_latencies(what: &str, latencies: &mut [u64]) {
         latencies[latencies.len() - 1]
     );
 }
+
+/// As [`measure_fill_latency`], but spread over 64 sets chosen by hash bits 32.., as the
+/// table's shards are: each array is 1/64 of the size.
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn measure_sharded_fill_latency() {
+    const SHARDS: usize = 64;
+    let entries = measure_ops().min(10_000_000);
+    let shards: Vec<Slots<()>> = (0..SHARDS).map(|_| Slots::new((), mixed_hash_of)).collect();
+    let hashes: Vec<u64> = (0..entries).map(mixed_hash).collect();
+    let mut latencies = Vec::with_capacity(entries as usize);
+    for key in 0..entries {
+        let hash = hashes[key as usize];
+        let started = std::time::Instant::now();
+        shards[(hash >> 32) as usize % SHARDS].lock().insert(hash, fake(key, false)).unwrap();
+        latencies.push(started.elapsed().as_nanos() as u64);
+    }
+    let filed: usize = shards.iter().map(|shard| shard.lock().len()).sum();
+    assert_eq!(filed, entries as usize);
+    print_latencies("slots, 64 shards", &mut latencies);
+    let tables: Vec<std::sync::Mutex<hashbrown::HashTable<u64>>> = (0..SHARDS).map(|_| Default::default()).collect();
+    latencies.clear();
+    for key in 0..entries {
+        let hash = hashes[key as usize];
+        let started = std::time::Instant::now();
+        tables[(hash >> 32) as usize % SHARDS].lock().unwrap().insert_unique(hash, key, |key| hashes[*key as usize]);
+        latencies.push(started.elapsed().as_nanos() as u64);
+    }
+    print_latencies("hashbrown, 64 shards", &mut latencies);
+}
+
+/// The allocator's share of a fill's tail: one 40-byte allocation per insert (an atom's
+/// block), nothing else, as [`measure_fill_latency`] times it.
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn measure_fill_allocations_alone() {
+    let entries = measure_ops().min(10_000_000);
+    let mut blocks = Vec::with_capacity(entries as usize);
+    let mut latencies = Vec::with_capacity(entries as usize);
+    for key in 0..entries {
+        let started = std::time::Instant::now();
+        blocks.push(Box::new([key; 5]));
+        latencies.push(started.elapsed().as_nanos() as u64);
+    }
+    assert_eq!(blocks.len(), entries as usize);
+    print_latencies("a 40-byte Box per insert", &mut latencies);
+}
