@@ -525,6 +525,30 @@ impl<S> SlotsGuard<'_, S> {
         found
     }
 
+    /// Visits every entry once, changing nothing (a memory report, say). Unlike
+    /// [`SlotsGuard::retain`] it does not finish a migration: it reads the entries the
+    /// old array still holds uncopied there.
+    pub(crate) fn for_each(&self, mut visit: impl FnMut(NonNull<u8>)) {
+        let (current, previous) = self.slots.arrays();
+        let mut visit_slots = |slots: &[AtomicPtr<u8>]| {
+            for slot in slots {
+                let word = slot.load(Ordering::Relaxed);
+                let bits = word.addr();
+                if bits != 0 && bits != TOMBSTONE {
+                    visit(NonNull::new(tag::unpack(word)).expect("an entry is not null"));
+                }
+            }
+        };
+        if let Some(array) = current {
+            // SAFETY: under the lock the arrays are allocated.
+            visit_slots(unsafe { array.slots() });
+        }
+        if let Some(array) = previous {
+            // SAFETY: as above. Slots below the cursor were copied into `current`.
+            visit_slots(&unsafe { array.slots() }[self.locked.cursor..]);
+        }
+    }
+
     /// Visits every entry once; removes those `keep` refuses, passing each to `removed`
     /// after it is unlinked (the moment from which it may be retired). Finishes any
     /// migration first, so this takes time in the size of the set; then, if removals left

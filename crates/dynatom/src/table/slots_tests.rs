@@ -201,6 +201,28 @@ fn retain_visits_each_entry_once_and_shrinks() {
 }
 
 #[test]
+fn for_each_sees_each_entry_once_even_mid_migration() {
+    let slots = Slots::new((), mixed_hash_of);
+    let mut guard = slots.lock();
+    let mut checked_mid_migration = false;
+    for key in 0..3_000u64 {
+        guard.insert(mixed_hash(key), fake(key, false)).unwrap();
+        if key % 7 == 0 {
+            assert!(guard.remove(mixed_hash(key), fake(key, false)));
+        }
+        if guard.is_migrating() || key % 500 == 0 {
+            checked_mid_migration |= guard.is_migrating();
+            let mut seen = Vec::new();
+            guard.for_each(|entry| seen.push(key_of(entry)));
+            let expected: Vec<u64> = (0..=key).filter(|k| k % 7 != 0).collect();
+            seen.sort_unstable();
+            assert_eq!(seen, expected, "after inserting {key}");
+        }
+    }
+    assert!(checked_mid_migration);
+}
+
+#[test]
 fn old_arrays_are_freed_once_readers_move_on() {
     let slots = Slots::new((), mixed_hash_of);
     let mut guard = slots.lock();
