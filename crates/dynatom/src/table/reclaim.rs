@@ -182,11 +182,11 @@ impl Domain {
 ///
 /// Not `Send`: the pin belongs to the thread's record.
 pub(crate) struct Guard {
-    /// The thread's record (the domain keeps it allocated).
+    /// The record it pinned (the domain keeps every record allocated).
     record: NonNull<Record>,
-    /// A record taken just for this guard, because the thread's locals are already being
-    /// destroyed (nesting is then not counted).
-    own_record: Option<Arc<Record>>,
+    /// False for a record taken just for this guard, because the thread's locals are
+    /// already being destroyed (its pins are then not nested).
+    nested_in_thread: bool,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -194,27 +194,28 @@ pub(crate) struct Guard {
 #[inline]
 pub(crate) fn pin() -> Guard {
     HOT.with(|hot| {
-        let mut record = hot.record.get();
-        if record.is_null() {
-            let Some(registered) = register_thread() else { return pin_with_own_record() };
-            hot.record.set(registered);
-            record = registered;
-        }
-        let record = NonNull::new(record.cast_mut()).expect("not null");
+        let record = match NonNull::new(hot.record.get().cast_mut()) {
+            Some(record) => record,
+            None => {
+                let Some(registered) = register_thread() else { return pin_with_own_record() };
+                hot.record.set(registered.as_ptr());
+                registered
+            }
+        };
         let depth = hot.depth.get();
         if depth == 0 {
             // SAFETY: the domain keeps every record allocated, and it outlives its users.
             DOMAIN.announce(unsafe { record.as_ref() });
         }
         hot.depth.set(depth + 1);
-        Guard { record, own_record: None, _not_send: PhantomData }
+        Guard { record, nested_in_thread: true, _not_send: PhantomData }
     })
 }
 
 /// The thread's own record, taken on its first pin; `None` once its locals are gone.
 #[cold]
-fn register_thread() -> Option<*const Record> {
-    OWNER.try_with(|owner| Arc::as_ptr(owner.record.get_or_init(|| DOMAIN.register()))).ok()
+fn register_thread() -> Option<NonNull<Record>> {
+    OWNER.try_with(|owner| NonNull::from(&**owner.record.get_or_init(|| DOMAIN.register()))).ok()
 }
 
 /// A guard with a record of its own, for a thread whose locals are already destroyed.
@@ -222,14 +223,16 @@ fn register_thread() -> Option<*const Record> {
 fn pin_with_own_record() -> Guard {
     let own = DOMAIN.register();
     DOMAIN.announce(&own);
-    Guard { record: NonNull::from(&*own), own_record: Some(own), _not_send: PhantomData }
+    Guard { record: NonNull::from(&*own), nested_in_thread: false, _not_send: PhantomData }
 }
 
 impl Drop for Guard {
     #[inline]
     fn drop(&mut self) {
-        if let Some(own) = self.own_record.take() {
-            DOMAIN.withdraw(&own);
+        if !self.nested_in_thread {
+            // SAFETY: the domain keeps every record allocated, and it outlives its users.
+            let own = unsafe { self.record.as_ref() };
+            DOMAIN.withdraw(own);
             own.owned.store(0, Ordering::Release);
             return;
         }
