@@ -182,7 +182,9 @@ impl Domain {
 /// Proof that the calling thread is pinned: shared pointers loaded while it lives stay
 /// allocated (if their writers retire them through [`Retired`]) until it is dropped.
 ///
-/// Not `Send`: the pin belongs to the thread's record.
+/// Not `Send`: the pin belongs to the thread's record. Keep guards short: while one lives,
+/// nothing retired after its pin can be freed, in any table (memory waits; nothing
+/// blocks).
 pub(crate) struct Guard {
     /// The record it pinned (the domain keeps every record allocated).
     record: NonNull<Record>,
