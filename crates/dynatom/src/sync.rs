@@ -28,9 +28,9 @@ pub(crate) mod raw_alloc {
     #[cfg(loom)]
     pub(crate) use loom::alloc::{alloc, dealloc};
     #[cfg(not(any(loom, all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))))]
-    pub(crate) use std::alloc::{alloc, dealloc, realloc};
+    pub(crate) use std::alloc::{alloc, alloc_zeroed, dealloc, realloc};
     #[cfg(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))]
-    pub(crate) use system::{alloc, dealloc, realloc};
+    pub(crate) use system::{alloc, alloc_zeroed, dealloc, realloc};
 
     /// `std::alloc`'s three calls, sent to `System` instead of the global allocator.
     #[cfg(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))]
@@ -43,6 +43,15 @@ pub(crate) mod raw_alloc {
         pub(crate) unsafe fn alloc(layout: Layout) -> *mut u8 {
             // SAFETY: forwarded from the caller, who upholds `GlobalAlloc::alloc`'s contract.
             unsafe { System.alloc(layout) }
+        }
+
+        /// # Safety
+        /// As [`GlobalAlloc::alloc_zeroed`].
+        #[inline]
+        pub(crate) unsafe fn alloc_zeroed(layout: Layout) -> *mut u8 {
+            // SAFETY: forwarded from the caller, who upholds `GlobalAlloc::alloc_zeroed`'s
+            // contract.
+            unsafe { System.alloc_zeroed(layout) }
         }
 
         /// # Safety

@@ -49,6 +49,24 @@
 //! a reader looking in both finds every entry present throughout its probe. New entries go
 //! only to the current array; a removal tombstones the entry in both. When the last old
 //! slot is copied, `previous` is cleared and the old array is retired through [`reclaim`].
+//!
+//! # How a shard uses it
+//!
+//! ```text
+//! shard:   Slots<ShardState>, ShardState holding the shard's own counters and a
+//!          reclaim::Retired for the blocks it sweeps;
+//!          hash_of = |entry| the block header's cached hash (read under the lock).
+//! hit:     let guard = reclaim::pin();
+//!          slots.find(&guard, hash, |entry| bytes of entry == text)
+//!          then take a count unless it is 0 (never revive); drop the guard.
+//! miss:    let mut shard = slots.lock(); shard.find(..) again; else shard.insert(hash, entry).
+//! sweep:   shard.retain(|entry| keep unless its count goes 1 -> 0,
+//!                       |entry| unsafe { shard_retired.retire(entry, free_block) });
+//!          (collect the retired list from time to time, e.g. at each sweep and write.)
+//! ```
+//!
+//! The probe sequence starts at the hash's low bits and the tag is its top 16 bits, so
+//! a shard should be chosen by bits in between (today's tables use bits 32..).
 
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};
@@ -73,6 +91,12 @@ const MIN_CAPACITY: usize = 4;
 const MIGRATE_STEP: usize = 8;
 #[cfg(loom)]
 const MIGRATE_STEP: usize = 1;
+
+/// Writes between tries to free old arrays while some wait.
+#[cfg(not(loom))]
+const COLLECT_EVERY: usize = 16;
+#[cfg(loom)]
+const COLLECT_EVERY: usize = 1;
 
 #[cfg(target_pointer_width = "64")]
 mod tag {
@@ -174,20 +198,34 @@ impl Array {
         let Some((layout, offset)) = Array::layout(capacity) else {
             return Err(StrError::AllocFailed { size: usize::MAX });
         };
+        // Zeroed memory is an array of empty slots: a large array then costs the insert
+        // that makes it no pass over its pages (the allocator hands out fresh zero pages,
+        // faulted in as the migration and later inserts reach them). loom's atomics are
+        // objects of their own, so under loom each slot is written.
         // SAFETY: the layout is non-zero-sized (it has a header).
+        #[cfg(not(loom))]
+        let raw = unsafe { raw_alloc::alloc_zeroed(layout) };
+        // SAFETY: as above.
+        #[cfg(loom)]
         let raw = unsafe { raw_alloc::alloc(layout) };
         let Some(header) = NonNull::new(raw.cast::<ArrayHeader>()) else {
             return Err(StrError::AllocFailed { size: layout.size() });
         };
-        // SAFETY: `raw` is a fresh allocation of `layout`: the header fits at its start and
-        // `capacity` slots at `offset`, each written once before the array is shared.
+        // SAFETY: `raw` is a fresh allocation of `layout`: the header fits at its start.
+        unsafe { header.as_ptr().write(ArrayHeader { mask: capacity - 1 }) };
+        #[cfg(not(loom))]
+        const _: () = assert!(std::mem::size_of::<AtomicPtr<u8>>() == std::mem::size_of::<usize>());
+        #[cfg(loom)]
+        // SAFETY: `capacity` slots fit at `offset`; each is written once before the array
+        // is shared.
         unsafe {
-            header.as_ptr().write(ArrayHeader { mask: capacity - 1 });
             let slots = raw.add(offset).cast::<AtomicPtr<u8>>();
             for index in 0..capacity {
                 slots.add(index).write(AtomicPtr::new(ptr::null_mut()));
             }
         }
+        #[cfg(not(loom))]
+        let _ = offset;
         Ok(Array(header))
     }
 
@@ -276,12 +314,6 @@ pub(crate) struct Slots<S> {
     locked: Mutex<Locked<S>>,
 }
 
-// SAFETY: the arrays are shared through atomics and freed only by the writer (under the
-// lock) through `reclaim`, or by `Drop` (exclusive); `S` is only reached under the lock.
-unsafe impl<S: Send> Sync for Slots<S> {}
-// SAFETY: as above; the raw array pointers are owned by the set.
-unsafe impl<S: Send> Send for Slots<S> {}
-
 /// What only the lock holder touches.
 struct Locked<S> {
     /// Entries in the set (counting an entry copied to the new array once).
@@ -296,8 +328,10 @@ struct Locked<S> {
     step: usize,
     /// Arrays left behind by growth, waiting for readers.
     retired: Retired,
-    /// Bytes of the arrays in `retired`.
+    /// Bytes of the arrays in `retired` (until all of them are freed).
     retired_bytes: usize,
+    /// Writes left before the next try to free old arrays.
+    writes_to_collect: usize,
     /// The hash of an entry in the set, for copying it to a new array.
     hash_of: fn(NonNull<u8>) -> u64,
     /// The caller's own shard state.
@@ -322,6 +356,7 @@ impl<S> Slots<S> {
             step: MIGRATE_STEP,
             retired: Retired::default(),
             retired_bytes: 0,
+            writes_to_collect: COLLECT_EVERY,
             hash_of,
             state,
         };
@@ -522,7 +557,7 @@ impl<S> SlotsGuard<'_, S> {
         }
         locked.occupied += 1;
         locked.len += 1;
-        self.collect_arrays();
+        self.collect_now_and_then();
         Ok(())
     }
 
@@ -547,8 +582,32 @@ impl<S> SlotsGuard<'_, S> {
             self.locked.len -= 1;
         }
         self.migrate_some();
-        self.collect_arrays();
+        self.collect_now_and_then();
         found
+    }
+
+    /// Visits every entry once, changing nothing (a memory report, say). Unlike
+    /// [`SlotsGuard::retain`] it does not finish a migration: it reads the entries the
+    /// old array still holds uncopied there.
+    pub(crate) fn for_each(&self, mut visit: impl FnMut(NonNull<u8>)) {
+        let (current, previous) = self.slots.arrays();
+        let mut visit_slots = |slots: &[AtomicPtr<u8>]| {
+            for slot in slots {
+                let word = slot.load(Ordering::Relaxed);
+                let bits = word.addr();
+                if bits != 0 && bits != TOMBSTONE {
+                    visit(NonNull::new(tag::unpack(word)).expect("an entry is not null"));
+                }
+            }
+        };
+        if let Some(array) = current {
+            // SAFETY: under the lock the arrays are allocated.
+            visit_slots(unsafe { array.slots() });
+        }
+        if let Some(array) = previous {
+            // SAFETY: as above. Slots below the cursor were copied into `current`.
+            visit_slots(&unsafe { array.slots() }[self.locked.cursor..]);
+        }
     }
 
     /// Visits every entry once; removes those `keep` refuses, passing each to `removed`
@@ -579,7 +638,9 @@ impl<S> SlotsGuard<'_, S> {
             removed(entry);
         }
         let capacity = self.capacity();
-        let fitting = fitting_capacity(self.locked.len);
+        // At most a quarter of the size at once: the copy of the old slots then takes
+        // about a dozen per write, however much was swept (later sweeps shrink further).
+        let fitting = fitting_capacity(self.locked.len).max(capacity / 4);
         if self.locked.tombstones > capacity / 4 || fitting < capacity / 2 {
             // Best effort: without memory for a new array the old one keeps working.
             let _ = self.start_migration(fitting);
@@ -595,10 +656,24 @@ impl<S> SlotsGuard<'_, S> {
             return 0;
         }
         let waiting = locked.retired.collect();
+        locked.writes_to_collect = COLLECT_EVERY;
         if waiting == 0 {
             locked.retired_bytes = 0;
         }
         waiting
+    }
+
+    /// Tries to free old arrays every [`COLLECT_EVERY`] writes while some wait: a try
+    /// takes the reclaimer's lock and reads every thread's record.
+    fn collect_now_and_then(&mut self) {
+        let locked = &mut *self.locked;
+        if locked.retired.len() == 0 {
+            return;
+        }
+        locked.writes_to_collect = locked.writes_to_collect.saturating_sub(1);
+        if locked.writes_to_collect == 0 {
+            self.collect_arrays();
+        }
     }
 
     /// The current array, with room for one more entry (growing or finishing a migration

@@ -239,3 +239,43 @@ fn loom_hit_vs_last_drop_vs_sweep() {
         free_all(slots);
     });
 }
+
+/// A removal in the middle of a migration tombstones the entry in both arrays and frees
+/// it through the reclaimer, while a reader probes both arrays: an entry present
+/// throughout is found, the removed one is read only while still allocated.
+#[test]
+fn loom_reader_vs_removal_mid_migration() {
+    model(|| {
+        let slots = Arc::new(Slots::new(Retired::default(), hash_of));
+        let mut filed = Vec::new();
+        for key in 0..3 {
+            let entry = new_entry(key, 1);
+            slots.lock().insert(hash(key), entry).unwrap();
+            filed.push(entry);
+        }
+        let reader = thread::spawn({
+            let slots = slots.clone();
+            move || {
+                read(&slots, 1);
+                assert!(read(&slots, 2), "an entry present throughout is found");
+            }
+        });
+        {
+            let mut guard = slots.lock();
+            guard.insert(hash(3), new_entry(3, 1)).unwrap();
+            assert!(guard.is_migrating(), "the growth copies over several writes");
+            assert!(guard.remove(hash(1), filed[1]));
+            let is_removed = |ptr: NonNull<u8>| std::ptr::eq(ptr.as_ptr(), filed[1].as_ptr());
+            assert_eq!(guard.find(hash(1), is_removed), None, "gone from both arrays");
+            // SAFETY: unlinked from both arrays just now, retired once.
+            unsafe { guard.retire(filed[1].cast(), free_entry) };
+            guard.insert(hash(4), new_entry(4, 1)).unwrap();
+            assert!(!guard.is_migrating());
+            assert_eq!(guard.find(hash(1), is_removed), None);
+            guard.collect();
+            guard.collect_arrays();
+        }
+        reader.join().unwrap();
+        free_all(Arc::try_unwrap(slots).ok().expect("the reader is gone"));
+    });
+}

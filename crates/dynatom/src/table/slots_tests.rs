@@ -201,6 +201,28 @@ fn retain_visits_each_entry_once_and_shrinks() {
 }
 
 #[test]
+fn for_each_sees_each_entry_once_even_mid_migration() {
+    let slots = Slots::new((), mixed_hash_of);
+    let mut guard = slots.lock();
+    let mut checked_mid_migration = false;
+    for key in 0..3_000u64 {
+        guard.insert(mixed_hash(key), fake(key, false)).unwrap();
+        if key % 7 == 0 {
+            assert!(guard.remove(mixed_hash(key), fake(key, false)));
+        }
+        if guard.is_migrating() || key % 500 == 0 {
+            checked_mid_migration |= guard.is_migrating();
+            let mut seen = Vec::new();
+            guard.for_each(|entry| seen.push(key_of(entry)));
+            let expected: Vec<u64> = (0..=key).filter(|k| k % 7 != 0).collect();
+            seen.sort_unstable();
+            assert_eq!(seen, expected, "after inserting {key}");
+        }
+    }
+    assert!(checked_mid_migration);
+}
+
+#[test]
 fn old_arrays_are_freed_once_readers_move_on() {
     let slots = Slots::new((), mixed_hash_of);
     let mut guard = slots.lock();
@@ -413,4 +435,163 @@ fn lock_free_finds_survive_churn_growth_and_reclamation() {
     drop(guard);
     // Frees the retired boxes and old arrays still waiting.
     drop(slots);
+}
+
+/// Iterations of the measurements below (`DYNATOM_MEASURE_OPS`, default 10⁷).
+fn measure_ops() -> u64 {
+    std::env::var("DYNATOM_MEASURE_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000_000)
+}
+
+/// The reader's cost: a pin, a lock-free find that hits, the unpin. Run by hand (one
+/// thread, so it measures the instructions and fences, not contention):
+/// `cargo test -p dynatom --release --lib measure_hit -- --ignored --nocapture`; under
+/// callgrind, two runs with different `DYNATOM_MEASURE_OPS` give instructions per hit.
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn measure_hit_cost() {
+    const KEYS: u64 = 1_000;
+    let slots = Slots::new((), mixed_hash_of);
+    {
+        let mut guard = slots.lock();
+        for key in 0..KEYS {
+            guard.insert(mixed_hash(key), fake(key, false)).unwrap();
+        }
+    }
+    let hashes: Vec<u64> = (0..KEYS).map(mixed_hash).collect();
+    let ops = measure_ops();
+    // `DYNATOM_MEASURE_ONLY` = `hit`, `pin` or `find` runs one loop (for callgrind).
+    let only = std::env::var("DYNATOM_MEASURE_ONLY").ok();
+    let runs = |name: &str| only.as_deref().is_none_or(|only| only == name);
+    let per = |d: std::time::Duration| d.as_secs_f64() * 1e9 / ops as f64;
+    if runs("hit") {
+        let started = std::time::Instant::now();
+        let mut found = 0u64;
+        for op in 0..ops {
+            let key = op % KEYS;
+            let guard = reclaim::pin();
+            found += u64::from(slots.find(&guard, hashes[key as usize], |e| key_of(e) == key).is_some());
+        }
+        let elapsed = started.elapsed();
+        assert_eq!(found, ops);
+        println!("pin + find (hit) + unpin: {:.2} ns per op over {ops}", per(elapsed));
+    }
+    if runs("pin") {
+        let started = std::time::Instant::now();
+        for _ in 0..ops {
+            std::hint::black_box(reclaim::pin());
+        }
+        println!("pin + unpin: {:.2} ns per op over {ops}", per(started.elapsed()));
+    }
+    if runs("find") {
+        let outer = reclaim::pin();
+        let started = std::time::Instant::now();
+        let mut found = 0u64;
+        for op in 0..ops {
+            let key = op % KEYS;
+            found += u64::from(slots.find(&outer, hashes[key as usize], |e| key_of(e) == key).is_some());
+        }
+        let elapsed = started.elapsed();
+        assert_eq!(found, ops);
+        println!("find (hit, already pinned): {:.2} ns per op over {ops}", per(elapsed));
+    }
+}
+
+/// Latency of each insert while one set fills with `DYNATOM_MEASURE_OPS` distinct entries
+/// (default 10⁶ here), lock included: median, p99, p99.9 and max, in ns. Run by hand:
+/// `DYNATOM_MEASURE_OPS=1000000 cargo test -p dynatom --release --lib measure_fill -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn measure_fill_latency() {
+    let entries = measure_ops().min(10_000_000);
+    let slots = Slots::new((), mixed_hash_of);
+    let hashes: Vec<u64> = (0..entries).map(mixed_hash).collect();
+    let mut latencies = Vec::with_capacity(entries as usize);
+    // Slow inserts (over 1 µs) made while a migration ran, and in all.
+    let (mut slow_migrating, mut slow) = (0, 0);
+    for key in 0..entries {
+        let started = std::time::Instant::now();
+        let mut guard = slots.lock();
+        guard.insert(hashes[key as usize], fake(key, false)).unwrap();
+        let migrating = guard.is_migrating();
+        drop(guard);
+        let elapsed = started.elapsed().as_nanos() as u64;
+        latencies.push(elapsed);
+        if elapsed > 1_000 {
+            slow += 1;
+            slow_migrating += usize::from(migrating);
+        }
+    }
+    assert_eq!(slots.lock().len(), entries as usize);
+    println!("inserts over 1 µs: {slow}, of which {slow_migrating} during a migration");
+    print_latencies("slots, incremental growth", &mut latencies);
+    // The same fill into hashbrown's table (what the shards use today), which rehashes
+    // everything in the insert that grows it.
+    let table = std::sync::Mutex::new(hashbrown::HashTable::<u64>::new());
+    latencies.clear();
+    for key in 0..entries {
+        let started = std::time::Instant::now();
+        table.lock().unwrap().insert_unique(hashes[key as usize], key, |key| hashes[*key as usize]);
+        latencies.push(started.elapsed().as_nanos() as u64);
+    }
+    print_latencies("hashbrown, whole rehash", &mut latencies);
+}
+
+fn print_latencies(what: &str, latencies: &mut [u64]) {
+    latencies.sort_unstable();
+    let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize];
+    println!(
+        "{what}: insert latency over a {}-entry fill, ns: median {}, p99 {}, p99.9 {}, max {}",
+        latencies.len(),
+        at(0.5),
+        at(0.99),
+        at(0.999),
+        latencies[latencies.len() - 1]
+    );
+}
+
+/// As [`measure_fill_latency`], but spread over 64 sets chosen by hash bits 32.., as the
+/// table's shards are: each array is 1/64 of the size.
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn measure_sharded_fill_latency() {
+    const SHARDS: usize = 64;
+    let entries = measure_ops().min(10_000_000);
+    let shards: Vec<Slots<()>> = (0..SHARDS).map(|_| Slots::new((), mixed_hash_of)).collect();
+    let hashes: Vec<u64> = (0..entries).map(mixed_hash).collect();
+    let mut latencies = Vec::with_capacity(entries as usize);
+    for key in 0..entries {
+        let hash = hashes[key as usize];
+        let started = std::time::Instant::now();
+        shards[(hash >> 32) as usize % SHARDS].lock().insert(hash, fake(key, false)).unwrap();
+        latencies.push(started.elapsed().as_nanos() as u64);
+    }
+    let filed: usize = shards.iter().map(|shard| shard.lock().len()).sum();
+    assert_eq!(filed, entries as usize);
+    print_latencies("slots, 64 shards", &mut latencies);
+    let tables: Vec<std::sync::Mutex<hashbrown::HashTable<u64>>> = (0..SHARDS).map(|_| Default::default()).collect();
+    latencies.clear();
+    for key in 0..entries {
+        let hash = hashes[key as usize];
+        let started = std::time::Instant::now();
+        tables[(hash >> 32) as usize % SHARDS].lock().unwrap().insert_unique(hash, key, |key| hashes[*key as usize]);
+        latencies.push(started.elapsed().as_nanos() as u64);
+    }
+    print_latencies("hashbrown, 64 shards", &mut latencies);
+}
+
+/// The allocator's share of a fill's tail: one 40-byte allocation per insert (an atom's
+/// block), nothing else, as [`measure_fill_latency`] times it.
+#[test]
+#[ignore = "a measurement, run by hand"]
+fn measure_fill_allocations_alone() {
+    let entries = measure_ops().min(10_000_000);
+    let mut blocks = Vec::with_capacity(entries as usize);
+    let mut latencies = Vec::with_capacity(entries as usize);
+    for key in 0..entries {
+        let started = std::time::Instant::now();
+        blocks.push(Box::new([key; 5]));
+        latencies.push(started.elapsed().as_nanos() as u64);
+    }
+    assert_eq!(blocks.len(), entries as usize);
+    print_latencies("a 40-byte Box per insert", &mut latencies);
 }
