@@ -519,24 +519,6 @@ impl<S> SlotsGuard<'_, S> {
         previous.and_then(|array| unsafe { array.find(hash, &mut matches) })
     }
 
-    /// Visits every entry once, changing nothing (no migration step, unlike
-    /// [`SlotsGuard::retain`]): the current array, then the old slots not copied yet.
-    pub(crate) fn for_each(&self, mut visit: impl FnMut(NonNull<u8>)) {
-        let (current, previous) = self.slots.arrays();
-        let from_previous = previous.map(|array| (array, self.locked.cursor));
-        for (array, start) in current.map(|array| (array, 0)).into_iter().chain(from_previous) {
-            // SAFETY: under the lock the arrays are allocated.
-            for slot in &unsafe { array.slots() }[start..] {
-                // Relaxed: under the lock, which orders every store to the slots.
-                let word = slot.load(Ordering::Relaxed);
-                let bits = word.addr();
-                if bits != 0 && bits != TOMBSTONE {
-                    visit(NonNull::new(tag::unpack(word)).expect("an entry is not null"));
-                }
-            }
-        }
-    }
-
     /// Adds `entry` under `hash`. The caller has checked that no equal entry is present
     /// (with [`SlotsGuard::find`]). Fails only if a needed larger array cannot be
     /// allocated and the current one has no room left.
