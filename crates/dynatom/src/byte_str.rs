@@ -20,7 +20,7 @@ pub(crate) const RETAIN_MAX_RATIO: usize = 8;
 /// costs, without the UTF-8 promise. For Lua strings, HTTP bodies, C strings.
 ///
 /// * Up to 15 bytes live inside the handle; longer ones are **one** allocation (a
-///   24-byte header, then the bytes), exactly as for [`Str`], whose handle is this one
+///   16-byte header, then the bytes), exactly as for [`Str`], whose handle is this one
 ///   plus the promise that the bytes are text: [`Str::as_byte_str`] is free, and
 ///   [`ByteStr::to_text`] checks UTF-8 once.
 /// * Making one never hashes and never touches a table; [`ByteStr::intern`] does, adopting
@@ -205,7 +205,9 @@ impl ByteStr {
     #[inline]
     pub fn is_interned(&self) -> bool {
         match self.word.form() {
-            StrForm::Heap { block, offset: 0, len } => len == block.len() && !block.owner().is_null(),
+            StrForm::Heap { block, offset: 0, len } => {
+                len == block.len() && block.flags() & crate::repr::heap::INTERNED != 0
+            }
             _ => self.len() <= crate::repr::atom_word::INLINE_ATOM_CAPACITY,
         }
     }
@@ -403,20 +405,12 @@ impl ByteStr {
     pub fn hash64(&self) -> u64 {
         let global = AtomTable::global().shared();
         match self.whole_block() {
-            Some(block) => {
-                let owner = block.owner();
-                if owner.is_null() || std::ptr::eq(owner, global) {
-                    if let Some(hash) = block.cached_hash() {
-                        return hash;
-                    }
-                    let hash = global.hash(self.as_bytes());
-                    if owner.is_null() {
-                        block.cache_hash(hash);
-                    }
-                    return hash;
-                }
-                global.hash(self.as_bytes())
-            }
+            Some(block) => block.cached_process_hash().unwrap_or_else(|| {
+                let hash = global.hash(self.as_bytes());
+                // Caches nothing if a table of its own seed filed the block with its hash.
+                block.cache_hash(hash);
+                hash
+            }),
             None => global.hash(self.as_bytes()),
         }
     }
@@ -484,20 +478,19 @@ impl ByteStr {
     }
 }
 
-/// False when two distinct whole blocks provably hold different bytes: both interned in
-/// one table (one entry per byte string), or both carrying global hashes that differ.
+/// False when two whole blocks provably hold different bytes: distinct entries of the
+/// global table (one entry per byte string), or process-seed hashes that differ.
 fn blocks_may_be_equal(x: &Block, y: &Block) -> bool {
-    let (owner_x, owner_y) = (x.owner(), y.owner());
-    if !owner_x.is_null() && std::ptr::eq(owner_x, owner_y) {
+    if std::ptr::eq(x.bytes_ptr(), y.bytes_ptr()) {
+        return true;
+    }
+    if x.is_global_entry() && y.is_global_entry() {
         return false;
     }
-    let (Some(hash_x), Some(hash_y)) = (x.cached_hash(), y.cached_hash()) else {
-        return true;
-    };
-    // A cached hash is the global table's unless a local table owns the block.
-    let global =
-        |owner: *const crate::table::TableShared| owner.is_null() || std::ptr::eq(owner, AtomTable::global().shared());
-    hash_x == hash_y || !(global(owner_x) && global(owner_y))
+    match (x.cached_process_hash(), y.cached_process_hash()) {
+        (Some(hash_x), Some(hash_y)) => hash_x == hash_y,
+        _ => true,
+    }
 }
 
 /// The panic of [`ByteStr::slice`]: names the range, the length and what is wrong.

@@ -17,7 +17,8 @@
 //!   ([`ByteStr::into_raw`], [`ByteStr::from_raw_ref`], ...) serve a C ABI.
 //! * [`AtomTable`]: the sharded table behind atoms, with the global one used by
 //!   [`Str::intern`] and [`Atom::from`], and independent ones from [`AtomTable::new`].
-//!   Atoms are freed when their last handle goes.
+//!   An atom whose last handle goes stays in its table, unused, for the next intern of
+//!   its text, until a batch sweep (bounded: see [`AtomTable`]) or [`AtomTable::shrink`].
 //!
 //! ```
 //! use dynatom::{Atom, Str};

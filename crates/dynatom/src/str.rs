@@ -13,8 +13,8 @@ use crate::table::AtomTable;
 /// An immutable UTF-8 string in 16 bytes that costs nothing until it has to be an atom.
 ///
 /// * Up to 15 bytes live inside the handle: no allocation.
-/// * Longer strings live in **one** allocation: a 24-byte header (count, length, cached
-///   hash, owning table) followed by the bytes. Texts of 32 KiB and more get room for
+/// * Longer strings live in **one** allocation: a 16-byte header (count, length, cached
+///   hash and flags) followed by the bytes. Texts of 32 KiB and more get room for
 ///   one of 8 size classes per doubling (at most 1/8 more, powers of two exact), so that
 ///   a [`StrBuilder`](crate::StrBuilder)'s doubled buffer can become the string as it is.
 /// * Making a `Str` never hashes and never touches a table; [`Str::intern`] does that on

@@ -28,9 +28,9 @@ pub(crate) mod raw_alloc {
     #[cfg(loom)]
     pub(crate) use loom::alloc::{alloc, dealloc};
     #[cfg(not(any(loom, all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))))]
-    pub(crate) use std::alloc::{alloc, dealloc, realloc};
+    pub(crate) use std::alloc::{alloc, alloc_zeroed, dealloc, realloc};
     #[cfg(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))]
-    pub(crate) use system::{alloc, dealloc, realloc};
+    pub(crate) use system::{alloc, alloc_zeroed, dealloc, realloc};
 
     /// `std::alloc`'s three calls, sent to `System` instead of the global allocator.
     #[cfg(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))]
@@ -43,6 +43,15 @@ pub(crate) mod raw_alloc {
         pub(crate) unsafe fn alloc(layout: Layout) -> *mut u8 {
             // SAFETY: forwarded from the caller, who upholds `GlobalAlloc::alloc`'s contract.
             unsafe { System.alloc(layout) }
+        }
+
+        /// # Safety
+        /// As [`GlobalAlloc::alloc_zeroed`].
+        #[inline]
+        pub(crate) unsafe fn alloc_zeroed(layout: Layout) -> *mut u8 {
+            // SAFETY: forwarded from the caller, who upholds `GlobalAlloc::alloc_zeroed`'s
+            // contract.
+            unsafe { System.alloc_zeroed(layout) }
         }
 
         /// # Safety
@@ -65,6 +74,40 @@ pub(crate) mod raw_alloc {
 
 /// Locks `mutex`, ignoring poisoning: every critical section in dynatom leaves its data
 /// consistent before any call that could panic, so a poisoned lock holds valid data.
+/// The value of an atomic pointer that the caller owns outright (`&mut`), read without a
+/// synchronising operation, so that under loom a destructor run during its teardown of
+/// statics adds no step to the model.
+#[inline]
+pub(crate) fn exclusive_ptr<T>(atomic: &mut AtomicPtr<T>) -> *mut T {
+    #[cfg(loom)]
+    return atomic.with_mut(|ptr| *ptr);
+    #[cfg(not(loom))]
+    return *atomic.get_mut();
+}
+
+/// Reads an atomic pointer that no other thread can reach any more (an array its owner
+/// is freeing), without a synchronising operation (see [`exclusive_ptr`]).
+///
+/// # Safety
+/// No other thread accesses `atomic` concurrently.
+#[inline]
+pub(crate) unsafe fn unshared_load<T>(atomic: &AtomicPtr<T>) -> *mut T {
+    #[cfg(loom)]
+    // SAFETY: forwarded from the caller: the value is not shared.
+    return unsafe { atomic.unsync_load() };
+    #[cfg(not(loom))]
+    return atomic.load(Ordering::Relaxed);
+}
+
+/// The data of a mutex the caller owns outright.
+#[inline]
+pub(crate) fn exclusive<T>(mutex: &mut Mutex<T>) -> &mut T {
+    match mutex.get_mut() {
+        Ok(data) => data,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     match mutex.lock() {
         Ok(guard) => guard,

@@ -1,5 +1,6 @@
-//! loom model of the atom table's insert / lookup / drop, including the resurrection
-//! race. Run with `RUSTFLAGS="--cfg loom" cargo test --release --test loom`.
+//! loom model of the atom table's insert / lookup / drop / sweep: the resurrection race
+//! (a lookup meeting an atom whose last handle is going), and the three-way race of a last
+//! drop, an intern reviving the unused atom, and a sweep taking it back. Run with `RUSTFLAGS="--cfg loom" cargo test --release --test loom`.
 //!
 //! Each model runs twice with the two sides swapped between the spawned thread and the
 //! main thread: loom's search only remembers the last access to each atomic, so one
@@ -11,24 +12,46 @@ use loom::thread;
 
 const TEXT: &str = "a text long enough to be filed in the table";
 
-/// Runs `left` and `right` concurrently, once with each on the spawned thread.
+/// A model explorer bounded to two preemptions per execution: the three-thread models
+/// over the lock-free slots and the reclaimer are too large to search exhaustively in the
+/// time `scripts/test` allows, and bugs of this kind need few preemptions to show.
+fn bounded() -> loom::model::Builder {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(2);
+    builder
+}
+
+/// Runs `left` and `right` concurrently, once with each on the spawned thread, on the
+/// global table; then sweeps it, so that loom's teardown of its statics (in no fixed
+/// order) finds the table empty and takes no step of the model.
 fn both_ways<L, R>(left: L, right: R)
 where
     L: Fn() + Send + Sync + Clone + 'static,
     R: Fn() + Send + Sync + Clone + 'static,
 {
+    both_ways_in(loom::model::Builder::new, left, right);
+}
+
+/// [`both_ways`] with the explorer `builder` makes.
+fn both_ways_in<L, R>(builder: fn() -> loom::model::Builder, left: L, right: R)
+where
+    L: Fn() + Send + Sync + Clone + 'static,
+    R: Fn() + Send + Sync + Clone + 'static,
+{
     let (l, r) = (left.clone(), right.clone());
-    loom::model(move || {
+    builder().check(move || {
         let r = r.clone();
         let spawned = thread::spawn(move || r());
         l();
         spawned.join().unwrap();
+        AtomTable::global().shrink();
     });
-    loom::model(move || {
+    builder().check(move || {
         let l = left.clone();
         let spawned = thread::spawn(move || l());
         right();
         spawned.join().unwrap();
+        AtomTable::global().shrink();
     });
 }
 
@@ -136,4 +159,53 @@ fn table_outlived_by_its_atoms() {
             }
         });
     }
+}
+
+/// The last handle goes while another thread interns the text again (reviving the unused
+/// atom) and a third sweeps: the sweep frees the atom only if nobody revived it, the
+/// reviver never gets a freed block, and one entry per text remains.
+#[test]
+fn last_drop_revive_and_sweep_race() {
+    for table_kind in [0, 1] {
+        bounded().check(move || {
+            let table = if table_kind == 0 { AtomTable::with_seed(4) } else { AtomTable::new() };
+            let atom = table.intern(TEXT);
+            let (for_reviver, for_sweeper) = (table.clone(), table.clone());
+            let reviver = thread::spawn(move || {
+                let revived = for_reviver.intern(TEXT);
+                assert_eq!(revived.as_str(), TEXT);
+                revived
+            });
+            let sweeper = thread::spawn(move || {
+                for_sweeper.shrink();
+            });
+            drop(atom);
+            let revived = reviver.join().unwrap();
+            sweeper.join().unwrap();
+            assert_eq!(table.len(), 1);
+            assert_eq!(table.intern(TEXT).as_ptr(), revived.as_ptr(), "one entry per text");
+            drop(revived);
+            assert_eq!(table.len(), 0);
+            assert_eq!(table.shrink(), 1);
+        });
+    }
+}
+
+/// In the global table the dropper that makes an atom unused sweeps its shard itself (a
+/// limit of 0 makes every such drop sweep), racing with an intern of the same text.
+#[test]
+fn dropper_sweeps_while_another_thread_revives() {
+    both_ways_in(
+        bounded,
+        || {
+            AtomTable::global().set_unused_limit(0);
+            let atom = Atom::from(TEXT);
+            drop(atom);
+        },
+        || {
+            let atom = Atom::from(TEXT);
+            assert_eq!(atom.as_str(), TEXT);
+            assert_eq!(Atom::from(TEXT), atom);
+        },
+    );
 }

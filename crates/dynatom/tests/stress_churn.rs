@@ -1,7 +1,9 @@
 //! Two threads intern and drop the same 100 keys in a local table for a fixed time, so
-//! counts reach zero (and entries leave the table) all the time while the other thread
-//! is interning the same text: every atom must read back its own text, and the table
-//! must end empty.
+//! atoms turn unused all the time while the other thread is interning the same text;
+//! with a third thread sweeping, counts also reach zero (and entries leave the table)
+//! while they are revived. Every atom must read back its own text, and the table must end
+//! empty after a final sweep. Without the sweeper, each key is filed exactly once: unused
+//! atoms are revived, never filed again.
 //!
 //! `DYNATOM_CHURN_SECS` sets the duration (default 2 s; `scripts/test` runs 30 s in
 //! release, the valgrind and AddressSanitizer runs less).
@@ -51,8 +53,9 @@ fn churn(table: &AtomTable, keys: &[String], thread: usize, until: Instant) -> u
     ops
 }
 
-#[test]
-fn two_threads_intern_and_drop_the_same_keys_and_the_table_ends_empty() {
+/// Two churning threads, and a third sweeping if `sweeper`; returns the table's report
+/// before the final sweep.
+fn run(sweeper: bool) -> dynatom::MemoryReport {
     let table = AtomTable::with_seed(2024);
     let keys: Vec<String> = (0..KEYS).map(|i| format!("churned key number {i:03} {}", "x".repeat(i % 23))).collect();
     let until = Instant::now() + duration();
@@ -65,19 +68,43 @@ fn two_threads_intern_and_drop_the_same_keys_and_the_table_ends_empty() {
                 })
             })
             .collect();
+        if sweeper {
+            let table = &table;
+            scope.spawn(move || {
+                while Instant::now() < until {
+                    table.shrink();
+                }
+            });
+        }
         workers.into_iter().map(|w| w.join().unwrap()).collect()
     });
     let report = table.memory_report();
     eprintln!(
-        "churn: {} interns in {:?} (threads {:?}); {} inserts, {} removals",
+        "churn (sweeper: {sweeper}): {} interns in {:?} (threads {:?}); {} inserts, {} removals",
         ops.iter().sum::<u64>(),
         duration(),
         ops,
         report.inserts,
         report.removals
     );
-    assert_eq!(table.len(), 0, "every atom was dropped, so the table must be empty");
+    assert_eq!(table.len(), 0, "every atom was dropped, so no atom is in use");
     assert_eq!(report.atoms, 0);
-    assert_eq!(report.inserts, report.removals, "every insert was removed again");
+    table.shrink();
+    let swept = table.memory_report();
+    assert_eq!((swept.unused_atoms, swept.unused_bytes), (0, 0));
+    assert_eq!(swept.inserts, swept.removals, "every insert was removed again");
+    report
+}
+
+#[test]
+fn two_threads_intern_and_drop_the_same_keys_and_the_table_ends_empty() {
+    let report = run(true);
     assert!(report.removals > KEYS as u64, "counts must have reached zero again and again");
+}
+
+#[test]
+fn unused_atoms_are_revived_not_filed_again() {
+    let report = run(false);
+    assert_eq!(report.inserts, KEYS as u64, "each key filed once");
+    assert_eq!(report.unused_atoms, KEYS);
 }

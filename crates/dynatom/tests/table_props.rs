@@ -1,5 +1,6 @@
 //! Property tests: an `AtomTable` against a `HashSet<String>`-like model that counts the
-//! handles alive for each text.
+//! handles alive for each text, and remembers which texts the table still files (in use,
+//! or unused until a sweep) and at what address.
 
 use dynatom::{Atom, AtomTable, Str};
 use proptest::prelude::*;
@@ -25,6 +26,7 @@ enum Op {
     CloneHandle(usize),
     DropHandle(usize),
     ToStrAndBack(usize),
+    Shrink,
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -36,6 +38,7 @@ fn op() -> impl Strategy<Value = Op> {
         any::<usize>().prop_map(Op::CloneHandle),
         any::<usize>().prop_map(Op::DropHandle),
         any::<usize>().prop_map(Op::ToStrAndBack),
+        Just(Op::Shrink),
     ]
 }
 
@@ -47,7 +50,10 @@ fn filed(model: &HashMap<&str, usize>) -> usize {
 proptest! {
     #[test]
     fn table_matches_model(ops in proptest::collection::vec(op(), 1..120), seed in any::<u64>()) {
-        let table = AtomTable::with_seed(seed);
+        // Even seeds: a table of its own seed (copies); odd: a process-seed table (adopts).
+        let table = if seed % 2 == 0 { AtomTable::with_seed(seed) } else { AtomTable::new() };
+        // Filed heap texts (in use or unused) and the address of their characters.
+        let mut entries: HashMap<&str, *const u8> = HashMap::new();
         let mut handles: Vec<(Atom, &str)> = Vec::new();
         let mut strs: Vec<(Str, &str)> = Vec::new();
         let mut model: HashMap<&str, usize> = HashMap::new();
@@ -56,6 +62,7 @@ proptest! {
                 Op::Intern(i) => {
                     let atom = table.intern(POOL[i]);
                     prop_assert_eq!(atom.as_str(), POOL[i]);
+                    check_entry(&mut entries, POOL[i], &atom)?;
                     for (other, text) in &handles {
                         prop_assert_eq!(other == &atom, *text == POOL[i]);
                     }
@@ -66,6 +73,9 @@ proptest! {
                     let s = Str::from(POOL[i]);
                     let atom = s.intern_in(&table);
                     prop_assert_eq!(atom.as_str(), POOL[i]);
+                    let adopted = seed % 2 == 1 && POOL[i].len() > 15 && !entries.contains_key(POOL[i]);
+                    prop_assert_eq!(atom.as_ptr() == s.as_ptr(), adopted);
+                    check_entry(&mut entries, POOL[i], &atom)?;
                     handles.push((atom, POOL[i]));
                     *model.entry(POOL[i]).or_default() += 1;
                 }
@@ -94,12 +104,35 @@ proptest! {
                     strs.push((s, text));
                     *model.entry(text).or_default() += 1;
                 }
+                Op::Shrink => {
+                    let unused: Vec<&str> =
+                        entries.keys().copied().filter(|text| model.get(text).copied().unwrap_or(0) == 0).collect();
+                    prop_assert_eq!(table.shrink(), unused.len());
+                    for text in unused {
+                        entries.remove(text);
+                    }
+                }
                 _ => {}
             }
             prop_assert_eq!(table.len(), filed(&model));
+            let report = table.memory_report();
+            prop_assert_eq!(report.atoms + report.unused_atoms, entries.len());
+            prop_assert_eq!(report.unused_atoms, entries.len() - filed(&model));
         }
         drop(handles);
         drop(strs);
         prop_assert_eq!(table.len(), 0);
+        prop_assert_eq!(table.shrink(), entries.len());
+        prop_assert_eq!(table.memory_report().unused_atoms, 0);
     }
+}
+
+/// An intern of a filed text (in use or unused) gives the filed atom; a new one is filed.
+fn check_entry<'a>(entries: &mut HashMap<&'a str, *const u8>, text: &'a str, atom: &Atom) -> Result<(), TestCaseError> {
+    if text.len() <= 7 {
+        return Ok(());
+    }
+    let at = *entries.entry(text).or_insert(atom.as_ptr());
+    prop_assert_eq!(at, atom.as_ptr(), "an unused atom is revived, not filed again");
+    Ok(())
 }

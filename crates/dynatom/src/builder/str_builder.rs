@@ -13,7 +13,7 @@ use crate::str::Str;
 /// A string being built: amortised O(1) appends, and a [`finish`](StrBuilder::finish)
 /// that makes no copy.
 ///
-/// The buffer is allocated as a [`Str`] heap block from the start (24 bytes of header
+/// The buffer is allocated as a [`Str`] heap block from the start (16 bytes of header
 /// room, then the bytes), so finishing only trims the allocation to size (in place on
 /// glibc) and writes the header: the finished string's bytes are the bytes the builder
 /// wrote. Results of at most 15 bytes come out inline instead, and the buffer is freed.

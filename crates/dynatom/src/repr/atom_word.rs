@@ -22,9 +22,8 @@
 use std::num::NonZeroUsize;
 use std::ptr::NonNull;
 
-use super::heap::{self, Block, Header, StaticEntry};
+use super::heap::{self, Block, DeadBlock, Header, StaticEntry};
 use super::str_word::StrWord;
-use crate::table::TableShared;
 
 const TAG_INLINE: usize = 0b001;
 const TAG_STATIC: usize = 0b010;
@@ -115,14 +114,34 @@ impl AtomWord {
         Some(unsafe { self.raw().hash() })
     }
 
-    /// The table the atom belongs to; null for inline atoms.
+    /// Whether the atom is the global table's entry (heap or static); false for inline
+    /// atoms, which belong to no table.
     #[inline]
-    pub(crate) fn owner(&self) -> *const TableShared {
-        if self.is_inline() {
-            return std::ptr::null();
+    pub(crate) fn is_global_entry(&self) -> bool {
+        match self.bits() & TAG_MASK {
+            TAG_STATIC => true,
+            0 => self.block().is_global_entry(),
+            _ => false,
         }
-        // SAFETY: as in `as_bytes`.
-        unsafe { self.raw().owner() }
+    }
+
+    /// An atom for a block made by [`Block::copy_filed`], and the table's entry holding
+    /// the block's second count.
+    #[inline]
+    pub(crate) fn filed_copy(block: Block, entry: NonNull<Header>) -> (AtomWord, RawAtom) {
+        debug_assert_eq!(block.bytes_ptr(), heap::entry_bytes_ptr(entry));
+        (AtomWord::from_block(block), RawAtom(entry.cast()))
+    }
+
+    /// The entry a table files for this atom, with the table's own count of it taken
+    /// (inline atoms are never filed). Give it back with [`RawAtom::release`] or
+    /// [`RawAtom::reclaim_unused`].
+    #[inline]
+    pub(crate) fn counted_entry(&self) -> RawAtom {
+        if let Some(block) = self.heap_block() {
+            std::mem::forget(block.clone());
+        }
+        self.raw()
     }
 
     /// The atom's bytes as a string handle, without copying.
@@ -215,15 +234,31 @@ impl Drop for AtomWord {
     }
 }
 
-/// A table's record of an atom: a heap-block or static-entry word holding no count.
+/// A table's record of an atom: a heap-block word holding the table's count of the block
+/// (taken by [`AtomWord::counted_entry`]), or a static-entry word.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) struct RawAtom(NonNull<u8>);
 
 // SAFETY: a raw atom is an address; every access to what it points at is unsafe and
 // carries its own contract.
 unsafe impl Send for RawAtom {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for RawAtom {}
 
 impl RawAtom {
+    /// The entry a table's slot holds (what [`RawAtom::as_slot`] gave it).
+    #[inline]
+    pub(crate) fn from_slot(entry: NonNull<u8>) -> RawAtom {
+        RawAtom(entry)
+    }
+
+    /// The entry as a slot stores it: a block pointer (8-aligned) or a static-entry
+    /// pointer with its tag in bits 0..2.
+    #[inline]
+    pub(crate) fn as_slot(self) -> NonNull<u8> {
+        self.0
+    }
+
     #[inline]
     pub(crate) fn is_static(self) -> bool {
         self.0.as_ptr().addr() & TAG_STATIC != 0
@@ -240,8 +275,8 @@ impl RawAtom {
     }
 
     /// # Safety
-    /// The entry is alive for `'a`: the caller holds a count of it, it is static, or the
-    /// caller holds the lock of the shard that lists it for as long as the slice is used.
+    /// The entry is alive for `'a`: it is static, or the caller's table holds its count and
+    /// neither gives it up nor frees it while the slice is used.
     #[inline]
     pub(crate) unsafe fn bytes<'a>(self) -> &'a [u8] {
         match self.block_ptr() {
@@ -264,28 +299,52 @@ impl RawAtom {
         }
     }
 
+    /// A new handle to this entry if it is in use; with `revive`, also if it is unused
+    /// (held by its table alone). A block being freed (count 0) is never revived.
+    ///
     /// # Safety
     /// As for [`RawAtom::bytes`].
     #[inline]
-    pub(crate) unsafe fn owner(self) -> *const TableShared {
+    pub(crate) unsafe fn acquire(self, revive: bool) -> Option<AtomWord> {
         match self.block_ptr() {
             // SAFETY: forwarded from this function's contract.
-            Some(block) => unsafe { heap::entry_owner(block) },
-            // SAFETY: static entries are never freed.
-            None => unsafe { StaticEntry::owner(self.static_entry()) },
+            Some(block) => unsafe { Block::acquire_entry(block, if revive { 1 } else { 2 }) }.map(AtomWord::from_block),
+            None => Some(AtomWord(self.0)),
         }
     }
 
-    /// A new handle to this entry, unless it is a heap block already dying.
+    /// Whether only the table holds this entry (static entries are never unused).
     ///
     /// # Safety
-    /// The caller holds the lock of the shard that lists this entry.
+    /// As for [`RawAtom::bytes`].
     #[inline]
-    pub(crate) unsafe fn acquire(self) -> Option<AtomWord> {
-        match self.block_ptr() {
+    pub(crate) unsafe fn is_unused(self) -> bool {
+        // SAFETY: forwarded from this function's contract.
+        self.block_ptr().is_some_and(|block| unsafe { Block::entry_count(block) } == 1)
+    }
+
+    /// Takes the table's count back if it is the only one left (count 1 -> 0 in one step,
+    /// so a handle raised at the same moment keeps the block): the block is then the
+    /// caller's to free. `None` for entries in use and for static entries.
+    ///
+    /// # Safety
+    /// The caller's table holds this entry's count and removes the entry on success.
+    #[inline]
+    pub(crate) unsafe fn reclaim_unused(self) -> Option<DeadBlock> {
+        // SAFETY: forwarded from this function's contract.
+        self.block_ptr().and_then(|block| unsafe { Block::reclaim_unused(block) })
+    }
+
+    /// Gives up the table's count for good (the table is going away); the block lives on
+    /// while handles remain.
+    ///
+    /// # Safety
+    /// The caller's table holds this entry's count and never uses the entry again.
+    #[inline]
+    pub(crate) unsafe fn release(self) {
+        if let Some(block) = self.block_ptr() {
             // SAFETY: forwarded from this function's contract.
-            Some(block) => unsafe { Block::acquire_if_live(block) }.map(AtomWord::from_block),
-            None => Some(AtomWord(self.0)),
+            unsafe { Block::release_entry(block) };
         }
     }
 
@@ -332,12 +391,12 @@ mod tests {
     #[test]
     fn heap_words_hand_out_the_same_bytes() {
         let block = Block::copy_from(b"an atom's heap block", crate::repr::heap::Fallibility::Infallible).unwrap();
-        block.cache_hash(42);
+        block.cache_hash(42 << 4);
         let ptr = block.bytes_ptr();
         let word = AtomWord::from_block(block);
         assert_eq!(word.as_bytes().as_ptr(), ptr);
         assert_eq!(word.to_str_word().as_bytes().as_ptr(), ptr);
-        assert_eq!(word.table_hash(), Some(42));
+        assert_eq!(word.table_hash(), Some(42 << 4));
         assert_eq!(word.clone().bits(), word.bits());
     }
 }

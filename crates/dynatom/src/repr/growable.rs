@@ -6,7 +6,7 @@
 //! ```text
 //!  base                      bytes
 //!  +-------------------------+----------------------------+-------------------+
-//!  | header room (24 bytes,  | filled: initialised bytes  | spare: capacity - |
+//!  | header room (16 bytes,  | filled: initialised bytes  | spare: capacity - |
 //!  | uninitialised)          |                            | filled, uninit    |
 //!  +-------------------------+----------------------------+-------------------+
 //!  <------------------------- block_layout(capacity) ------------------------->

@@ -3,27 +3,31 @@
 //! # Memory layout
 //!
 //! ```text
-//!  offset 0         4         8                   16                  24
-//!         +---------+---------+-------------------+-------------------+---------- - -
-//!         |  count  |   len   |   hash (cached)   |   owner (table)   | bytes ...
-//!         |  u32    |   u32   |   u64, 0 = none   |   *const Table    | len bytes
-//!         +---------+---------+-------------------+-------------------+---------- - -
-//!         ^                                                           ^
-//!         Block.ptr (align 8)                                         Block::bytes()
+//!  offset 0         4         8                              16
+//!         +---------+---------+-------------------------------+---------- - -
+//!         |  count  |   len   | state: hash bits 4.. | flags  | bytes ...
+//!         |  u32    |   u32   | u64                           | len bytes
+//!         +---------+---------+-------------------------------+---------- - -
+//!         ^                                                   ^
+//!         Block.ptr (align 8)                                 Block::bytes()
 //! ```
 //!
-//! * `count` is the number of live handles (`Str`s and `Atom`s) of the block. An atom
-//!   table never holds a count: an interned block whose count reaches zero is removed
-//!   from its table by the thread that dropped the last handle.
-//! * `hash` caches the seeded hash of the whole buffer. While `owner` is null or the
-//!   global table it is the global table's hash; a block owned by a local table holds
-//!   that table's hash (local tables never adopt a block they did not create, so this
-//!   never changes under a reader).
-//! * `owner` is null until the block is interned; then it names the table whose entry
-//!   it is, and never changes again.
+//! * `count` is the number of handles of the block: `Str`s, `Atom`s, and one for the
+//!   table entry of an interned block. A block whose count reaches zero is freed by the
+//!   thread that dropped the last count; nothing else is told. An interned block whose
+//!   count is 1 is held by its table alone: it is *unused*, and the table decides when to
+//!   take it back (see `table::shared`).
+//! * `state` packs the cached hash (its bits 4..64; zero = none cached) with four flags:
+//!   [`INTERNED`] (a table holds a count on this block as its entry), [`LOCAL`] (that
+//!   table is not the global one), [`OWN_SEED`] (the cached hash is that table's own seed's,
+//!   not the process seed's) and [`UTF8_VALID`] (the bytes were checked and are UTF-8).
+//!   The hash is a pure function of the bytes and the seed, so any value a reader sees is
+//!   right; flags are only ever set, except when a local table lets go of its entries.
 //!
-//! The header is 24 bytes; its alignment (8) leaves the three low bits of every block
-//! pointer zero, which the tagged handles above rely on.
+//! The header is 16 bytes; its alignment (8) leaves the three low bits of every block
+//! pointer zero, which the tagged handles above rely on. This module knows nothing of
+//! tables: the one thing a drop may have to tell one, that a global atom became unused,
+//! goes through a hook the table installs ([`set_unused_hook`]).
 //!
 //! The bytes take exactly `len` bytes of room below 32 KiB; longer texts get the room of
 //! their size class ([`capacity_class`]), which is what the block is freed with.
@@ -33,8 +37,7 @@ use std::ptr::{self, NonNull};
 
 use super::block_cache;
 use crate::error::StrError;
-use crate::sync::{fence, AtomicPtr, AtomicU32, AtomicU64, Ordering};
-use crate::table::TableShared;
+use crate::sync::{fence, AtomicU32, AtomicU64, Ordering};
 
 /// The longest string a heap block (and so a [`Str`](crate::Str)) can hold.
 pub(crate) const MAX_LEN: usize = u32::MAX as usize;
@@ -50,8 +53,37 @@ pub(super) const MAX_COUNT: u32 = i32::MAX as u32;
 pub(crate) struct Header {
     count: AtomicU32,
     len: u32,
-    hash: AtomicU64,
-    owner: AtomicPtr<TableShared>,
+    state: AtomicU64,
+}
+
+/// `state` flag: a table holds one count of this block as its entry.
+pub(crate) const INTERNED: u64 = 0b0001;
+/// `state` flag: that table is a local one (its droppers tell nobody about unused atoms).
+pub(crate) const LOCAL: u64 = 0b0010;
+/// `state` flag: the cached hash is the owning table's own seed's, not the process seed's.
+pub(crate) const OWN_SEED: u64 = 0b0100;
+/// `state` flag: the bytes are known to be UTF-8.
+pub(crate) const UTF8_VALID: u64 = 0b1000;
+const FLAGS: u64 = 0b1111;
+
+/// The form of a hash the header can cache: its four low bits (where the flags live)
+/// cleared, and never zero (zero means "none cached").
+#[inline]
+pub(crate) const fn cacheable_hash(hash: u64) -> u64 {
+    match hash & !FLAGS {
+        0 => FLAGS + 1,
+        hash => hash,
+    }
+}
+
+/// What a drop calls when a block interned in the global table falls to the table's
+/// count alone, with the block's cached hash: set once, by the global table.
+static UNUSED_HOOK: std::sync::OnceLock<fn(u64)> = std::sync::OnceLock::new();
+
+/// Installs the hook a drop calls with a global atom's hash when the atom becomes unused
+/// (its count falls to the table's one). Later calls keep the first hook.
+pub(crate) fn set_unused_hook(hook: fn(u64)) {
+    let _ = UNUSED_HOOK.set(hook);
 }
 
 /// Bytes in front of the string's characters in every heap block.
@@ -59,7 +91,7 @@ pub(crate) const HEADER_SIZE: usize = std::mem::size_of::<Header>();
 
 #[cfg(not(loom))]
 const _: () = {
-    assert!(HEADER_SIZE == 24, "the documented header size");
+    assert!(HEADER_SIZE == 16, "the documented header size");
     assert!(std::mem::align_of::<Header>() >= 8, "handles use three low pointer bits as tags");
 };
 
@@ -133,8 +165,34 @@ impl Block {
         Ok(uninit.finish())
     }
 
+    /// Allocates a copy of `bytes` already filed in a table: state `hash | INTERNED |
+    /// flags`, and a count of two, one for the caller's handle and one for the table's
+    /// entry (taken back with [`Block::into_raw`] or the entry functions below). Written
+    /// before the block is shared, so no atomic read-modify-write is needed.
+    #[inline]
+    pub(crate) fn copy_filed(
+        bytes: &[u8],
+        hash: u64,
+        flags: u64,
+        fallibility: Fallibility,
+    ) -> Result<(Block, NonNull<Header>), StrError> {
+        debug_assert_eq!(hash, cacheable_hash(hash));
+        debug_assert_eq!(flags & !(LOCAL | OWN_SEED), 0);
+        let mut uninit = UninitBlock::allocate(bytes.len(), fallibility)?;
+        uninit.push_bytes(bytes);
+        // SAFETY: the block is still the caller's alone (unpublished).
+        let header = unsafe { uninit.ptr.as_ref() };
+        // Relaxed: nothing else can see the block before it is published (by the table's
+        // Release store of its slot, or the lock).
+        header.state.store(hash | INTERNED | flags, Ordering::Relaxed);
+        header.count.store(2, Ordering::Relaxed);
+        let block = uninit.finish();
+        let entry = block.ptr;
+        Ok((block, entry))
+    }
+
     /// Publishes an allocation that was filled outside [`UninitBlock`] (the growable
-    /// builder buffer), writing its header: one handle, no hash, no owner.
+    /// builder buffer), writing its header: one handle, no hash, no flags.
     ///
     /// # Safety
     /// - `raw` was allocated through `raw_alloc` with exactly `block_layout(len)` (that
@@ -144,8 +202,7 @@ impl Block {
         let header = Header {
             count: AtomicU32::new(1),
             len: u32::try_from(len).expect("block_layout checked len against MAX_LEN"),
-            hash: AtomicU64::new(0),
-            owner: AtomicPtr::new(ptr::null_mut()),
+            state: AtomicU64::new(0),
         };
         let ptr = raw.cast::<Header>();
         // SAFETY: the caller guarantees `raw` is a live block allocation, sized and aligned
@@ -178,43 +235,90 @@ impl Block {
         unsafe { std::slice::from_raw_parts(self.bytes_ptr(), self.len()) }
     }
 
-    /// The cached hash, or `None` if none has been stored.
+    #[inline]
+    fn state(&self) -> u64 {
+        // Relaxed: the hash is a pure function of immutable bytes and flags publish no
+        // other memory; a stale value is only ever a missed shortcut.
+        self.header().state.load(Ordering::Relaxed)
+    }
+
+    /// The cached hash (a table's own seed's if [`OWN_SEED`] is set), or `None`.
     #[inline]
     pub(crate) fn cached_hash(&self) -> Option<u64> {
-        // Relaxed: the hash is a pure function of immutable bytes, so any value a reader
-        // sees is the right one; no other memory is published through it.
-        match self.header().hash.load(Ordering::Relaxed) {
+        match self.state() & !FLAGS {
             0 => None,
             hash => Some(hash),
         }
     }
 
-    /// Stores `hash` (already forced non-zero) if nothing is cached yet.
+    /// The cached hash if it is the process seed's (the one `Str::hash64` reports).
+    #[inline]
+    pub(crate) fn cached_process_hash(&self) -> Option<u64> {
+        let state = self.state();
+        match state & !FLAGS {
+            0 => None,
+            _ if state & OWN_SEED != 0 => None,
+            hash => Some(hash),
+        }
+    }
+
+    /// Stores `hash` (a [`cacheable_hash`]) if nothing is cached yet.
     #[inline]
     pub(crate) fn cache_hash(&self, hash: u64) {
-        debug_assert_ne!(hash, 0);
-        // Relaxed: see `cached_hash`. A lost race stores the same value anyway.
-        let _ = self.header().hash.compare_exchange(0, hash, Ordering::Relaxed, Ordering::Relaxed);
+        debug_assert_eq!(hash, cacheable_hash(hash));
+        let mut state = self.state();
+        // Relaxed: see `state`. A lost race stores the same value anyway.
+        while state & !FLAGS == 0 {
+            match self.header().state.compare_exchange_weak(state, state | hash, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return,
+                Err(actual) => state = actual,
+            }
+        }
     }
 
-    /// The table this block is interned in, or null.
+    /// The block's flags ([`INTERNED`], [`LOCAL`], [`OWN_SEED`], [`UTF8_VALID`]).
     #[inline]
-    pub(crate) fn owner(&self) -> *const TableShared {
-        // Acquire pairs with the Release in `try_claim`: whoever sees the owner also sees
-        // the hash that was cached before the claim.
-        self.header().owner.load(Ordering::Acquire)
+    pub(crate) fn flags(&self) -> u64 {
+        self.state() & FLAGS
     }
 
-    /// Makes `owner` the block's table if it has none yet. Returns false if another table
-    /// claimed it first.
+    /// Whether the global table holds this block as its entry.
     #[inline]
-    pub(crate) fn try_claim(&self, owner: *const TableShared) -> bool {
-        // Release publishes the cached hash to readers of `owner`; Acquire on failure lets
-        // the loser read the winner's hash.
-        self.header()
-            .owner
-            .compare_exchange(ptr::null_mut(), owner.cast_mut(), Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
+    pub(crate) fn is_global_entry(&self) -> bool {
+        self.flags() & (INTERNED | LOCAL) == INTERNED
+    }
+
+    /// Records that the bytes are UTF-8 (the caller checked them).
+    #[inline]
+    pub(crate) fn mark_utf8(&self) {
+        // Relaxed: see `state`.
+        self.header().state.fetch_or(UTF8_VALID, Ordering::Relaxed);
+    }
+
+    /// Marks the block as a table's entry (with `flags` besides [`INTERNED`]) unless a
+    /// table took it first, or a table of its own seed once did: false then. The hash the table files it under must be cached.
+    #[inline]
+    pub(crate) fn try_claim(&self, flags: u64) -> bool {
+        debug_assert!(self.cached_hash().is_some(), "claimed before its hash was cached");
+        debug_assert_eq!(flags & !(LOCAL | OWN_SEED), 0);
+        let mut state = self.state();
+        loop {
+            // A block with its own-seed hash cached cannot be filed under another hash.
+            if state & (INTERNED | OWN_SEED) != 0 {
+                return false;
+            }
+            // Relaxed: the claim publishes no memory; the table's lock (or its slot's
+            // Release store) publishes the entry.
+            match self.header().state.compare_exchange_weak(
+                state,
+                state | INTERNED | flags,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(actual) => state = actual,
+            }
+        }
     }
 
     /// Gives up this handle's count to a raw pointer, to be taken back by `from_raw`.
@@ -234,32 +338,79 @@ impl Block {
         Block { ptr }
     }
 
-    /// Takes a new count on a block known only by its raw pointer, unless its count has
-    /// already reached zero: a dying block is never revived (as `Weak::upgrade`).
+    /// Takes a new count on a table entry known only by its raw pointer if its count is
+    /// at least `min` (1 revives an unused atom, 2 finds only atoms in use). A count of zero
+    /// is never raised: a block being freed is never revived (as `Weak::upgrade`).
     ///
     /// # Safety
-    /// - `ptr` points to an allocated block header: for a table entry, the caller holds
-    ///   the lock of the shard that lists it (a dying block is freed only after its dropper
-    ///   has removed it under that lock).
+    /// - `ptr` points to an allocated block header: the caller reached it through a table
+    ///   that holds a count of it, and the block cannot be freed while the caller looks.
     #[inline]
-    pub(crate) unsafe fn acquire_if_live(ptr: NonNull<Header>) -> Option<Block> {
+    pub(crate) unsafe fn acquire_entry(ptr: NonNull<Header>, min: u32) -> Option<Block> {
+        debug_assert!(min >= 1);
         // SAFETY: the caller guarantees the header is allocated.
         let header = unsafe { ptr.as_ref() };
         let mut count = header.count.load(Ordering::Relaxed);
         loop {
-            if count == 0 {
+            if count < min {
                 return None;
             }
             if count > MAX_COUNT {
                 std::process::abort();
             }
-            // Relaxed, as in `Clone`: the new handle was derived from the table's knowledge
-            // of the block, which the shard lock already synchronised.
-            match header.count.compare_exchange_weak(count, count + 1, Ordering::Relaxed, Ordering::Relaxed) {
+            // Acquire on success pairs with a sweeper's failed 1 -> 0 attempt ordering
+            // nothing, and with the Release of the last drop ordering nothing either (count
+            // is at least 1 here): the bytes were published with the entry. Relaxed would
+            // do; Acquire keeps the reasoning local.
+            match header.count.compare_exchange_weak(count, count + 1, Ordering::Acquire, Ordering::Relaxed) {
                 Ok(_) => return Some(Block { ptr }),
                 Err(actual) => count = actual,
             }
         }
+    }
+
+    /// Takes back a table entry whose only count is the table's, for freeing: moves the
+    /// count from 1 to 0 in one step, so a handle raised at the same moment wins and the
+    /// block stays. `None` when the block is in use.
+    ///
+    /// # Safety
+    /// `ptr` is an entry of the caller's table, whose count the table holds and gives up
+    /// here on success.
+    #[inline]
+    pub(crate) unsafe fn reclaim_unused(ptr: NonNull<Header>) -> Option<DeadBlock> {
+        // SAFETY: the table's count keeps the block allocated.
+        let header = unsafe { ptr.as_ref() };
+        // Acquire: every former handle's uses (their Release decrements) happen before the
+        // free.
+        header.count.compare_exchange(1, 0, Ordering::Acquire, Ordering::Relaxed).ok().map(|_| DeadBlock { ptr })
+    }
+
+    /// The count of a table entry (for reports: 1 means unused).
+    ///
+    /// # Safety
+    /// As for [`Block::reclaim_unused`] (the count is only read).
+    #[inline]
+    pub(crate) unsafe fn entry_count(ptr: NonNull<Header>) -> u32 {
+        // SAFETY: the table's count keeps the block allocated.
+        unsafe { ptr.as_ref() }.count.load(Ordering::Relaxed)
+    }
+
+    /// A table lets go of its entry for good (the table is being dropped): clears
+    /// [`INTERNED`] and [`LOCAL`], then gives up the table's count, freeing the block if no
+    /// handle is left.
+    ///
+    /// # Safety
+    /// `ptr` is an entry of the caller's table, whose count is given up here exactly once.
+    #[inline]
+    pub(crate) unsafe fn release_entry(ptr: NonNull<Header>) {
+        // SAFETY: the table's count keeps the block allocated until the drop below.
+        let header = unsafe { ptr.as_ref() };
+        // An own-seed hash stays (with its flag): the table's atoms that outlive it keep
+        // their `hash64`, and the flag keeps any other table from adopting the block.
+        // Relaxed: see `state`.
+        header.state.fetch_and(!(INTERNED | LOCAL), Ordering::Relaxed);
+        // SAFETY: the table's count, handed over once.
+        drop(Block { ptr });
     }
 }
 
@@ -279,20 +430,32 @@ impl Clone for Block {
 impl Drop for Block {
     #[inline]
     fn drop(&mut self) {
+        // Read before the decrement: once the count is down to the table's one, a sweep may
+        // take the block back and free it at once (this thread is not a pinned reader).
+        let state = self.state();
         // Release: our uses of the block happen before whoever frees it.
-        if self.header().count.fetch_sub(1, Ordering::Release) != 1 {
-            return;
+        match self.header().count.fetch_sub(1, Ordering::Release) {
+            1 => {
+                // Acquire: every other handle's uses happened before we free it.
+                fence(Ordering::Acquire);
+                drop(DeadBlock { ptr: self.ptr });
+            }
+            2 => became_unused(state),
+            _ => {}
         }
-        // Acquire: every other handle's uses happened before we free it.
-        fence(Ordering::Acquire);
-        let owner = self.owner();
-        let dead = DeadBlock { ptr: self.ptr };
-        if owner.is_null() {
-            drop(dead);
-        } else {
-            // SAFETY: an owner, once set, is a table that stays allocated while any of its
-            // entries exists, and this block is still one of its entries.
-            unsafe { TableShared::release_dead(owner, dead) };
+    }
+}
+
+/// One count is left of a block whose `state` was read just before the last decrement.
+/// If the count left is the global table's, the atom just became unused: the hook tells
+/// the table (which sweeps in batches). The block itself is not touched any more: a
+/// sweep may already have freed it. (A flag set between the read and the decrement is
+/// missed: the hook is a hint to sweep sooner, never needed for safety.)
+#[inline]
+fn became_unused(state: u64) {
+    if state & (INTERNED | LOCAL) == INTERNED {
+        if let Some(hook) = UNUSED_HOOK.get() {
+            hook(state & !FLAGS);
         }
     }
 }
@@ -304,17 +467,22 @@ pub(crate) struct DeadBlock {
 }
 
 impl DeadBlock {
+    /// The block as a pointer and the function that frees it, for a reclaimer that frees
+    /// it later (once no lock-free reader can still be looking at it).
     #[inline]
-    pub(crate) fn as_raw(&self) -> NonNull<Header> {
-        self.ptr
+    pub(crate) fn into_retirable(self) -> (NonNull<()>, unsafe fn(NonNull<()>)) {
+        let ptr = self.ptr.cast();
+        std::mem::forget(self);
+        (ptr, free_retired)
     }
+}
 
-    /// The hash its table filed it under.
-    #[inline]
-    pub(crate) fn cached_hash(&self) -> u64 {
-        // SAFETY: a dead block stays allocated until this value is dropped.
-        unsafe { self.ptr.as_ref() }.hash.load(Ordering::Relaxed)
-    }
+/// Frees a block given up by [`DeadBlock::into_retirable`].
+///
+/// # Safety
+/// `ptr` came from `into_retirable` and is freed once.
+unsafe fn free_retired(ptr: NonNull<()>) {
+    drop(DeadBlock { ptr: ptr.cast() });
 }
 
 impl Drop for DeadBlock {
@@ -331,18 +499,23 @@ impl Drop for DeadBlock {
     }
 }
 
-/// Reads the bytes of a block listed in a table, without holding a count.
+/// Reads the bytes of a block listed in a table, without a count of its own.
 ///
 /// # Safety
-/// - The caller holds the lock of the shard that lists `ptr`, so the block is allocated
-///   (dropping the last handle removes the entry under that lock before freeing), and
-/// - the returned slice is not used after that lock is released.
+/// - The block is allocated for `'a`: the caller's table holds a count of it and does not
+///   give it up (nor free it through its reclaimer) while the slice is used.
 #[inline]
 pub(crate) unsafe fn entry_bytes<'a>(ptr: NonNull<Header>) -> &'a [u8] {
     // SAFETY: the caller guarantees the block is allocated; bytes follow the header.
     let len = unsafe { ptr.as_ref() }.len as usize;
     // SAFETY: as above; the bytes are initialised and immutable.
     unsafe { std::slice::from_raw_parts(ptr.as_ptr().cast::<u8>().add(HEADER_SIZE), len) }
+}
+
+/// Where the bytes of a block start (for checks; reads nothing).
+#[inline]
+pub(crate) fn entry_bytes_ptr(ptr: NonNull<Header>) -> *const u8 {
+    ptr.as_ptr().cast::<u8>().wrapping_add(HEADER_SIZE)
 }
 
 /// Reads the cached hash of a block listed in a table (same contract as [`entry_bytes`]).
@@ -352,7 +525,7 @@ pub(crate) unsafe fn entry_bytes<'a>(ptr: NonNull<Header>) -> &'a [u8] {
 #[inline]
 pub(crate) unsafe fn entry_hash(ptr: NonNull<Header>) -> u64 {
     // SAFETY: the caller guarantees the block is allocated.
-    unsafe { ptr.as_ref() }.hash.load(Ordering::Relaxed)
+    unsafe { ptr.as_ref() }.state.load(Ordering::Relaxed) & !FLAGS
 }
 
 /// A freshly allocated block whose bytes are still being written.
@@ -378,8 +551,7 @@ impl UninitBlock {
         let header = Header {
             count: AtomicU32::new(1),
             len: u32::try_from(len).expect("checked against MAX_LEN"),
-            hash: AtomicU64::new(0),
-            owner: AtomicPtr::new(ptr::null_mut()),
+            state: AtomicU64::new(0),
         };
         // SAFETY: `raw` is a fresh allocation sized and aligned for a header.
         unsafe { raw.as_ptr().write(header) };
@@ -442,14 +614,15 @@ pub(crate) struct StaticEntry {
 }
 
 impl StaticEntry {
-    /// Leaks a new static entry filed under `hash` in `owner`.
-    pub(crate) fn leak(text: &'static [u8], hash: u64, owner: *const TableShared) -> NonNull<StaticEntry> {
+    /// Leaks a new static entry filed under `hash` (a [`cacheable_hash`]) in the global
+    /// table, the only one that files static entries.
+    pub(crate) fn leak(text: &'static [u8], hash: u64) -> NonNull<StaticEntry> {
+        debug_assert_eq!(hash, cacheable_hash(hash));
         let entry = Box::new(StaticEntry {
             header: Header {
                 count: AtomicU32::new(1),
                 len: u32::try_from(text.len()).expect("static text longer than MAX_LEN"),
-                hash: AtomicU64::new(hash),
-                owner: AtomicPtr::new(owner.cast_mut()),
+                state: AtomicU64::new(hash | INTERNED),
             },
             text,
         });
@@ -469,26 +642,8 @@ impl StaticEntry {
     #[inline]
     pub(crate) unsafe fn hash(ptr: NonNull<StaticEntry>) -> u64 {
         // SAFETY: leaked entries live forever.
-        unsafe { ptr.as_ref() }.header.hash.load(Ordering::Relaxed)
+        unsafe { ptr.as_ref() }.header.state.load(Ordering::Relaxed) & !FLAGS
     }
-
-    /// # Safety
-    /// As for [`StaticEntry::text`].
-    #[inline]
-    pub(crate) unsafe fn owner(ptr: NonNull<StaticEntry>) -> *const TableShared {
-        // SAFETY: leaked entries live forever.
-        unsafe { ptr.as_ref() }.header.owner.load(Ordering::Relaxed)
-    }
-}
-
-/// Reads the owner of a block listed in a table (same contract as [`entry_bytes`]).
-///
-/// # Safety
-/// As for [`entry_bytes`].
-#[inline]
-pub(crate) unsafe fn entry_owner(ptr: NonNull<Header>) -> *const TableShared {
-    // SAFETY: the caller guarantees the block is allocated.
-    unsafe { ptr.as_ref() }.owner.load(Ordering::Acquire)
 }
 
 /// Test-only access to the count, to reach the limit without 2^31 clones.
@@ -513,11 +668,10 @@ mod tests {
 
     #[test]
     fn header_layout_is_as_documented() {
-        assert_eq!(HEADER_SIZE, 24);
+        assert_eq!(HEADER_SIZE, 16);
         assert_eq!(std::mem::offset_of!(Header, count), 0);
         assert_eq!(std::mem::offset_of!(Header, len), 4);
-        assert_eq!(std::mem::offset_of!(Header, hash), 8);
-        assert_eq!(std::mem::offset_of!(Header, owner), 16);
+        assert_eq!(std::mem::offset_of!(Header, state), 8);
         assert!(std::mem::align_of::<Header>() >= 8);
     }
 
@@ -529,23 +683,73 @@ mod tests {
     }
 
     #[test]
-    fn the_first_cached_hash_sticks() {
+    fn the_first_cached_hash_sticks_beside_the_flags() {
         let block = Block::copy_from(b"hash me", Fallibility::Infallible).unwrap();
         assert_eq!(block.cached_hash(), None);
-        block.cache_hash(7);
-        block.cache_hash(8);
-        assert_eq!(block.cached_hash(), Some(7));
+        block.mark_utf8();
+        block.cache_hash(cacheable_hash(7 << 4));
+        block.cache_hash(cacheable_hash(8 << 4));
+        assert_eq!(block.cached_hash(), Some(7 << 4));
+        assert_eq!(block.flags(), UTF8_VALID);
+        assert_eq!(cacheable_hash(0xF), 0x10, "a cacheable hash is never zero");
     }
 
     #[test]
     fn a_block_is_claimed_once() {
         let block = Block::copy_from(b"claimed", Fallibility::Infallible).unwrap();
-        let first = std::ptr::dangling::<TableShared>();
-        assert!(block.owner().is_null());
-        assert!(block.try_claim(first));
-        assert!(!block.try_claim(first));
-        // Unclaim by hand so dropping does not look for a table at the dangling address.
-        block.header().owner.store(ptr::null_mut(), Ordering::Relaxed);
+        block.cache_hash(cacheable_hash(99 << 4));
+        assert!(!block.is_global_entry());
+        assert!(block.try_claim(0));
+        assert!(!block.try_claim(LOCAL));
+        assert!(block.is_global_entry());
+        assert_eq!(block.cached_process_hash(), Some(99 << 4));
+    }
+
+    #[test]
+    fn an_entry_is_reclaimed_only_when_the_table_alone_holds_it() {
+        let block = Block::copy_from(b"held by a table", Fallibility::Infallible).unwrap();
+        block.cache_hash(cacheable_hash(5 << 4));
+        assert!(block.try_claim(LOCAL | OWN_SEED));
+        let entry = block.clone().into_raw();
+        // SAFETY: `entry` holds the table's count of a live block.
+        unsafe {
+            assert!(Block::reclaim_unused(entry).is_none(), "a handle is still alive");
+            assert!(Block::acquire_entry(entry, 3).is_none());
+            let revived = Block::acquire_entry(entry, 2).expect("in use");
+            assert_eq!(Block::entry_count(entry), 3);
+            drop((revived, block));
+            assert_eq!(Block::entry_count(entry), 1);
+            assert!(Block::acquire_entry(entry, 2).is_none(), "unused atoms are not found by lookups");
+            let handle = Block::acquire_entry(entry, 1).expect("unused atoms are revived by interning");
+            assert_eq!(handle.flags(), INTERNED | LOCAL | OWN_SEED);
+            // The table lets go; its own-seed hash stays, and keeps other tables off.
+            Block::release_entry(entry);
+            assert_eq!(handle.flags(), OWN_SEED);
+            assert_eq!(handle.cached_hash(), Some(5 << 4));
+            assert_eq!(handle.cached_process_hash(), None);
+            assert!(!handle.try_claim(0));
+            assert_eq!(handle.count_for_test(), 1);
+        }
+    }
+
+    #[test]
+    fn a_filed_copy_starts_with_the_tables_count_and_flags() {
+        let hash = cacheable_hash(77 << 4);
+        let (block, entry) = Block::copy_filed(b"filed at birth", hash, LOCAL, Fallibility::Infallible).unwrap();
+        assert_eq!(block.bytes(), b"filed at birth");
+        assert_eq!((block.count_for_test(), block.flags(), block.cached_hash()), (2, INTERNED | LOCAL, Some(hash)));
+        drop(block);
+        // SAFETY: `entry` holds the table's count, the only one left.
+        assert!(unsafe { Block::reclaim_unused(entry) }.is_some());
+    }
+
+    #[test]
+    fn an_unused_entry_is_freed_by_its_reclaimer() {
+        let block = Block::copy_from(b"swept away", Fallibility::Infallible).unwrap();
+        let entry = block.into_raw();
+        // SAFETY: `entry` holds the only count.
+        let dead = unsafe { Block::reclaim_unused(entry) };
+        assert!(dead.is_some(), "count 1: the caller frees it");
     }
 
     #[test]

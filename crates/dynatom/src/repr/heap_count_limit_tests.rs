@@ -23,7 +23,7 @@ fn handles_up_to_the_limit_work_and_give_their_counts_back() {
     assert_eq!(block.count_for_test(), MAX_COUNT + 1, "the clone at the limit itself is allowed");
     drop(clones);
     // SAFETY: the block is live (`block` holds a count).
-    let again = unsafe { Block::acquire_if_live(block.ptr) }.expect("a live block can be acquired");
+    let again = unsafe { Block::acquire_entry(block.ptr, 1) }.expect("a live block can be acquired");
     assert_eq!(block.count_for_test(), MAX_COUNT - 1);
     drop(again);
     block.set_count_for_test(1);
@@ -75,7 +75,7 @@ fn child() {
     match case.as_str() {
         "clone" => std::mem::forget(block.clone()),
         // SAFETY: the block is live (`block` holds a count).
-        "acquire" => std::mem::forget(unsafe { Block::acquire_if_live(block.ptr) }),
+        "acquire" => std::mem::forget(unsafe { Block::acquire_entry(block.ptr, 1) }),
         other => panic!("unknown case {other}"),
     }
     println!("survived: count {}", block.count_for_test());

@@ -29,6 +29,7 @@
 use std::str::Utf8Error;
 
 use super::growable::GrowableBlock;
+use super::heap::UTF8_VALID;
 use crate::builder::ExactSink;
 use crate::byte_atom::ByteAtom;
 use crate::byte_str::ByteStr;
@@ -40,6 +41,17 @@ use crate::byte_str::ByteStr;
 /// `&mut` (none of the implementors has interior mutability of its bytes).
 pub(crate) unsafe trait ByteView {
     fn bytes(&self) -> &[u8];
+
+    /// Whether an earlier [`Utf8::check`] of these very bytes succeeded (remembered in a
+    /// block header's flags), so the next check can be skipped.
+    #[inline]
+    fn known_utf8(&self) -> bool {
+        false
+    }
+
+    /// Remembers, where there is room for it, that the bytes passed a check.
+    #[inline]
+    fn remember_utf8(&self) {}
 }
 
 // SAFETY: a `ByteStr`'s bytes are immutable (inline copy, `'static` bytes, or a published
@@ -48,6 +60,18 @@ unsafe impl ByteView for ByteStr {
     #[inline]
     fn bytes(&self) -> &[u8] {
         self.as_bytes()
+    }
+
+    #[inline]
+    fn known_utf8(&self) -> bool {
+        self.whole_block().is_some_and(|block| block.flags() & UTF8_VALID != 0)
+    }
+
+    #[inline]
+    fn remember_utf8(&self) {
+        if let Some(block) = self.whole_block() {
+            block.mark_utf8();
+        }
     }
 }
 
@@ -123,8 +147,17 @@ impl<T: ByteView> Utf8<T> {
     /// Vouches for `inner` after checking its bytes.
     #[inline]
     pub(crate) fn check(inner: T) -> Result<Utf8<T>, (T, Utf8Error)> {
+        // A block's flag covers its whole buffer, and `known_utf8` reports it only for a
+        // view of the whole buffer: the very bytes that were checked.
+        if inner.known_utf8() {
+            debug_assert!(std::str::from_utf8(inner.bytes()).is_ok());
+            return Ok(Utf8(inner));
+        }
         match std::str::from_utf8(inner.bytes()) {
-            Ok(_) => Ok(Utf8(inner)),
+            Ok(_) => {
+                inner.remember_utf8();
+                Ok(Utf8(inner))
+            }
             Err(err) => Err((inner, err)),
         }
     }
@@ -208,6 +241,18 @@ mod tests {
         let (back, err) = Utf8::check(ByteStr::copy_from_slice(b"a\xff")).err().unwrap();
         assert_eq!(back.as_bytes(), b"a\xff");
         assert_eq!(err.valid_up_to(), 1);
+    }
+
+    #[test]
+    fn a_whole_buffer_is_checked_once() {
+        let bytes = ByteStr::copy_from_slice("a whole buffer of text, é".as_bytes());
+        assert!(!bytes.known_utf8());
+        assert!(Utf8::check(bytes.clone()).is_ok());
+        assert!(bytes.known_utf8(), "the check is remembered in the header");
+        assert!(!bytes.slice(0..4).known_utf8(), "a part is not the buffer that was checked");
+        let bad = ByteStr::copy_from_slice(b"not text, not remembered \xff");
+        assert!(Utf8::check(bad.clone()).is_err());
+        assert!(!bad.known_utf8());
     }
 
     #[test]

@@ -1,9 +1,14 @@
 //! [`AtomTable`]: where atoms are interned.
 
+mod reclaim;
 mod report;
 mod shared;
+// `remove` and `is_migrating` serve the set's own tests; the table unlinks with `retain`.
+#[allow(dead_code)]
+mod slots;
 
 pub use report::MemoryReport;
+use shared::TableKind;
 pub(crate) use shared::TableShared;
 
 use std::convert::Infallible;
@@ -24,16 +29,30 @@ use crate::sync::Arc;
 /// [`Atom`] for `"abc"` and the [`ByteAtom`] for `b"abc"` are one atom seen two ways.
 ///
 /// Most programs use [`AtomTable::global()`] through [`Str::intern`], [`Atom::from`] and
-/// [`Atom::lookup`]. An independent table (`AtomTable::new()`) has its own random hash
-/// seed; its atoms are distinct from the global table's (an atom's identity is its table
-/// entry), except texts of up to 7 bytes, which are atoms by value in every table.
+/// [`Atom::lookup`]. An independent table (`AtomTable::new()`) has its own entries; its
+/// atoms are distinct from the global table's (an atom's identity is its table entry),
+/// except texts of up to 7 bytes, which are atoms by value in every table.
 ///
-/// * Sharded: 64 shards, each a mutex around a hashbrown table of 8-byte entries, chosen by
-///   the text's hash; threads interning different texts rarely meet.
-/// * Reclaiming: when the last [`Str`] and [`Atom`] of an interned text are dropped, the
-///   entry leaves the table and the memory is freed at once, by the dropping thread.
-/// * Hashing: rapidhash over every byte, seeded per table, computed at most once per
-///   heap string and cached in its header.
+/// * Sharded: 64 shards chosen by the text's hash, each an open-addressing array of
+///   one-word slots (the atom's address plus 16 bits of its hash). A hit takes no lock and
+///   writes nothing but the atom's count; filing a new atom locks its shard, which grows
+///   a few slots per write rather than all at once.
+/// * Adopting: interning a heap [`Str`] that spans its buffer files that very buffer when
+///   the text is new (global table and `AtomTable::new()` tables alike), so the atom and
+///   the string share one allocation.
+/// * Deferred reclamation: the table holds one count of every atom it files. When the
+///   last [`Str`] and [`Atom`] of an interned text are dropped, the atom stays, *unused*,
+///   and a later intern of the same text revives it without allocating. A shard frees its
+///   unused atoms in one sweep once they outnumber `max(floor, in_use / 2)`, where `floor`
+///   is the table's unused limit ([`AtomTable::set_unused_limit`], 4096 atoms by default,
+///   divided among the shards): beyond that fixed floor the table holds at most half
+///   again as many atoms as are in use. [`AtomTable::shrink`] sweeps at once, and a local
+///   table frees its unused atoms when it is dropped (atoms still in use stay valid).
+///   [`AtomTable::lookup`] finds only atoms in use.
+/// * Hashing: rapidhash over every byte, computed at most once per heap string and
+///   cached in its header. The global table and `AtomTable::new()` tables share the
+///   process's random seed, so a cached hash serves them all; `AtomTable::with_seed`
+///   tables hash with their own seed and copy rather than adopt.
 ///
 /// ```
 /// use dynatom::AtomTable;
@@ -47,6 +66,9 @@ use crate::sync::Arc;
 /// drop((a, b));
 /// assert_eq!(table.len(), 0);
 /// assert_eq!(table.lookup("a longer identifier"), None);
+/// assert_eq!(table.memory_report().unused_atoms, 1, "kept for a later intern");
+/// table.shrink();
+/// assert_eq!(table.memory_report().unused_atoms, 0);
 /// ```
 #[derive(Clone)]
 pub struct AtomTable {
@@ -55,11 +77,23 @@ pub struct AtomTable {
 
 #[cfg(not(loom))]
 static GLOBAL: std::sync::LazyLock<AtomTable> =
-    std::sync::LazyLock::new(|| AtomTable::from_shared(TableShared::new(crate::hash::random_seed(), true)));
+    std::sync::LazyLock::new(|| AtomTable::from_shared(TableShared::new(process_seed(), TableKind::Global)));
+
+/// The seed of the global table and of every `AtomTable::new()` table.
+#[cfg(not(loom))]
+fn process_seed() -> u64 {
+    static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *SEED.get_or_init(crate::hash::random_seed)
+}
+
+#[cfg(loom)]
+fn process_seed() -> u64 {
+    1
+}
 
 #[cfg(loom)]
 loom::lazy_static! {
-    static ref GLOBAL: AtomTable = AtomTable::from_shared(TableShared::new(1, true));
+    static ref GLOBAL: AtomTable = AtomTable::from_shared(TableShared::new(process_seed(), TableKind::Global));
 }
 
 impl AtomTable {
@@ -67,18 +101,23 @@ impl AtomTable {
         AtomTable { shared: Arc::new(shared) }
     }
 
-    /// A new, empty table with a random hash seed.
+    /// A new, empty table. It hashes with the process's random seed, as the global table
+    /// does, so it adopts a [`Str`]'s buffer as the global table does.
     ///
     /// ```
     /// let table = dynatom::AtomTable::new();
     /// assert!(table.is_empty());
+    /// let s = dynatom::Str::from("kept in place by a local table");
+    /// assert_eq!(s.intern_in(&table).as_ptr(), s.as_ptr());
     /// ```
     #[must_use]
     pub fn new() -> AtomTable {
-        AtomTable::with_seed(crate::hash::random_seed())
+        AtomTable::from_shared(TableShared::new(process_seed(), TableKind::Local))
     }
 
-    /// A new, empty table with a fixed hash seed, for reproducible runs.
+    /// A new, empty table with a fixed hash seed, for reproducible runs. A string's
+    /// header caches the process seed's hash, so this table copies what it interns rather
+    /// than adopting a [`Str`]'s buffer.
     ///
     /// ```
     /// let a = dynatom::AtomTable::with_seed(7);
@@ -87,7 +126,7 @@ impl AtomTable {
     /// ```
     #[must_use]
     pub fn with_seed(seed: u64) -> AtomTable {
-        AtomTable::from_shared(TableShared::new(seed, false))
+        AtomTable::from_shared(TableShared::new(seed, TableKind::OwnSeed))
     }
 
     /// The process-wide table behind [`Str::intern`], [`Atom::from`] and [`Atom::lookup`].
@@ -184,8 +223,9 @@ impl AtomTable {
     }
 
     /// The atom for the text of `s`; deprecated, the same as [`Str::intern_in`]
-    /// (`s.intern_in(&table)`). A heap `Str` that spans its whole buffer is adopted by
-    /// the global table when its text is new; anything else is copied.
+    /// (`s.intern_in(&table)`). A heap `Str` that spans its whole buffer is adopted
+    /// when its text is new and no table has adopted it yet (`with_seed` tables copy); a
+    /// `Str` already interned in the global table costs O(1); anything else is copied.
     ///
     /// ```
     /// use dynatom::{AtomTable, Str};
@@ -203,9 +243,9 @@ impl AtomTable {
     /// deprecated, the same as [`Str::try_intern_in`].
     ///
     /// ```
-    /// let table = dynatom::AtomTable::new();
-    /// let s = dynatom::Str::from("copied into a local table");
-    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern("copied into a local table"));
+    /// let table = dynatom::AtomTable::with_seed(3);
+    /// let s = dynatom::Str::from("copied into a table of its own seed");
+    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern("copied into a table of its own seed"));
     /// ```
     #[deprecated(since = "0.2.0", note = "use `s.try_intern_in(&table)`: `str` in a name means std's `&str`")]
     pub fn try_intern_str(&self, s: &Str) -> Result<Atom, StrError> {
@@ -239,9 +279,9 @@ impl AtomTable {
     /// failure; deprecated, the same as [`ByteStr::try_intern_in`].
     ///
     /// ```
-    /// let table = dynatom::AtomTable::new();
-    /// let s = dynatom::ByteStr::copy_from_slice(b"copied into a local table");
-    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern_bytes(b"copied into a local table"));
+    /// let table = dynatom::AtomTable::with_seed(3);
+    /// let s = dynatom::ByteStr::copy_from_slice(b"copied into a table of its own seed");
+    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern_bytes(b"copied into a table of its own seed"));
     /// ```
     #[deprecated(since = "0.2.0", note = "use `s.try_intern_in(&table)`: a suffix after a verb names the argument")]
     pub fn try_intern_byte_str(&self, s: &ByteStr) -> Result<ByteAtom, StrError> {
@@ -286,8 +326,9 @@ impl AtomTable {
         ByteAtom::from_word(self.shared.intern_static(bytes))
     }
 
-    /// The atom for `text` if one is alive; never files anything. Texts of up to 7 bytes
-    /// are atoms by value, so for them this is always `Some`.
+    /// The atom for `text` if one is in use (an unused atom kept for reuse is not found);
+    /// never files anything. Texts of up to 7 bytes are atoms by value, so for them this
+    /// is always `Some`.
     ///
     /// ```
     /// let table = dynatom::AtomTable::new();
@@ -300,7 +341,7 @@ impl AtomTable {
         Utf8::from_text(text, |bytes| self.lookup_bytes(bytes).ok_or(())).ok().map(Atom::from_utf8_handle)
     }
 
-    /// The atom for `bytes` if one is alive (filed from bytes or from text); never files
+    /// The atom for `bytes` if one is in use (filed from bytes or from text); never files
     /// anything. Up to 7 bytes are atoms by value, so for them this is always `Some`.
     ///
     /// ```
@@ -325,11 +366,11 @@ impl AtomTable {
     /// assert!(!dynatom::AtomTable::global().contains(&atom));
     /// ```
     pub fn contains(&self, atom: &Atom) -> bool {
-        atom.word().is_inline() || std::ptr::eq(atom.word().owner(), self.shared())
+        atom.word().is_inline() || self.shared.lists(atom.word())
     }
 
-    /// The number of live atoms filed here (inline atoms of up to 7 bytes are values,
-    /// never filed, and not counted).
+    /// The number of atoms in use filed here (unused atoms kept for reuse are not counted,
+    /// nor are inline atoms of up to 7 bytes, which are values and never filed).
     ///
     /// ```
     /// let table = dynatom::AtomTable::new();
@@ -338,9 +379,42 @@ impl AtomTable {
     /// assert_eq!(table.len(), 1);
     /// ```
     pub fn len(&self) -> usize {
-        let mut len = 0;
-        self.shared.for_each_shard(|shard| len += shard.entries.len());
-        len
+        self.shared.len_in_use()
+    }
+
+    /// Frees every unused atom now (atoms whose handles are all gone, kept for a later
+    /// intern) and gives back spare table storage. Returns the number of atoms freed.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// drop(table.intern("dropped at once, kept until the sweep"));
+    /// let before = table.memory_report();
+    /// assert_eq!(table.shrink(), 1);
+    /// let after = table.memory_report();
+    /// assert_eq!((after.unused_atoms, after.unused_bytes), (0, 0));
+    /// assert_eq!(before.total_bytes() - after.total_bytes(), before.unused_bytes);
+    /// ```
+    pub fn shrink(&self) -> usize {
+        self.shared.sweep()
+    }
+
+    /// Sets how many unused atoms the table keeps, beyond half of the atoms in use,
+    /// before it sweeps them (4096 by default; 0 keeps the unused at most half the used).
+    /// The limit is shared among the table's 64 shards, each sweeping on its own.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// table.set_unused_limit(0);
+    /// let kept = table.intern("in use, so never swept");
+    /// for i in 0..1000 {
+    ///     drop(table.intern(&format!("a passing text, number {i}")));
+    /// }
+    /// let report = table.memory_report();
+    /// assert!(report.unused_atoms <= 1000 / 2 + 64, "{report}");
+    /// assert_eq!(table.lookup("in use, so never swept"), Some(kept));
+    /// ```
+    pub fn set_unused_limit(&self, atoms: usize) {
+        self.shared.set_unused_limit(atoms);
     }
 
     /// Whether no atom is filed here.

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use super::shared::for_each_entry;
 use super::TableShared;
 use crate::counters::Counters;
 use crate::repr::atom_word::RawAtom;
@@ -25,8 +26,13 @@ use crate::repr::atom_word::RawAtom;
 #[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
 pub struct MemoryReport {
-    /// Live atoms filed in the table.
+    /// Atoms in use filed in the table.
     pub atoms: usize,
+    /// Unused atoms: filed, with no handle left, kept for a later intern until a sweep.
+    pub unused_atoms: usize,
+    /// Heap bytes (headers and characters) of the unused atoms, counted apart from the
+    /// figures below, which are the atoms in use.
+    pub unused_bytes: usize,
     /// The table's own structures: shards, locks and hash-table storage.
     pub table_bytes: usize,
     /// Headers in front of the atoms' characters (and static atoms' entries).
@@ -35,19 +41,22 @@ pub struct MemoryReport {
     pub char_bytes: usize,
     /// Bytes the allocator gave beyond those requested for the atoms, if known.
     pub slop_bytes: Option<usize>,
-    /// Lookups made (interning and `lookup`).
+    /// Lookups made under a shard's lock (interning a text that the lock-free probe did
+    /// not find). Hits found without the lock are not counted: counting them would be a
+    /// shared write on the path that promises to write nothing but the atom's count.
     pub lookups: u64,
-    /// Lookups that found a live atom.
+    /// Locked lookups that found the atom (filed by another thread meanwhile).
     pub hits: u64,
-    /// Lookups that found none.
+    /// Locked lookups that found none (and filed the atom).
     pub misses: u64,
     /// Atoms filed.
     pub inserts: u64,
-    /// Atoms removed after their last handle was dropped.
+    /// Unused atoms freed by sweeps.
     pub removals: u64,
-    /// Mean number of entries whose text was compared per lookup.
+    /// Mean number of entries whose header a locked lookup read (a slot's 16-bit hash tag
+    /// rejects the others without reading it).
     pub mean_probe: f64,
-    /// The most entries compared by one lookup.
+    /// The most entries whose header one locked lookup read.
     pub max_probe: u64,
 }
 
@@ -60,11 +69,8 @@ impl MemoryReport {
         let mut counters = Counters::default();
         table.for_each_shard(|shard| {
             counters.add(&shard.counters);
-            report.atoms += shard.entries.len();
-            report.table_bytes += shard.entries.allocation_size();
-            for raw in shard.entries.iter() {
-                report.add_entry(*raw);
-            }
+            report.table_bytes += shard.memory_size();
+            for_each_entry(shard, |raw| report.add_entry(raw));
         });
         if !slop_is_known() {
             report.slop_bytes = None;
@@ -80,8 +86,15 @@ impl MemoryReport {
     }
 
     fn add_entry(&mut self, raw: RawAtom) {
-        // SAFETY: `collect` visits entries with their shard locked.
-        let footprint = unsafe { raw.footprint() };
+        // SAFETY: `collect` visits entries with their shard locked, so no sweep frees them;
+        // the table holds their counts.
+        let (footprint, unused) = unsafe { (raw.footprint(), raw.is_unused()) };
+        if unused {
+            self.unused_atoms += 1;
+            self.unused_bytes += footprint.header + footprint.chars;
+            return;
+        }
+        self.atoms += 1;
         self.header_bytes += footprint.header;
         self.char_bytes += footprint.chars;
         if let (Some(block), Some(slop)) = (footprint.block, self.slop_bytes.as_mut()) {
@@ -89,14 +102,14 @@ impl MemoryReport {
         }
     }
 
-    /// Every byte accounted for: table, headers, characters and slop.
+    /// Every byte accounted for: table, headers, characters, slop and unused atoms.
     ///
     /// ```
     /// let report = dynatom::AtomTable::new().memory_report();
     /// assert!(report.total_bytes() >= report.table_bytes);
     /// ```
     pub fn total_bytes(&self) -> usize {
-        self.table_bytes + self.header_bytes + self.char_bytes + self.slop_bytes.unwrap_or(0)
+        self.table_bytes + self.header_bytes + self.char_bytes + self.slop_bytes.unwrap_or(0) + self.unused_bytes
     }
 }
 
@@ -129,9 +142,11 @@ impl fmt::Display for MemoryReport {
         };
         let atoms = if self.atoms == 1 { "atom" } else { "atoms" };
         writeln!(f, "{:>12} B (100.0%) -- atom-table ({} {atoms})", self.total_bytes(), self.atoms)?;
-        line(f, "├──", self.table_bytes, "table (shards, locks, hash slots)")?;
+        line(f, "├──", self.table_bytes, "table (shards, locks, slot arrays)")?;
         line(f, "├──", self.header_bytes, "atom headers")?;
         line(f, "├──", self.char_bytes, "characters")?;
+        let unused = format!("unused atoms ({}), kept until a sweep", self.unused_atoms);
+        line(f, "├──", self.unused_bytes, &unused)?;
         match self.slop_bytes {
             Some(slop) => line(f, "└──", slop, "allocator slop")?,
             None => writeln!(f, "└──      unknown -- allocator slop")?,

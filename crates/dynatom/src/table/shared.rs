@@ -1,72 +1,171 @@
-//! The sharded table itself: what every `AtomTable` handle and every interned block's
-//! `owner` pointer refer to.
+//! The sharded table itself: what every `AtomTable` handle refers to.
 //!
-//! Each shard is a `Mutex` around a hashbrown `HashTable` of raw atoms. An entry holds no
-//! count of its block. The thread that drops a block's last handle locks the block's shard,
-//! removes the entry (if it is still the one filed) and only then frees the block; so any
-//! thread holding a shard lock may read the bytes of every entry in that shard.
-//! A lookup that meets an entry whose count already fell to zero does not revive it: it
-//! files a fresh block in that slot, and the dying block's dropper, finding its entry gone,
-//! just frees it.
+//! Each shard is a [`Slots`] set of raw atoms: one-word slots carrying 16 bits of the hash
+//! beside the entry's address, probed **without a lock** by every lookup, and changed by
+//! writers holding the shard's lock, a few slots at a time while it grows. **Every entry
+//! holds one count of its block**, so nothing the table does depends on being told about
+//! drops: a block whose last handle goes is still the table's (count 1), an *unused* atom
+//! that the next intern of the same text revives without allocating.
+//!
+//! # A hit
+//!
+//! Pin the thread ([`reclaim::pin`]), probe the slots (a tag mismatch is rejected from the
+//! slot word; a match reads the block's cached hash and bytes), then raise the block's
+//! count with a compare-and-swap from a non-zero value. That count is the only shared
+//! write. A count of 0 means a sweep took the block back: it is never raised again, and the
+//! intern falls back to the locked path, which files a new block.
+//!
+//! # A sweep
+//!
+//! Under the shard's lock, an unused atom is taken back with a 1 -> 0 compare-and-swap on
+//! its count (a hit raising it at the same moment wins, and the atom stays), unlinked from
+//! the slots, and handed to the shard's [`Retired`] list: freed once every reader that may
+//! have loaded it has unpinned.
+//!
+//! # When a shard sweeps
+//!
+//! A shard with `live` atoms in use sweeps when its unused atoms pass
+//! `max(floor, live / 2)`, where `floor` is the table's unused limit divided among the
+//! shards ([`DEFAULT_UNUSED_LIMIT`] atoms by default, [`TableShared::set_unused_limit`]).
+//! So beyond a fixed floor, a table keeps at most half again as many atoms as are in use.
+//! Two things make a shard check:
+//! * in the global table, the drop that turns an atom unused counts it in its shard
+//!   (through the hook `repr::heap` calls); past the bound the dropper checks the shard;
+//! * in every table, filing a new atom checks the shard whenever it has grown to twice
+//!   its size at the last check (local tables' drops tell nobody, so their unused atoms
+//!   wait for the next growth, [`TableShared::sweep`], or the table's drop).
 
-use hashbrown::hash_table::Entry;
-use hashbrown::HashTable;
+use std::ptr::NonNull;
 
 use crate::error::StrError;
 use crate::hash;
 use crate::repr::atom_word::{AtomWord, RawAtom};
-use crate::repr::heap::{Block, DeadBlock, Fallibility, StaticEntry};
-use crate::sync::{lock, Arc, Mutex, MutexGuard};
+use crate::repr::heap::{cacheable_hash, Block, Fallibility, StaticEntry, INTERNED, LOCAL, OWN_SEED};
+use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
 
 use crate::counters::Counters;
+use super::reclaim::{self, Retired};
+use super::slots::{Slots, SlotsGuard};
 
 #[cfg(not(loom))]
 const SHARD_COUNT: usize = 64;
 #[cfg(loom)]
 const SHARD_COUNT: usize = 2;
 
+/// Unused atoms a table keeps, beyond half its atoms in use, before it sweeps.
+pub(crate) const DEFAULT_UNUSED_LIMIT: usize = 4096;
+
 /// One shard on its own cache line, so threads working in neighbouring shards do not
 /// fight over the line.
 #[repr(align(64))]
-struct PaddedShard(Mutex<Shard>);
+struct PaddedShard {
+    slots: Slots<Shard>,
+    /// Atoms turned unused by a drop since the shard last counted them (global table).
+    unused_drops: AtomicUsize,
+    /// `unused_drops` beyond which a dropper checks the shard.
+    check_after_drops: AtomicUsize,
+}
 
+/// What a shard's writers keep under its lock, beside the slots.
 #[derive(Default)]
 pub(crate) struct Shard {
-    pub(crate) entries: HashTable<RawAtom>,
     pub(crate) counters: Counters,
+    /// Filing beyond this many entries checks the shard for unused atoms.
+    check_at_len: usize,
+    /// Swept blocks waiting for lock-free readers to move on.
+    retired: Retired,
+}
+
+/// A locked shard.
+pub(crate) type ShardGuard<'a> = SlotsGuard<'a, Shard>;
+
+/// Which seed a table hashes with, and so whether it may adopt a `Str`'s block.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum TableKind {
+    /// The process-wide table: process seed, adopts, hears about unused atoms.
+    Global,
+    /// `AtomTable::new()`: the process seed too, so a block's cached hash serves it and
+    /// it adopts.
+    Local,
+    /// `AtomTable::with_seed`: its own seed, so it copies (a block has one hash slot, and
+    /// `Str::hash64` must keep reading the process seed's hash from it).
+    OwnSeed,
 }
 
 pub(crate) struct TableShared {
     seed: u64,
+    kind: TableKind,
     shards: Box<[PaddedShard]>,
-    is_global: bool,
+    /// The addresses of the static entries filed here (global table only). The slots hold
+    /// them tagged (hash bits on top), which leak checkers cannot follow; this list keeps
+    /// the immortal entries visibly reachable.
+    static_entries: Mutex<Vec<usize>>,
+    /// Unused atoms per shard that never trigger a sweep.
+    unused_floor: AtomicUsize,
+}
+
+/// The hash the slots see: the cached hash's four low bits are the header's flag bits
+/// (zero), and the slots take their index from the low bits, so fold high bits in (the
+/// top 16 bits, the slot's tag, stay the hash's own).
+#[inline]
+fn probe_hash(hash: u64) -> u64 {
+    hash ^ (hash >> 32)
+}
+
+/// Bits 40..46 pick the shard: independent of the slot index (low bits, folded with bits
+/// 32..) and the slot's tag (bits 48..).
+#[inline]
+fn shard_index(hash: u64) -> usize {
+    (hash >> 40) as usize % SHARD_COUNT
 }
 
 impl TableShared {
-    pub(crate) fn new(seed: u64, is_global: bool) -> TableShared {
-        let shards = (0..SHARD_COUNT).map(|_| PaddedShard(Mutex::new(Shard::default()))).collect();
-        TableShared { seed, shards, is_global }
+    pub(crate) fn new(seed: u64, kind: TableKind) -> TableShared {
+        let floor = DEFAULT_UNUSED_LIMIT.div_ceil(SHARD_COUNT);
+        let shards = (0..SHARD_COUNT)
+            .map(|_| PaddedShard {
+                slots: Slots::new(Shard { check_at_len: floor, ..Shard::default() }, entry_probe_hash),
+                unused_drops: AtomicUsize::new(0),
+                check_after_drops: AtomicUsize::new(floor),
+            })
+            .collect();
+        if kind == TableKind::Global {
+            crate::repr::heap::set_unused_hook(note_global_unused);
+        }
+        if kind == TableKind::Global {
+            sweep_global_table_at_exit();
+        }
+        TableShared {
+            seed,
+            kind,
+            shards,
+            static_entries: Mutex::new(Vec::new()),
+            unused_floor: AtomicUsize::new(floor),
+        }
     }
 
     pub(crate) fn is_global(&self) -> bool {
-        self.is_global
+        self.kind == TableKind::Global
     }
 
+    /// The flags a block filed here carries besides `INTERNED`.
+    fn claim_flags(&self) -> u64 {
+        match self.kind {
+            TableKind::Global => 0,
+            TableKind::Local => LOCAL,
+            TableKind::OwnSeed => LOCAL | OWN_SEED,
+        }
+    }
+
+    /// The table's hash of `bytes`, in the form a block header caches.
     pub(crate) fn hash(&self, bytes: &[u8]) -> u64 {
-        hash::hash_bytes(bytes, self.seed)
-    }
-
-    fn lock_shard(&self, hash: u64) -> MutexGuard<'_, Shard> {
-        // Bits 32.. pick the shard: hashbrown takes its bucket index from the low bits and
-        // its 7-bit tag from the top ones, so the three uses of the hash stay independent.
-        let index = (hash >> 32) as usize % SHARD_COUNT;
-        lock(&self.shards[index].0)
+        cacheable_hash(hash::hash_bytes(bytes, self.seed))
     }
 
     /// Every shard, one at a time, locked.
-    pub(crate) fn for_each_shard(&self, mut visit: impl FnMut(&Shard)) {
-        for shard in self.shards.iter() {
-            visit(&lock(&shard.0));
+    pub(crate) fn for_each_shard(&self, mut visit: impl FnMut(&mut ShardGuard<'_>)) {
+        for padded in self.shards.iter() {
+            visit(&mut padded.slots.lock());
         }
     }
 
@@ -74,64 +173,161 @@ impl TableShared {
         std::mem::size_of::<TableShared>() + self.shards.len() * std::mem::size_of::<PaddedShard>()
     }
 
-    fn as_owner(&self) -> *const TableShared {
-        self
+    /// Atoms in use (not unused) over all shards.
+    pub(crate) fn len_in_use(&self) -> usize {
+        let mut len = 0;
+        self.for_each_shard(|shard| {
+            // SAFETY: the table holds every entry's count, and `for_each_shard` holds the
+            // lock that sweeps need.
+            for_each_entry(shard, |raw| len += usize::from(!unsafe { raw.is_unused() }));
+        });
+        len
     }
 
-    /// Every block or static entry a local table files keeps the table alive, so that
-    /// its dropper can still find the table after the last `AtomTable` handle is gone.
-    fn hold_for_entry(&self) {
-        if !self.is_global {
-            // SAFETY: a local `TableShared` always lives in the `Arc` of its `AtomTable`,
-            // and the caller reached it through such a handle, so the count is positive.
-            unsafe { Arc::increment_strong_count(self.as_owner()) };
+    /// Sets how many unused atoms the table keeps beyond half of those in use.
+    pub(crate) fn set_unused_limit(&self, atoms: usize) {
+        let floor = atoms.div_ceil(SHARD_COUNT);
+        self.unused_floor.store(floor, Ordering::Relaxed);
+        for padded in self.shards.iter() {
+            padded.check_after_drops.store(floor, Ordering::Relaxed);
+            let mut shard = padded.slots.lock();
+            let len = shard.len();
+            shard.check_at_len = shard.check_at_len.min(len.max(floor));
         }
     }
 
-    /// Finds the live entry for `bytes`, or files the atom `make` builds.
+    /// Finds the entry for `bytes` (reviving it if unused), or files the atom `make` builds
+    /// (with the entry that holds the table's count of it).
     fn find_or_file(
         &self,
         bytes: &[u8],
         hash: u64,
-        make: impl FnOnce() -> Result<AtomWord, StrError>,
+        make: impl FnOnce() -> Result<(AtomWord, RawAtom), StrError>,
     ) -> Result<AtomWord, StrError> {
-        let mut guard = self.lock_shard(hash);
-        let Shard { entries, counters } = &mut *guard;
+        let padded = &self.shards[shard_index(hash)];
+        if let Some(atom) = self.find_unlocked(padded, hash, |raw| is_entry_for(raw, hash, bytes), true) {
+            return Ok(atom);
+        }
+        let mut shard = padded.slots.lock();
         let mut probes = 0;
-        let entry = entries.entry(
-            hash,
-            |raw| {
-                probes += 1;
-                // SAFETY: we hold this shard's lock, so every entry in it is allocated.
-                unsafe { raw.hash() == hash && raw.bytes() == bytes }
-            },
-            // SAFETY: as above; growth reads only the cached hashes, never the bytes.
-            |raw| unsafe { raw.hash() },
-        );
-        counters.record_lookup(probes);
-        match entry {
-            Entry::Occupied(mut occupied) => {
-                // SAFETY: the shard lock is held.
-                if let Some(atom) = unsafe { occupied.get().acquire() } {
-                    counters.hits += 1;
-                    return Ok(atom);
-                }
-                counters.misses += 1;
-                let atom = make()?;
-                // The dying entry leaves the table here; its dropper will find it gone.
-                *occupied.get_mut() = atom.raw();
-                counters.removals += 1;
-                counters.inserts += 1;
-                Ok(atom)
+        let found = shard.find(probe_hash(hash), |entry| {
+            let raw = RawAtom::from_slot(entry);
+            probes += 1;
+            is_entry_for(raw, hash, bytes)
+        });
+        shard.counters.record_lookup(probes);
+        if let Some(entry) = found {
+            shard.counters.hits += 1;
+            // SAFETY: the table holds a count of every listed entry and sweeps only under
+            // this lock, so the count is at least 1 and reviving cannot fail.
+            let atom = unsafe { RawAtom::from_slot(entry).acquire(true) };
+            return Ok(atom.expect("a listed entry holds the table's count"));
+        }
+        shard.counters.misses += 1;
+        let (atom, raw) = make()?;
+        if let Err(err) = shard.insert(probe_hash(hash), raw.as_slot()) {
+            // SAFETY: the entry was never listed; its count goes back at once.
+            unsafe { raw.release() };
+            return Err(err);
+        }
+        shard.counters.inserts += 1;
+        if shard.len() > shard.check_at_len {
+            self.check_shard(padded, &mut shard, false);
+        }
+        Ok(atom)
+    }
+
+    /// The entry `accept` picks among those filed under `hash`, found without the lock,
+    /// with a new count: `revive` also takes unused entries. Writes nothing but the count.
+    fn find_unlocked(
+        &self,
+        padded: &PaddedShard,
+        hash: u64,
+        accept: impl Fn(RawAtom) -> bool,
+        revive: bool,
+    ) -> Option<AtomWord> {
+        let guard = reclaim::pin();
+        let entry = padded.slots.find(&guard, probe_hash(hash), |entry| accept(RawAtom::from_slot(entry)))?;
+        // SAFETY: pinned: a swept block is freed only after this guard is dropped, and a
+        // count of 0 (swept) is never raised.
+        unsafe { RawAtom::from_slot(entry).acquire(revive) }
+    }
+
+    /// Counts a shard's unused atoms and frees them all if they pass
+    /// `max(floor, live / 2)` (or always, with `force`). Returns the atoms freed.
+    fn check_shard(&self, padded: &PaddedShard, shard: &mut ShardGuard<'_>, force: bool) -> usize {
+        let drops_seen = padded.unused_drops.load(Ordering::Relaxed);
+        let floor = self.unused_floor.load(Ordering::Relaxed);
+        let mut unused = 0;
+        // SAFETY: the table holds every entry's count; only this lock's holder sweeps.
+        for_each_entry(shard, |raw| unused += usize::from(unsafe { raw.is_unused() }));
+        let live = shard.len() - unused;
+        let mut freed = 0;
+        if force || unused > floor.max(live / 2) {
+            let mut dead = Vec::new();
+            shard.retain(
+                // SAFETY: the table holds this entry's count; `retain` unlinks it at once
+                // when the count is taken back.
+                |entry| match unsafe { RawAtom::from_slot(entry).reclaim_unused() } {
+                    Some(block) => {
+                        dead.push(block);
+                        false
+                    }
+                    None => true,
+                },
+                |_| {},
+            );
+            freed = dead.len();
+            for block in dead {
+                let (ptr, free) = block.into_retirable();
+                // SAFETY: unlinked from the slots above (no reader pinning from now on can
+                // find it), retired once, and `free` frees a dead block from any thread.
+                // The list is dropped with the table, when no reader is left.
+                unsafe { shard.retired.retire(ptr, free) };
             }
-            Entry::Vacant(vacant) => {
-                counters.misses += 1;
-                let atom = make()?;
-                vacant.insert(atom.raw());
-                counters.inserts += 1;
-                Ok(atom)
+            shard.counters.removals += freed as u64;
+        }
+        shard.retired.collect();
+        // What is still unused stays counted, so the next check comes after as many
+        // further drops as the bound allows.
+        padded.unused_drops.fetch_sub(drops_seen.saturating_sub(unused.saturating_sub(freed)), Ordering::Relaxed);
+        let len = shard.len();
+        padded.check_after_drops.store(floor.max(len / 2), Ordering::Relaxed);
+        shard.check_at_len = floor.max(len * 2);
+        freed
+    }
+
+    /// A global atom in `hash`'s shard became unused.
+    fn note_unused(&self, hash: u64) {
+        let padded = &self.shards[shard_index(hash)];
+        let drops = padded.unused_drops.fetch_add(1, Ordering::Relaxed) + 1;
+        if drops > padded.check_after_drops.load(Ordering::Relaxed) {
+            let mut shard = padded.slots.lock();
+            // Another dropper may have checked while we waited for the lock.
+            if padded.unused_drops.load(Ordering::Relaxed) > padded.check_after_drops.load(Ordering::Relaxed) {
+                self.check_shard(padded, &mut shard, false);
             }
         }
+    }
+
+    /// Frees every unused atom now, and whatever lock-free readers have moved on from.
+    /// Returns the atoms swept.
+    pub(crate) fn sweep(&self) -> usize {
+        let mut freed = 0;
+        for padded in self.shards.iter() {
+            let mut shard = padded.slots.lock();
+            freed += self.check_shard(padded, &mut shard, true);
+            // The sweep may have started moving the entries to a smaller array: a pass that
+            // keeps everything finishes that, and retires the old array.
+            shard.retain(|_| true, |_| {});
+            // An item is freed two epoch steps after it was retired: with no reader pinned,
+            // a few collections free them all.
+            for _ in 0..3 {
+                shard.retired.collect();
+                shard.collect_arrays();
+            }
+        }
+        freed
     }
 
     /// Interns a copy of `bytes` (longer than an inline atom).
@@ -140,35 +336,41 @@ impl TableShared {
         self.find_or_file(bytes, hash, || self.file_copy(bytes, hash, fallibility))
     }
 
-    fn file_copy(&self, bytes: &[u8], hash: u64, fallibility: Fallibility) -> Result<AtomWord, StrError> {
-        let block = Block::copy_from(bytes, fallibility)?;
-        block.cache_hash(hash);
-        let claimed = block.try_claim(self.as_owner());
-        debug_assert!(claimed, "a fresh block has no owner");
-        self.hold_for_entry();
-        Ok(AtomWord::from_block(block))
+    fn file_copy(&self, bytes: &[u8], hash: u64, fallibility: Fallibility) -> Result<(AtomWord, RawAtom), StrError> {
+        let (block, entry) = Block::copy_filed(bytes, hash, self.claim_flags(), fallibility)?;
+        Ok(AtomWord::filed_copy(block, entry))
     }
 
     /// Interns the bytes of `block` (which spans its whole buffer), adopting the block
-    /// itself when no atom of those bytes exists. Only the global table adopts: a block's
-    /// cached hash is the global one until it is claimed.
+    /// itself when no atom of those bytes exists and no table has it yet. Tables with
+    /// their own seed copy: the block's one hash slot holds the process seed's hash.
     pub(crate) fn intern_block(&self, block: &Block, fallibility: Fallibility) -> Result<AtomWord, StrError> {
-        if std::ptr::eq(block.owner(), self) {
+        if self.kind == TableKind::Global && block.is_global_entry() {
             return Ok(AtomWord::from_block(block.clone()));
         }
         let bytes = block.bytes();
-        if !self.is_global || !block.owner().is_null() {
+        let own_flags = INTERNED | self.claim_flags();
+        if block.flags() & (INTERNED | LOCAL | OWN_SEED) == own_flags {
+            // Perhaps this table's entry: then its cached hash is the one it is filed under,
+            // and finding it compares pointers, not text.
+            let found = block.cached_hash().and_then(|hash| self.find_entry(bytes, hash, Some(block.bytes_ptr())));
+            if let Some(atom) = found {
+                return Ok(atom);
+            }
+        }
+        if self.kind == TableKind::OwnSeed {
             return self.intern_copy(bytes, fallibility);
         }
-        let hash = block.cached_hash().unwrap_or_else(|| {
+        let hash = block.cached_process_hash().unwrap_or_else(|| {
             let hash = self.hash(bytes);
             block.cache_hash(hash);
             hash
         });
         self.find_or_file(bytes, hash, || {
-            if block.try_claim(self.as_owner()) {
-                self.hold_for_entry();
-                Ok(AtomWord::from_block(block.clone()))
+            if block.flags() & INTERNED == 0 && block.try_claim(self.claim_flags()) {
+                let atom = AtomWord::from_block(block.clone());
+                let entry = atom.counted_entry();
+                Ok((atom, entry))
             } else {
                 self.file_copy(bytes, hash, fallibility)
             }
@@ -176,66 +378,123 @@ impl TableShared {
     }
 
     /// Interns `bytes`, keeping them where they are if no atom of them exists.
-    /// A local table copies them instead: a static entry never dies, so its hold on the
-    /// table would keep the whole table allocated after its last handle is gone.
+    /// A local table copies them instead: its entries are freed with it, and a static
+    /// entry never is.
     pub(crate) fn intern_static(&self, bytes: &'static [u8]) -> AtomWord {
-        if !self.is_global {
+        if self.kind != TableKind::Global {
             return self.intern_copy(bytes, Fallibility::Infallible).expect("a static text fits in a block");
         }
         let hash = self.hash(bytes);
         let filed = self.find_or_file(bytes, hash, || {
-            self.hold_for_entry();
-            Ok(AtomWord::from_static(StaticEntry::leak(bytes, hash, self.as_owner())))
+            let leaked = StaticEntry::leak(bytes, hash);
+            lock(&self.static_entries).push(leaked.as_ptr().addr());
+            let atom = AtomWord::from_static(leaked);
+            let entry = atom.counted_entry();
+            Ok((atom, entry))
         });
         filed.expect("filing a static entry cannot fail")
     }
 
-    /// The live atom for `bytes`, if any. Never files anything.
+    /// The atom for `bytes` if one is in use. Never files or revives anything.
     pub(crate) fn lookup(&self, bytes: &[u8]) -> Option<AtomWord> {
         let hash = self.hash(bytes);
-        let mut guard = self.lock_shard(hash);
-        let Shard { entries, counters } = &mut *guard;
-        let mut probes = 0;
-        let found = entries.find(hash, |raw| {
-            probes += 1;
-            // SAFETY: we hold this shard's lock, so every entry in it is allocated.
-            unsafe { raw.hash() == hash && raw.bytes() == bytes }
-        });
-        counters.record_lookup(probes);
-        // SAFETY: the shard lock is held.
-        let atom = found.and_then(|raw| unsafe { raw.acquire() });
-        match atom {
-            Some(_) => counters.hits += 1,
-            None => counters.misses += 1,
-        }
-        atom
+        self.find_entry(bytes, hash, None)
     }
 
-    /// Removes a dying block's entry and frees the block.
-    ///
-    /// # Safety
-    /// - `owner` is the owner recorded in `dead`'s header, and
-    /// - `dead` was that table's entry (its filing still holds the table alive).
-    pub(crate) unsafe fn release_dead(owner: *const TableShared, dead: DeadBlock) {
-        // SAFETY: the entry's hold (`hold_for_entry`) keeps a local table alive until the
-        // decrement below; the global table is never freed.
-        let table = unsafe { &*owner };
-        let hash = dead.cached_hash();
-        {
-            let mut guard = table.lock_shard(hash);
-            let Shard { entries, counters } = &mut *guard;
-            let target = Some(dead.as_raw());
-            if let Ok(entry) = entries.find_entry(hash, |raw| raw.block_ptr() == target) {
-                entry.remove();
-                counters.removals += 1;
+    /// Whether `atom` (not inline) is this table's entry.
+    pub(crate) fn lists(&self, atom: &AtomWord) -> bool {
+        if atom.is_global_entry() || self.kind == TableKind::Global {
+            return atom.is_global_entry() && self.kind == TableKind::Global;
+        }
+        let Some(hash) = atom.table_hash() else { return false };
+        let bytes = atom.as_bytes();
+        self.find_entry(bytes, hash, Some(bytes.as_ptr())).is_some()
+    }
+
+    /// The entry in use for `bytes` filed under `hash`, without the lock; with `at`, only
+    /// the entry whose characters are at that address (found by address, comparing no
+    /// text).
+    fn find_entry(&self, bytes: &[u8], hash: u64, at: Option<*const u8>) -> Option<AtomWord> {
+        let padded = &self.shards[shard_index(hash)];
+        match at {
+            // SAFETY: `find_unlocked` is pinned while it calls this, so the entry is
+            // allocated.
+            Some(at) => {
+                self.find_unlocked(padded, hash, |raw| std::ptr::eq(unsafe { raw.bytes() }.as_ptr(), at), false)
             }
+            None => self.find_unlocked(padded, hash, |raw| is_entry_for(raw, hash, bytes), false),
         }
-        let is_global = table.is_global;
-        drop(dead);
-        if !is_global {
-            // SAFETY: gives back the hold this block's filing took; `table` is not used
-            // after this point.
-            unsafe { Arc::decrement_strong_count(owner) };
+    }
+}
+
+/// Whether `raw` is the entry for `bytes` under `hash`: the cached hash first (one read of
+/// the header), the bytes only when it matches.
+#[inline]
+fn is_entry_for(raw: RawAtom, hash: u64, bytes: &[u8]) -> bool {
+    // SAFETY: called on entries found in a shard by a pinned reader or the lock's holder,
+    // which keep them allocated.
+    unsafe { raw.hash() == hash && raw.bytes() == bytes }
+}
+
+/// The slots' hash of an entry they hold (the one it was inserted with).
+fn entry_probe_hash(entry: NonNull<u8>) -> u64 {
+    // SAFETY: the slots call this under the shard's lock on entries they hold, whose
+    // counts the table holds.
+    probe_hash(unsafe { RawAtom::from_slot(entry).hash() })
+}
+
+/// Visits every entry of a locked shard, changing nothing.
+pub(crate) fn for_each_entry(shard: &ShardGuard<'_>, mut visit: impl FnMut(RawAtom)) {
+    shard.for_each(|entry| visit(RawAtom::from_slot(entry)));
+}
+
+/// Has the process sweep the global table when it exits (from `atexit`, so before a leak
+/// checker's own exit handler, registered earlier, looks): the unused atoms it frees would
+/// otherwise be reachable only through tagged slot words, which LeakSanitizer and
+/// valgrind do not recognise as pointers. Atoms still in use are reachable through their
+/// handles. Sweeping is safe while other threads still run.
+#[cfg(not(loom))]
+fn sweep_global_table_at_exit() {
+    extern "C" fn sweep() {
+        crate::table::AtomTable::global().shrink();
+    }
+    extern "C" {
+        fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
+    }
+    // SAFETY: `atexit` is the C library's; `sweep` is a plain function that unwinds into
+    // no C frame (shrink does not panic: it only locks, compares and frees).
+    let _ = unsafe { atexit(sweep) };
+}
+
+#[cfg(loom)]
+fn sweep_global_table_at_exit() {}
+
+/// The hook `repr::heap` calls when a global atom becomes unused.
+fn note_global_unused(hash: u64) {
+    crate::table::AtomTable::global().shared().note_unused(hash);
+}
+
+impl Drop for TableShared {
+    fn drop(&mut self) {
+        // No reader is left (each holds an `AtomTable`): the shards are ours outright, and
+        // are emptied without locks or synchronising operations (loom drops the global
+        // table among its statics, where a step of the model would be out of order).
+        for padded in self.shards.iter_mut() {
+            // SAFETY: the table holds this entry's count and is going away; the entry is
+            // taken out of its slot once.
+            padded.slots.drain_exclusive(|_, entry| unsafe { RawAtom::from_slot(entry).release() });
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_probe_hash_uses_every_low_bit() {
+        let hashes: Vec<u64> = (0..64u64).map(|i| cacheable_hash(i.wrapping_mul(0x9E37_79B9_7F4A_7C15))).collect();
+        assert!(hashes.iter().all(|h| h & 0xF == 0));
+        assert!(hashes.iter().any(|h| probe_hash(*h) & 0xF != 0));
     }
 }

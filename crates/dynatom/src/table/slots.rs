@@ -1,0 +1,835 @@
+//! A shard's set of entries: an open-addressing array of one-word slots that readers probe
+//! without a lock, and that writers (holding the shard's lock) change and grow a few slots
+//! at a time.
+//!
+//! # The slot word
+//!
+//! ```text
+//!  bit 63            48 47                          3   2   1 0
+//!     +----------------+-----------------------------+---+-----+
+//!     | tag: hash>>48  | entry address (bits 3..47)  | 1 | own |   tagged entry
+//!     +----------------+-----------------------------+---+-----+
+//!     | the entry pointer, as given                      | 0 | own |   untagged entry
+//!     +--------------------------------------------------+---+-----+
+//!     0: empty                4 (tag 0, address 0, bit 2): tombstone
+//! ```
+//!
+//! Entries are pointers to 8-aligned blocks; bits 0 and 1 are the caller's own (the atom
+//! word's static-entry tag lives there) and are kept; bit 2 must be zero ([`Slots`] checks
+//! it on insert). User-space pointers on x86-64 and aarch64 leave bits 48..63 zero, so the
+//! slot keeps 16 bits of the entry's hash there and sets bit 2 to say so: a probe rejects
+//! a mismatch from the slot word alone, without touching the entry. A pointer that already
+//! uses the top bits (5-level paging with a high mmap hint, aarch64 top-byte tags such as
+//! MTE or HWASan, or a 32-bit target) is stored as it is, untagged, and every probe that
+//! meets it asks the caller's `matches`: slower, never wrong.
+//!
+//! # Readers
+//!
+//! [`Slots::find`] loads the current array and, while one is being migrated, the previous
+//! one, with `Acquire`, and probes linearly from the hash's low bits until an empty slot.
+//! It writes nothing; the [`reclaim::Guard`] it is given keeps every array it loads (and,
+//! if the caller retires its entries through [`reclaim`], every entry) allocated.
+//!
+//! # Removal: tombstones
+//!
+//! A removed entry's slot becomes a tombstone, which probes step over. Backward-shift
+//! deletion would keep no tombstones, but it moves live entries towards their home slot,
+//! and a reader probing concurrently can miss an entry that is moved from a slot it has
+//! not reached yet to one it has passed. Tombstones never move anything, so a reader can
+//! only miss an entry inserted or removed during its probe. They are cleared when the
+//! array is migrated to a fresh one, which the load limit forces (it counts them).
+//!
+//! # Incremental growth
+//!
+//! When entries plus tombstones would pass 3/4 of the array, a fresh array (twice as
+//! large, or the same size if tombstones are the reason) becomes current and the old one
+//! stays as `previous`. Every later write copies a bounded number of the old array's slots
+//! (a few, scaled so the copy always ends before the new array fills); a writer never
+//! rehashes everything at once. Entries are copied, never taken out of the old array, so
+//! a reader looking in both finds every entry present throughout its probe. New entries go
+//! only to the current array; a removal tombstones the entry in both. When the last old
+//! slot is copied, `previous` is cleared and the old array is retired through [`reclaim`].
+//!
+//! # How a shard uses it
+//!
+//! ```text
+//! shard:   Slots<ShardState>, ShardState holding the shard's own counters and a
+//!          reclaim::Retired for the blocks it sweeps;
+//!          hash_of = |entry| the block header's cached hash (read under the lock).
+//! hit:     let guard = reclaim::pin();
+//!          slots.find(&guard, hash, |entry| bytes of entry == text)
+//!          then take a count unless it is 0 (never revive); drop the guard.
+//! miss:    let mut shard = slots.lock(); shard.find(..) again; else shard.insert(hash, entry).
+//! sweep:   shard.retain(|entry| keep unless its count goes 1 -> 0,
+//!                       |entry| unsafe { shard_retired.retire(entry, free_block) });
+//!          (collect the retired list from time to time, e.g. at each sweep and write.)
+//! ```
+//!
+//! The probe sequence starts at the hash's low bits and the tag is its top 16 bits, so
+//! a shard should be chosen by bits in between (today's tables use bits 32..).
+
+use std::alloc::Layout;
+use std::ptr::{self, NonNull};
+
+use super::reclaim::{self, Retired};
+use crate::error::StrError;
+use crate::sync::{exclusive, exclusive_ptr, lock, raw_alloc, unshared_load, AtomicPtr, Mutex, MutexGuard, Ordering};
+
+/// Bit 2 of a slot word: the entry carries a hash tag in the top bits.
+const TAGGED: usize = 0b100;
+/// A removed entry's slot.
+const TOMBSTONE: usize = TAGGED;
+
+/// The first array's capacity.
+#[cfg(not(loom))]
+const MIN_CAPACITY: usize = 8;
+#[cfg(loom)]
+const MIN_CAPACITY: usize = 4;
+
+/// Old slots copied per write at least, while migrating.
+#[cfg(not(loom))]
+const MIGRATE_STEP: usize = 8;
+#[cfg(loom)]
+const MIGRATE_STEP: usize = 1;
+
+/// Writes between tries to free old arrays while some wait.
+#[cfg(not(loom))]
+const COLLECT_EVERY: usize = 16;
+#[cfg(loom)]
+const COLLECT_EVERY: usize = 1;
+
+#[cfg(target_pointer_width = "64")]
+mod tag {
+    use std::ptr::NonNull;
+
+    use super::TAGGED;
+
+    const SHIFT: u32 = 48;
+    const ADDRESS: usize = (1 << SHIFT) - 1;
+
+    /// The tag bits a slot keeps for `hash`, in place.
+    #[inline]
+    pub(super) fn of(hash: u64) -> usize {
+        ((hash >> 48) as usize) << SHIFT
+    }
+
+    /// The slot word for `entry`: tagged if its top bits are free.
+    #[inline]
+    pub(super) fn pack(entry: NonNull<u8>, hash: u64) -> *mut u8 {
+        let ptr = entry.as_ptr();
+        if ptr.addr() >> SHIFT == 0 {
+            ptr.map_addr(|addr| addr | TAGGED | of(hash))
+        } else {
+            ptr
+        }
+    }
+
+    /// Whether a tagged word's tag is `wanted` (as made by [`of`]).
+    #[inline]
+    pub(super) fn matches(word: usize, wanted: usize) -> bool {
+        word & !ADDRESS == wanted
+    }
+
+    /// The entry of a non-empty, non-tombstone word.
+    #[inline]
+    pub(super) fn unpack(word: *mut u8) -> *mut u8 {
+        if word.addr() & TAGGED != 0 {
+            word.map_addr(|addr| addr & ADDRESS & !TAGGED)
+        } else {
+            word
+        }
+    }
+}
+
+/// Without 64-bit pointers there are no spare top bits: every entry is untagged.
+#[cfg(not(target_pointer_width = "64"))]
+mod tag {
+    use std::ptr::NonNull;
+
+    #[inline]
+    pub(super) fn of(_hash: u64) -> usize {
+        0
+    }
+
+    #[inline]
+    pub(super) fn pack(entry: NonNull<u8>, _hash: u64) -> *mut u8 {
+        entry.as_ptr()
+    }
+
+    #[inline]
+    pub(super) fn matches(_word: usize, _wanted: usize) -> bool {
+        true
+    }
+
+    #[inline]
+    pub(super) fn unpack(word: *mut u8) -> *mut u8 {
+        word
+    }
+}
+
+/// The head of a slot array; the slots follow it in the same allocation.
+#[repr(C)]
+struct ArrayHeader {
+    /// Capacity - 1; capacities are powers of two.
+    mask: usize,
+}
+
+/// Raw handle to one slot array. Copying it copies the pointer, not the array.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Array(NonNull<ArrayHeader>);
+
+/// Where the slots start, after the header: a constant, so a probe computes no layout.
+const SLOTS_OFFSET: usize = {
+    let align = std::mem::align_of::<AtomicPtr<u8>>();
+    std::mem::size_of::<ArrayHeader>().div_ceil(align) * align
+};
+
+impl Array {
+    fn layout(capacity: usize) -> Option<(Layout, usize)> {
+        let slots = Layout::array::<AtomicPtr<u8>>(capacity).ok()?;
+        let (layout, offset) = Layout::new::<ArrayHeader>().extend(slots).ok()?;
+        debug_assert_eq!(offset, SLOTS_OFFSET);
+        Some((layout.pad_to_align(), offset))
+    }
+
+    /// A fresh array of empty slots; `capacity` is a power of two.
+    fn allocate(capacity: usize) -> Result<Array, StrError> {
+        debug_assert!(capacity.is_power_of_two());
+        let Some((layout, offset)) = Array::layout(capacity) else {
+            return Err(StrError::AllocFailed { size: usize::MAX });
+        };
+        // Zeroed memory is an array of empty slots: a large array then costs the insert
+        // that makes it no pass over its pages (the allocator hands out fresh zero pages,
+        // faulted in as the migration and later inserts reach them). loom's atomics are
+        // objects of their own, so under loom each slot is written.
+        // SAFETY: the layout is non-zero-sized (it has a header).
+        #[cfg(not(loom))]
+        let raw = unsafe { raw_alloc::alloc_zeroed(layout) };
+        // SAFETY: as above.
+        #[cfg(loom)]
+        let raw = unsafe { raw_alloc::alloc(layout) };
+        let Some(header) = NonNull::new(raw.cast::<ArrayHeader>()) else {
+            return Err(StrError::AllocFailed { size: layout.size() });
+        };
+        // SAFETY: `raw` is a fresh allocation of `layout`: the header fits at its start.
+        unsafe { header.as_ptr().write(ArrayHeader { mask: capacity - 1 }) };
+        #[cfg(not(loom))]
+        const _: () = assert!(std::mem::size_of::<AtomicPtr<u8>>() == std::mem::size_of::<usize>());
+        #[cfg(loom)]
+        // SAFETY: `capacity` slots fit at `offset`; each is written once before the array
+        // is shared.
+        unsafe {
+            let slots = raw.add(offset).cast::<AtomicPtr<u8>>();
+            for index in 0..capacity {
+                slots.add(index).write(AtomicPtr::new(ptr::null_mut()));
+            }
+        }
+        #[cfg(not(loom))]
+        let _ = offset;
+        Ok(Array(header))
+    }
+
+    /// # Safety
+    /// The array has not been freed.
+    #[inline]
+    unsafe fn capacity(self) -> usize {
+        // SAFETY: the caller keeps the array allocated; the mask never changes.
+        unsafe { self.0.as_ref() }.mask + 1
+    }
+
+    /// # Safety
+    /// The array has not been freed, and outlives `'a`.
+    #[inline]
+    unsafe fn slots<'a>(self) -> &'a [AtomicPtr<u8>] {
+        // SAFETY: the caller keeps the array allocated; its slots were all initialised by
+        // `allocate`, right after the header at the offset its layout gives.
+        unsafe {
+            let capacity = self.capacity();
+            std::slice::from_raw_parts(self.0.as_ptr().cast::<u8>().add(SLOTS_OFFSET).cast(), capacity)
+        }
+    }
+
+    /// # Safety
+    /// No reader can hold the array any more, and it is freed once.
+    unsafe fn free(self) {
+        // SAFETY: the caller guarantees exclusive access to an allocated array.
+        unsafe {
+            let capacity = self.capacity();
+            let (layout, _) = Array::layout(capacity).expect("the layout was valid at allocation");
+            // loom's atomics must be dropped; std's need not, but dropping is free.
+            for slot in self.slots() {
+                ptr::drop_in_place(ptr::from_ref(slot).cast_mut());
+            }
+            raw_alloc::dealloc(self.0.as_ptr().cast(), layout);
+        }
+    }
+
+    /// # Safety
+    /// As for [`Array::free`]; for [`Retired::retire`].
+    unsafe fn free_erased(ptr: NonNull<()>) {
+        // SAFETY: forwarded: `ptr` is an array retired once.
+        unsafe { Array(ptr.cast()).free() }
+    }
+
+    /// Probes for an entry `matches` accepts. Stops at the first empty slot.
+    ///
+    /// # Safety
+    /// The array stays allocated for the call.
+    #[inline]
+    unsafe fn find(self, hash: u64, matches: &mut impl FnMut(NonNull<u8>) -> bool) -> Option<NonNull<u8>> {
+        // SAFETY: the caller keeps the array allocated.
+        let slots = unsafe { self.slots() };
+        let mask = slots.len() - 1;
+        let wanted = tag::of(hash);
+        let mut index = hash as usize & mask;
+        // Bounded for robustness: an array always keeps an empty slot.
+        for _ in 0..slots.len() {
+            // Acquire: pairs with the Release that stored the entry, so what the writer
+            // wrote into the entry before inserting it is visible to `matches`.
+            let word = slots[index].load(Ordering::Acquire);
+            let bits = word.addr();
+            if bits == 0 {
+                return None;
+            }
+            let candidate = bits & TAGGED == 0 || (bits != TOMBSTONE && tag::matches(bits, wanted));
+            if candidate {
+                let entry = NonNull::new(tag::unpack(word)).expect("an entry is not null");
+                if matches(entry) {
+                    return Some(entry);
+                }
+            }
+            index = (index + 1) & mask;
+        }
+        None
+    }
+}
+
+/// A shard's set: readers call [`Slots::find`] with no lock; writers [`Slots::lock`] it,
+/// which also guards the caller's own shard state `S`.
+pub(crate) struct Slots<S> {
+    /// The array inserts go into; null until the first insert.
+    current: AtomicPtr<ArrayHeader>,
+    /// The array being migrated from; null when no migration runs.
+    previous: AtomicPtr<ArrayHeader>,
+    locked: Mutex<Locked<S>>,
+}
+
+/// What only the lock holder touches.
+struct Locked<S> {
+    /// Entries in the set (counting an entry copied to the new array once).
+    len: usize,
+    /// Entries stored in the current array (copies included).
+    occupied: usize,
+    /// Tombstones in the current array.
+    tombstones: usize,
+    /// Next slot of `previous` to copy.
+    cursor: usize,
+    /// Old slots to copy per write in this migration.
+    step: usize,
+    /// Arrays left behind by growth, waiting for readers.
+    retired: Retired,
+    /// Bytes of the arrays in `retired` (until all of them are freed).
+    retired_bytes: usize,
+    /// Writes left before the next try to free old arrays.
+    writes_to_collect: usize,
+    /// The hash of an entry in the set, for copying it to a new array.
+    hash_of: fn(NonNull<u8>) -> u64,
+    /// The caller's own shard state.
+    state: S,
+}
+
+/// A writer's hold on a [`Slots`]: the lock, the caller's state through `Deref`.
+pub(crate) struct SlotsGuard<'a, S> {
+    slots: &'a Slots<S>,
+    locked: MutexGuard<'a, Locked<S>>,
+}
+
+impl<S> Slots<S> {
+    /// An empty set (no array yet). `hash_of` gives the hash an entry was inserted with;
+    /// the set calls it only on entries it holds, under its lock, when growing.
+    pub(crate) fn new(state: S, hash_of: fn(NonNull<u8>) -> u64) -> Slots<S> {
+        let locked = Locked {
+            len: 0,
+            occupied: 0,
+            tombstones: 0,
+            cursor: 0,
+            step: MIGRATE_STEP,
+            retired: Retired::default(),
+            retired_bytes: 0,
+            writes_to_collect: COLLECT_EVERY,
+            hash_of,
+            state,
+        };
+        Slots {
+            current: AtomicPtr::new(ptr::null_mut()),
+            previous: AtomicPtr::new(ptr::null_mut()),
+            locked: Mutex::new(locked),
+        }
+    }
+
+    /// The entry `matches` accepts among those filed under `hash`, without a lock and
+    /// without writing anything.
+    ///
+    /// `matches` only sees entries whose tag equals `hash`'s (and untagged ones). An entry
+    /// inserted or removed while this runs may or may not be seen, so a found entry may
+    /// have been removed already: the caller validates it (for an atom: a count that is
+    /// not zero). The entry, like the arrays, stays allocated while `_guard` lives if its
+    /// writer retires it through [`reclaim`].
+    #[inline]
+    pub(crate) fn find(
+        &self,
+        _guard: &reclaim::Guard,
+        hash: u64,
+        mut matches: impl FnMut(NonNull<u8>) -> bool,
+    ) -> Option<NonNull<u8>> {
+        // Acquire: pairs with the Release that published the array (its empty slots were
+        // written before). `current` first: a `previous` loaded after it is its
+        // predecessor, or null once every entry has been copied into it.
+        let current = NonNull::new(self.current.load(Ordering::Acquire))?;
+        let previous = self.previous.load(Ordering::Acquire);
+        // SAFETY: the guard keeps both arrays allocated: the writer retires an array
+        // through `reclaim` after unlinking it.
+        if let Some(found) = unsafe { Array(current).find(hash, &mut matches) } {
+            return Some(found);
+        }
+        let previous = NonNull::new(previous).filter(|previous| *previous != current)?;
+        // SAFETY: as above.
+        unsafe { Array(previous).find(hash, &mut matches) }
+    }
+
+    /// Locks the set for writing (and the caller's state with it).
+    pub(crate) fn lock(&self) -> SlotsGuard<'_, S> {
+        SlotsGuard { slots: self, locked: lock(&self.locked) }
+    }
+
+    fn arrays(&self) -> (Option<Array>, Option<Array>) {
+        // Relaxed: called under the lock, which orders every store to these fields.
+        let current = NonNull::new(self.current.load(Ordering::Relaxed)).map(Array);
+        let previous = NonNull::new(self.previous.load(Ordering::Relaxed)).map(Array);
+        (current, previous)
+    }
+}
+
+impl<S> Slots<S> {
+    /// The arrays of a set owned outright, read without synchronising operations.
+    fn exclusive_arrays(&mut self) -> (Option<Array>, Option<Array>) {
+        let current = NonNull::new(exclusive_ptr(&mut self.current)).map(Array);
+        let previous = NonNull::new(exclusive_ptr(&mut self.previous)).map(Array);
+        (current, previous)
+    }
+
+    /// Empties a set owned outright (its owner is being dropped), passing every entry to
+    /// `removed` once, with no lock and no synchronising operation: no reader is left.
+    pub(crate) fn drain_exclusive(&mut self, mut removed: impl FnMut(&mut S, NonNull<u8>)) {
+        let (current, previous) = self.exclusive_arrays();
+        let locked = exclusive(&mut self.locked);
+        // Old slots before the cursor were copied to the current array already.
+        let from_previous = previous.map(|array| (array, locked.cursor));
+        for (array, start) in current.map(|array| (array, 0)).into_iter().chain(from_previous) {
+            // SAFETY: `&mut self`: the arrays are allocated and no other thread reads them.
+            for slot in &unsafe { array.slots() }[start..] {
+                // SAFETY: as above.
+                let word = unsafe { unshared_load(slot) };
+                let bits = word.addr();
+                if bits == 0 || bits == TOMBSTONE {
+                    continue;
+                }
+                // SAFETY: as above; the slot is emptied so the entry is passed on once.
+                unsafe { slot_clear_unshared(slot) };
+                removed(&mut locked.state, NonNull::new(tag::unpack(word)).expect("an entry is not null"));
+            }
+        }
+        locked.len = 0;
+    }
+}
+
+/// Empties a slot nobody else can reach.
+///
+/// # Safety
+/// No other thread accesses `slot`.
+unsafe fn slot_clear_unshared(slot: &AtomicPtr<u8>) {
+    // Relaxed: unshared (and under loom this store is a step of the model only if the set
+    // is dropped inside one, where steps are deterministic).
+    slot.store(ptr::null_mut(), Ordering::Relaxed);
+}
+
+impl<S> Drop for Slots<S> {
+    fn drop(&mut self) {
+        let (current, previous) = self.exclusive_arrays();
+        for array in [current, previous].into_iter().flatten() {
+            // SAFETY: `&mut self`: no reader can be probing; each array is freed once (a
+            // retired array is in neither field, and the lock's `Retired` frees those).
+            unsafe { array.free() };
+        }
+    }
+}
+
+impl<S> std::ops::Deref for SlotsGuard<'_, S> {
+    type Target = S;
+    fn deref(&self) -> &S {
+        &self.locked.state
+    }
+}
+
+impl<S> std::ops::DerefMut for SlotsGuard<'_, S> {
+    fn deref_mut(&mut self) -> &mut S {
+        &mut self.locked.state
+    }
+}
+
+impl<S> SlotsGuard<'_, S> {
+    /// Entries in the set.
+    pub(crate) fn len(&self) -> usize {
+        self.locked.len
+    }
+
+    /// Slots in the current array (0 before the first insert).
+    pub(crate) fn capacity(&self) -> usize {
+        // SAFETY: under the lock the current array is allocated.
+        self.slots.arrays().0.map_or(0, |array| unsafe { array.capacity() })
+    }
+
+    /// Whether a migration to a new array is under way.
+    pub(crate) fn is_migrating(&self) -> bool {
+        self.slots.arrays().1.is_some()
+    }
+
+    /// Bytes of every slot array the set holds: current, previous, and those retired and
+    /// not yet freed.
+    pub(crate) fn memory_size(&self) -> usize {
+        let (current, previous) = self.slots.arrays();
+        let arrays: usize = [current, previous]
+            .into_iter()
+            .flatten()
+            // SAFETY: under the lock both arrays are allocated.
+            .map(|array| Array::layout(unsafe { array.capacity() }).map_or(0, |(layout, _)| layout.size()))
+            .sum();
+        arrays + self.locked.retired_bytes
+    }
+
+    /// The entry `matches` accepts among those filed under `hash` (as [`Slots::find`], but
+    /// exact: nothing changes while the lock is held).
+    pub(crate) fn find(&self, hash: u64, mut matches: impl FnMut(NonNull<u8>) -> bool) -> Option<NonNull<u8>> {
+        let (current, previous) = self.slots.arrays();
+        // SAFETY: under the lock no array is freed.
+        if let Some(found) = current.and_then(|array| unsafe { array.find(hash, &mut matches) }) {
+            return Some(found);
+        }
+        // SAFETY: as above.
+        previous.and_then(|array| unsafe { array.find(hash, &mut matches) })
+    }
+
+    /// Adds `entry` under `hash`. The caller has checked that no equal entry is present
+    /// (with [`SlotsGuard::find`]). Fails only if a needed larger array cannot be
+    /// allocated and the current one has no room left.
+    ///
+    /// # Panics
+    /// If bit 2 of `entry` is set (entries point to 8-aligned blocks; the slot word uses
+    /// that bit).
+    pub(crate) fn insert(&mut self, hash: u64, entry: NonNull<u8>) -> Result<(), StrError> {
+        assert_eq!(entry.as_ptr().addr() & TAGGED, 0, "slot entries point to 8-aligned blocks");
+        self.migrate_some();
+        let array = self.reserve_one()?;
+        let word = tag::pack(entry, hash);
+        // SAFETY: under the lock the current array is allocated.
+        let was_tombstone = unsafe { store_in_free_slot(array, hash, word) };
+        let locked = &mut *self.locked;
+        if was_tombstone {
+            locked.tombstones -= 1;
+        }
+        locked.occupied += 1;
+        locked.len += 1;
+        self.collect_now_and_then();
+        Ok(())
+    }
+
+    /// Removes `entry` (filed under `hash`); false if it is not in the set. The caller may
+    /// retire the entry once this returns.
+    pub(crate) fn remove(&mut self, hash: u64, entry: NonNull<u8>) -> bool {
+        let (current, previous) = self.slots.arrays();
+        let mut found = false;
+        if let Some(array) = current {
+            // SAFETY: under the lock the arrays are allocated.
+            if unsafe { tombstone(array, hash, entry) } {
+                self.locked.occupied -= 1;
+                self.locked.tombstones += 1;
+                found = true;
+            }
+        }
+        if let Some(array) = previous {
+            // SAFETY: as above. (A copied entry is in both arrays: tombstone both.)
+            found |= unsafe { tombstone(array, hash, entry) };
+        }
+        if found {
+            self.locked.len -= 1;
+        }
+        self.migrate_some();
+        self.collect_now_and_then();
+        found
+    }
+
+    /// Visits every entry once, changing nothing (a memory report, say). Unlike
+    /// [`SlotsGuard::retain`] it does not finish a migration: it reads the entries the
+    /// old array still holds uncopied there.
+    pub(crate) fn for_each(&self, mut visit: impl FnMut(NonNull<u8>)) {
+        let (current, previous) = self.slots.arrays();
+        let mut visit_slots = |slots: &[AtomicPtr<u8>]| {
+            for slot in slots {
+                let word = slot.load(Ordering::Relaxed);
+                let bits = word.addr();
+                if bits != 0 && bits != TOMBSTONE {
+                    visit(NonNull::new(tag::unpack(word)).expect("an entry is not null"));
+                }
+            }
+        };
+        if let Some(array) = current {
+            // SAFETY: under the lock the arrays are allocated.
+            visit_slots(unsafe { array.slots() });
+        }
+        if let Some(array) = previous {
+            // SAFETY: as above. Slots below the cursor were copied into `current`.
+            visit_slots(&unsafe { array.slots() }[self.locked.cursor..]);
+        }
+    }
+
+    /// Visits every entry once; removes those `keep` refuses, passing each to `removed`
+    /// after it is unlinked (the moment from which it may be retired). Finishes any
+    /// migration first, so this takes time in the size of the set; then, if removals left
+    /// the array mostly tombstones or much too large, starts migrating to a fitting one.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(NonNull<u8>) -> bool, mut removed: impl FnMut(NonNull<u8>)) {
+        self.finish_migration();
+        let Some(array) = self.slots.arrays().0 else { return };
+        // SAFETY: under the lock the current array is allocated.
+        for slot in unsafe { array.slots() } {
+            let word = slot.load(Ordering::Relaxed);
+            let bits = word.addr();
+            if bits == 0 || bits == TOMBSTONE {
+                continue;
+            }
+            let entry = NonNull::new(tag::unpack(word)).expect("an entry is not null");
+            if keep(entry) {
+                continue;
+            }
+            // Relaxed: a reader that still sees the entry is covered by the retire's
+            // fence (it is pinned, so the entry waits for it).
+            slot.store(ptr::without_provenance_mut(TOMBSTONE), Ordering::Relaxed);
+            let locked = &mut *self.locked;
+            locked.occupied -= 1;
+            locked.tombstones += 1;
+            locked.len -= 1;
+            removed(entry);
+        }
+        let capacity = self.capacity();
+        // At most a quarter of the size at once: the copy of the old slots then takes
+        // about a dozen per write, however much was swept (later sweeps shrink further).
+        let fitting = fitting_capacity(self.locked.len).max(capacity / 4);
+        if self.locked.tombstones > capacity / 4 || fitting < capacity / 2 {
+            // Best effort: without memory for a new array the old one keeps working.
+            let _ = self.start_migration(fitting);
+        }
+        self.collect_arrays();
+    }
+
+    /// Frees what readers have moved on from; returns the number of old arrays still
+    /// waiting. Writes call this already; a shard that stops being written may call it.
+    pub(crate) fn collect_arrays(&mut self) -> usize {
+        let locked = &mut *self.locked;
+        if locked.retired.len() == 0 {
+            return 0;
+        }
+        let waiting = locked.retired.collect();
+        locked.writes_to_collect = COLLECT_EVERY;
+        if waiting == 0 {
+            locked.retired_bytes = 0;
+        }
+        waiting
+    }
+
+    /// Tries to free old arrays every [`COLLECT_EVERY`] writes while some wait: a try
+    /// takes the reclaimer's lock and reads every thread's record.
+    fn collect_now_and_then(&mut self) {
+        let locked = &mut *self.locked;
+        if locked.retired.len() == 0 {
+            return;
+        }
+        locked.writes_to_collect = locked.writes_to_collect.saturating_sub(1);
+        if locked.writes_to_collect == 0 {
+            self.collect_arrays();
+        }
+    }
+
+    /// The current array, with room for one more entry (growing or finishing a migration
+    /// if it has none).
+    fn reserve_one(&mut self) -> Result<Array, StrError> {
+        let (current, _) = self.slots.arrays();
+        if let Some(array) = current {
+            // SAFETY: under the lock the current array is allocated.
+            let capacity = unsafe { array.capacity() };
+            if (self.locked.occupied + self.locked.tombstones + 1) * 4 <= capacity * 3 {
+                return Ok(array);
+            }
+        }
+        // The step sizes keep this from happening mid-migration; if it does, finish it.
+        self.finish_migration();
+        let capacity = self.capacity();
+        // (At the load limit, the fitting capacity is twice this one.)
+        let wanted = fitting_capacity(self.locked.len).max(capacity);
+        // Twice the size if entries fill it; the same size if tombstones do.
+        let wanted = if (self.locked.len + 1) * 2 > capacity { wanted.max(capacity * 2) } else { wanted };
+        match self.start_migration(wanted) {
+            Ok(array) => Ok(array),
+            Err(err) => {
+                // No new array: use the old one up to one free slot.
+                let current = self.slots.arrays().0.ok_or(err.clone())?;
+                if self.locked.occupied + self.locked.tombstones + 2 <= capacity {
+                    Ok(current)
+                } else {
+                    Err(err)
+                }
+            }
+        }
+    }
+
+    /// Makes a fresh array of `capacity` current, the old one `previous` (to be copied a
+    /// few slots per write). Returns the new array.
+    fn start_migration(&mut self, capacity: usize) -> Result<Array, StrError> {
+        self.finish_migration();
+        let fresh = Array::allocate(capacity)?;
+        let (current, _) = self.slots.arrays();
+        let locked = &mut *self.locked;
+        if let Some(old) = current {
+            // SAFETY: under the lock the current array is allocated.
+            let old_capacity = unsafe { old.capacity() };
+            // Copy `old_capacity` slots before the new array can reach its load limit:
+            // at most `room` inserts can come first.
+            let room = (capacity * 3 / 4).saturating_sub(locked.len + 1).max(1);
+            locked.step = old_capacity.div_ceil(room).max(MIGRATE_STEP);
+            locked.cursor = 0;
+            // Release (both): a reader that sees the new `current` sees its empty slots
+            // and, when it loads `previous` next, the old array (or something later).
+            self.slots.previous.store(old.0.as_ptr(), Ordering::Release);
+        }
+        self.slots.current.store(fresh.0.as_ptr(), Ordering::Release);
+        locked.occupied = 0;
+        locked.tombstones = 0;
+        if current.is_none() {
+            return Ok(fresh);
+        }
+        self.migrate_some();
+        Ok(fresh)
+    }
+
+    /// Copies the next `step` old slots, if migrating.
+    fn migrate_some(&mut self) {
+        let step = self.locked.step;
+        self.migrate(step);
+    }
+
+    fn finish_migration(&mut self) {
+        self.migrate(usize::MAX);
+    }
+
+    fn migrate(&mut self, budget: usize) {
+        let (Some(current), Some(old)) = self.slots.arrays() else { return };
+        // SAFETY: under the lock both arrays are allocated.
+        let old_slots = unsafe { old.slots() };
+        let locked = &mut *self.locked;
+        let end = locked.cursor.saturating_add(budget).min(old_slots.len());
+        for slot in &old_slots[locked.cursor..end] {
+            let word = slot.load(Ordering::Relaxed);
+            let bits = word.addr();
+            if bits == 0 || bits == TOMBSTONE {
+                continue;
+            }
+            let entry = NonNull::new(tag::unpack(word)).expect("an entry is not null");
+            let hash = (locked.hash_of)(entry);
+            // SAFETY: under the lock the current array is allocated. The copy keeps the
+            // old word (tag and all); the old slot keeps it too, for readers still there.
+            // (A removal during the migration may have left a tombstone to reuse.)
+            if unsafe { store_in_free_slot(current, hash, word) } {
+                locked.tombstones -= 1;
+            }
+            locked.occupied += 1;
+        }
+        locked.cursor = end;
+        if end < old_slots.len() {
+            return;
+        }
+        // Every entry is in the new array: readers need the old one no more, except
+        // those already in it, whom the retire waits for.
+        self.slots.previous.store(ptr::null_mut(), Ordering::Release);
+        let bytes = Array::layout(old_slots.len()).map_or(0, |(layout, _)| layout.size());
+        // SAFETY: the old array is unlinked (neither field names it any more) and retired
+        // once; `Array::free_erased` frees it from any thread; the `Retired` lives in the
+        // lock, dropped with the set, when no reader can be probing.
+        unsafe { locked.retired.retire(old.0.cast(), Array::free_erased) };
+        locked.retired_bytes += bytes;
+        locked.cursor = 0;
+    }
+}
+
+/// The smallest capacity that holds `len` entries at most 3/8 full, so that a migration
+/// to it has as much room again for inserts before it must end.
+fn fitting_capacity(len: usize) -> usize {
+    let mut capacity = MIN_CAPACITY;
+    while capacity * 3 < len * 8 {
+        capacity *= 2;
+    }
+    capacity
+}
+
+/// Stores `word` in the first empty or tombstone slot of `hash`'s probe sequence; returns
+/// whether it was a tombstone.
+///
+/// # Safety
+/// The caller holds the lock (the only writer), the array is allocated, and it has a free
+/// slot.
+unsafe fn store_in_free_slot(array: Array, hash: u64, word: *mut u8) -> bool {
+    // SAFETY: forwarded from the caller.
+    let slots = unsafe { array.slots() };
+    let mask = slots.len() - 1;
+    let mut index = hash as usize & mask;
+    loop {
+        let bits = slots[index].load(Ordering::Relaxed).addr();
+        if bits == 0 || bits == TOMBSTONE {
+            // Release: the entry's contents, written before, are visible to a reader
+            // that loads this word with Acquire.
+            slots[index].store(word, Ordering::Release);
+            return bits == TOMBSTONE;
+        }
+        index = (index + 1) & mask;
+    }
+}
+
+/// Replaces the slot holding exactly `entry` with a tombstone; false if there is none.
+///
+/// # Safety
+/// As for [`store_in_free_slot`].
+unsafe fn tombstone(array: Array, hash: u64, entry: NonNull<u8>) -> bool {
+    // SAFETY: forwarded from the caller.
+    let slots = unsafe { array.slots() };
+    let mask = slots.len() - 1;
+    let mut index = hash as usize & mask;
+    for _ in 0..slots.len() {
+        let word = slots[index].load(Ordering::Relaxed);
+        let bits = word.addr();
+        if bits == 0 {
+            return false;
+        }
+        if bits != TOMBSTONE && tag::unpack(word) == entry.as_ptr() {
+            // Relaxed: see `retain`.
+            slots[index].store(ptr::without_provenance_mut(TOMBSTONE), Ordering::Relaxed);
+            return true;
+        }
+        index = (index + 1) & mask;
+    }
+    false
+}
+
+#[cfg(all(test, not(loom)))]
+#[path = "slots_tests.rs"]
+mod tests;
+
+#[cfg(all(test, loom))]
+#[path = "slots_loom.rs"]
+mod loom_models;
