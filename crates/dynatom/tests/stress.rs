@@ -180,7 +180,7 @@ fn churn_round(table: &AtomTable, keys: &[String], ops: usize) {
                 assert!(atom.len() <= 7 || fresh.as_ptr() == atom.as_ptr(), "one entry per text");
             }
             for s in &strs {
-                let atom = table.intern_str(s);
+                let atom = s.intern_in(table);
                 assert!(s.len() <= 7 || atom.as_ptr() == s.as_ptr(), "strings of atoms stay their atoms' buffers");
             }
         }

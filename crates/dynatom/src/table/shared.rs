@@ -43,9 +43,9 @@ use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::heap::{cacheable_hash, Block, Fallibility, StaticEntry, INTERNED, LOCAL, OWN_SEED};
 use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
 
-use crate::counters::Counters;
 use super::reclaim::{self, Retired};
 use super::slots::{Slots, SlotsGuard};
+use crate::counters::Counters;
 
 #[cfg(not(loom))]
 const SHARD_COUNT: usize = 64;
@@ -417,10 +417,14 @@ impl TableShared {
     fn find_entry(&self, bytes: &[u8], hash: u64, at: Option<*const u8>) -> Option<AtomWord> {
         let padded = &self.shards[shard_index(hash)];
         match at {
-            // SAFETY: `find_unlocked` is pinned while it calls this, so the entry is
-            // allocated.
             Some(at) => {
-                self.find_unlocked(padded, hash, |raw| std::ptr::eq(unsafe { raw.bytes() }.as_ptr(), at), false)
+                let at_address = |raw: RawAtom| {
+                    // SAFETY: `find_unlocked` is pinned while it calls this, so the entry
+                    // is allocated.
+                    let entry_bytes = unsafe { raw.bytes() };
+                    std::ptr::eq(entry_bytes.as_ptr(), at)
+                };
+                self.find_unlocked(padded, hash, at_address, false)
             }
             None => self.find_unlocked(padded, hash, |raw| is_entry_for(raw, hash, bytes), false),
         }
