@@ -74,6 +74,18 @@ impl Moved {
             p
         }
     }
+
+    /// As [`follow`](Self::follow), but also moves a pointer to the old range's end: the
+    /// start of an empty run that was opened at the chunk's tip. That address is still
+    /// inside the old chunk (a chunk moves only when `len` is below its capacity), so no
+    /// other chunk's pointer can equal it.
+    pub(crate) fn follow_run_start(&self, p: *const u8) -> *const u8 {
+        if p == self.old.wrapping_add(self.len) {
+            self.new.wrapping_add(self.len)
+        } else {
+            self.follow(p)
+        }
+    }
 }
 
 pub(crate) struct Arena {

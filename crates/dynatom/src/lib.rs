@@ -132,7 +132,9 @@
 //! * The atom table's shard code, which reads entries under their shard's lock:
 //!   `table/shared.rs` and `table/report.rs` (memory reports; with `glibc-slop`, also
 //!   glibc's `malloc_usable_size`), and the lock-free slot array and the reclamation of
-//!   what its readers may still see: `table/slots.rs` and `table/reclaim.rs`.
+//!   what its readers may still see: `table/slots.rs` and `table/reclaim.rs`, with the
+//!   set's own tests and loom models (`table/slots_tests.rs`, `table/slots_loom.rs`), which
+//!   free what they file through the same reclaimer.
 //! * The interners' storage: `arena.rs` (the bump arena both interners keep their text
 //!   in), `interner/text_store.rs` (the [`Interner`]'s index of that text),
 //!   `interner/segments.rs` (arrays published to readers without a lock),

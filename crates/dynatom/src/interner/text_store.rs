@@ -354,13 +354,12 @@ impl TextStore {
         self.runs.shrink_directory();
         self.long_text.shrink_directory();
         if let Some(moved) = self.runs.shrink_open() {
-            // Only the last pages can live in the open chunk.
-            for p in self.pages.iter_mut().rev() {
-                let q = moved.follow(*p);
-                if q == *p {
-                    break;
-                }
-                *p = q;
+            // Every page is looked at: stopping at the first page found outside the open
+            // chunk (only the last pages can be inside it) missed them all when the last
+            // page's run was empty and started at the chunk's tip, one past its end, and
+            // left them pointing into the freed chunk (found by the interner fuzz target).
+            for p in &mut self.pages {
+                *p = moved.follow_run_start(*p);
             }
         }
         if let Some(moved) = self.long_text.shrink_open() {
@@ -407,6 +406,25 @@ mod tests {
         for (i, s) in strs.iter().enumerate() {
             assert_eq!(t.get(i), s);
         }
+    }
+
+    /// Regression (interner fuzz target, 10-minute run): a page whose run is empty starts at
+    /// the open chunk's tip, one past its end; shrinking used to stop repointing pages
+    /// there and left the earlier pages in the freed chunk. The realloc moves the chunk
+    /// under valgrind and AddressSanitizer, which `scripts/test` runs this under.
+    #[test]
+    fn shrinking_repoints_pages_before_an_empty_last_run() {
+        let mut t = TextStore::new();
+        let strs: Vec<String> = (0..PAGE).map(|i| format!("text number {i}")).collect();
+        for s in &strs {
+            t.try_push_owned(s).unwrap();
+        }
+        t.try_push_owned("").unwrap();
+        t.shrink_to_fit();
+        for (i, s) in strs.iter().enumerate() {
+            assert_eq!(t.get(i), s);
+        }
+        assert_eq!(t.get(PAGE), "");
     }
 
     #[test]
