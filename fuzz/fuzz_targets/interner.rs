@@ -92,7 +92,10 @@ fuzz_target!(|input: Input| {
         max_bytes: input.max_bytes.map_or(usize::MAX, |b| usize::from(b) * 16),
     };
     let mut single = Interner::with_seed(7).with_limits(limits);
-    let sync = SyncInterner::with_seed(7).with_shards(usize::from(input.shards % 8) + 1).expect("a new interner is empty").with_limits(limits);
+    let sync = SyncInterner::with_seed(7)
+        .with_shards(usize::from(input.shards % 8) + 1)
+        .expect("a new interner is empty")
+        .with_limits(limits);
     let (mut model_single, mut model_sync) = (Model::default(), Model::default());
     for op in input.ops {
         match op {
