@@ -53,10 +53,10 @@ pub struct MemoryReport {
     pub inserts: u64,
     /// Unused atoms freed by sweeps.
     pub removals: u64,
-    /// Mean number of entries whose header a locked lookup read (a slot's 16-bit hash tag
-    /// rejects the others without reading it).
+    /// Mean number of slots a locked lookup read: its probe length (a slot's 16-bit hash
+    /// tag rejects most of them without reading the entry's header).
     pub mean_probe: f64,
-    /// The most entries whose header one locked lookup read.
+    /// The most slots one locked lookup read.
     pub max_probe: u64,
 }
 

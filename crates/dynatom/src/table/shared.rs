@@ -209,12 +209,10 @@ impl TableShared {
             return Ok(atom);
         }
         let mut shard = padded.slots.lock();
-        let mut probes = 0;
-        let found = shard.find(probe_hash(hash), |entry| {
-            let raw = RawAtom::from_slot(entry);
-            probes += 1;
-            is_entry_for(raw, hash, bytes)
-        });
+        // The probe length is the slots read, not the entries compared: the tags keep the
+        // latter near zero, whatever the keys.
+        let (found, probes) =
+            shard.find_counting(probe_hash(hash), |entry| is_entry_for(RawAtom::from_slot(entry), hash, bytes));
         shard.counters.record_lookup(probes);
         if let Some(entry) = found {
             shard.counters.hits += 1;

@@ -276,7 +276,13 @@ impl Array {
     /// # Safety
     /// The array stays allocated for the call.
     #[inline]
-    unsafe fn find(self, hash: u64, matches: &mut impl FnMut(NonNull<u8>) -> bool) -> Option<NonNull<u8>> {
+    /// `visited` counts the slots read (the probe length the memory report shows).
+    unsafe fn find(
+        self,
+        hash: u64,
+        matches: &mut impl FnMut(NonNull<u8>) -> bool,
+        visited: &mut u64,
+    ) -> Option<NonNull<u8>> {
         // SAFETY: the caller keeps the array allocated.
         let slots = unsafe { self.slots() };
         let mask = slots.len() - 1;
@@ -287,6 +293,7 @@ impl Array {
             // Acquire: pairs with the Release that stored the entry, so what the writer
             // wrote into the entry before inserting it is visible to `matches`.
             let word = slots[index].load(Ordering::Acquire);
+            *visited += 1;
             let bits = word.addr();
             if bits == 0 {
                 return None;
@@ -387,14 +394,15 @@ impl<S> Slots<S> {
         // predecessor, or null once every entry has been copied into it.
         let current = NonNull::new(self.current.load(Ordering::Acquire))?;
         let previous = self.previous.load(Ordering::Acquire);
+        let mut visited = 0;
         // SAFETY: the guard keeps both arrays allocated: the writer retires an array
         // through `reclaim` after unlinking it.
-        if let Some(found) = unsafe { Array(current).find(hash, &mut matches) } {
+        if let Some(found) = unsafe { Array(current).find(hash, &mut matches, &mut visited) } {
             return Some(found);
         }
         let previous = NonNull::new(previous).filter(|previous| *previous != current)?;
         // SAFETY: as above.
-        unsafe { Array(previous).find(hash, &mut matches) }
+        unsafe { Array(previous).find(hash, &mut matches, &mut visited) }
     }
 
     /// Locks the set for writing (and the caller's state with it).
@@ -509,14 +517,25 @@ impl<S> SlotsGuard<'_, S> {
 
     /// The entry `matches` accepts among those filed under `hash` (as [`Slots::find`], but
     /// exact: nothing changes while the lock is held).
-    pub(crate) fn find(&self, hash: u64, mut matches: impl FnMut(NonNull<u8>) -> bool) -> Option<NonNull<u8>> {
+    pub(crate) fn find(&self, hash: u64, matches: impl FnMut(NonNull<u8>) -> bool) -> Option<NonNull<u8>> {
+        self.find_counting(hash, matches).0
+    }
+
+    /// As [`find`](Self::find), also saying how many slots it read.
+    pub(crate) fn find_counting(
+        &self,
+        hash: u64,
+        mut matches: impl FnMut(NonNull<u8>) -> bool,
+    ) -> (Option<NonNull<u8>>, u64) {
         let (current, previous) = self.slots.arrays();
+        let mut visited = 0;
         // SAFETY: under the lock no array is freed.
-        if let Some(found) = current.and_then(|array| unsafe { array.find(hash, &mut matches) }) {
-            return Some(found);
+        if let Some(found) = current.and_then(|array| unsafe { array.find(hash, &mut matches, &mut visited) }) {
+            return (Some(found), visited);
         }
         // SAFETY: as above.
-        previous.and_then(|array| unsafe { array.find(hash, &mut matches) })
+        let found = previous.and_then(|array| unsafe { array.find(hash, &mut matches, &mut visited) });
+        (found, visited)
     }
 
     /// Adds `entry` under `hash`. The caller has checked that no equal entry is present
