@@ -23,6 +23,9 @@ pub(crate) struct Counters {
     /// Probes (candidate entries, slots or buckets examined), summed over all lookups.
     pub(crate) probes: u64,
     pub(crate) max_probe: u64,
+    /// The most entries one lookup compared in full (the atom table's slots reject most
+    /// entries by their hash tag, so this stays far below `max_probe`).
+    pub(crate) max_compared: u64,
 }
 
 impl Counters {
@@ -30,6 +33,10 @@ impl Counters {
         self.lookups += 1;
         self.probes += probes;
         self.max_probe = self.max_probe.max(probes);
+    }
+
+    pub(crate) fn record_compared(&mut self, compared: u64) {
+        self.max_compared = self.max_compared.max(compared);
     }
 
     pub(crate) fn add(&mut self, other: &Counters) {
@@ -40,6 +47,7 @@ impl Counters {
         self.removals += other.removals;
         self.probes += other.probes;
         self.max_probe = self.max_probe.max(other.max_probe);
+        self.max_compared = self.max_compared.max(other.max_compared);
     }
 
     /// Mean probes per lookup (0 with no lookups).
@@ -142,6 +150,8 @@ impl RelaxedCounters {
             removals: 0,
             probes: self.probes.load(Ordering::Relaxed).wrapping_add(fast),
             max_probe: self.max_probe.load(Ordering::Relaxed).max(u64::from(fast > 0)),
+            // The `Interner` does not count entries compared apart from probes.
+            max_compared: 0,
         }
     }
 }

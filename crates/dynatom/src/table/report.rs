@@ -58,6 +58,9 @@ pub struct MemoryReport {
     pub mean_probe: f64,
     /// The most slots one locked lookup read.
     pub max_probe: u64,
+    /// The most entries one locked lookup compared in full: those whose tag matched (at
+    /// least the one it found). Similar texts with well-spread hashes keep this at 1 or 2.
+    pub max_compared: u64,
 }
 
 impl MemoryReport {
@@ -81,6 +84,7 @@ impl MemoryReport {
         report.inserts = counters.inserts;
         report.removals = counters.removals;
         report.max_probe = counters.max_probe;
+        report.max_compared = counters.max_compared;
         report.mean_probe = if counters.lookups == 0 { 0.0 } else { counters.probes as f64 / counters.lookups as f64 };
         report
     }

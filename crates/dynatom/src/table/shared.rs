@@ -211,9 +211,13 @@ impl TableShared {
         let mut shard = padded.slots.lock();
         // The probe length is the slots read, not the entries compared: the tags keep the
         // latter near zero, whatever the keys.
-        let (found, probes) =
-            shard.find_counting(probe_hash(hash), |entry| is_entry_for(RawAtom::from_slot(entry), hash, bytes));
+        let mut compared = 0;
+        let (found, probes) = shard.find_counting(probe_hash(hash), |entry| {
+            compared += 1;
+            is_entry_for(RawAtom::from_slot(entry), hash, bytes)
+        });
         shard.counters.record_lookup(probes);
+        shard.counters.record_compared(compared);
         if let Some(entry) = found {
             shard.counters.hits += 1;
             // SAFETY: the table holds a count of every listed entry and sweeps only under
