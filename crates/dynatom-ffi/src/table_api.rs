@@ -173,9 +173,9 @@ pub extern "C" fn dt_table_intern(t: *mut dt_table, data: *const u8, len: usize,
     })
 }
 
-/// The atom of `*s`'s bytes in table `t`, in `*out`. The global table adopts `*s`'s
-/// block when the bytes are new and `*s` is a whole, not yet interned block (no copy);
-/// an independent table files a copy. `*s` stays valid.
+/// The atom of `*s`'s bytes in table `t`, in `*out`. The table (global or independent)
+/// adopts `*s`'s block when the bytes are new and `*s` is a whole block no table has
+/// adopted yet (no copy); otherwise it files a copy. `*s` stays valid.
 ///
 /// Thread safety: any thread.
 #[no_mangle]
