@@ -19,12 +19,16 @@ fn duration() -> Duration {
     Duration::from_secs_f64(secs)
 }
 
+/// Interns each thread makes whatever the clock says: under valgrind, which runs one thread
+/// at a time, a thread may not be scheduled at all before the deadline.
+const MIN_OPS_PER_THREAD: u64 = 4_000;
+
 /// One thread's loop: returns how many interns it made.
-fn churn(table: &AtomTable, keys: &[String], thread: usize, until: Instant) -> u64 {
+fn churn(table: &AtomTable, keys: &[String], thread: usize, until: Instant, sweeps: bool) -> u64 {
     let mut ops = 0u64;
     let mut held: Vec<Atom> = Vec::new();
     let mut i = thread * 37;
-    while Instant::now() < until {
+    while ops < MIN_OPS_PER_THREAD || Instant::now() < until {
         for _ in 0..1000 {
             i = (i + 1 + thread) % KEYS;
             let text = &keys[i];
@@ -38,6 +42,11 @@ fn churn(table: &AtomTable, keys: &[String], thread: usize, until: Instant) -> u
             };
             assert_eq!(atom.as_str(), text, "an atom read back another key's text");
             ops += 1;
+            // With a sweeper, the churners sweep now and then too, so that sweeps meet
+            // churn even where threads do not interleave finely (valgrind runs one at a time).
+            if sweeps && ops.is_multiple_of(256) {
+                table.shrink();
+            }
             // Mostly drop at once (the count goes back to zero); hold a few for a while.
             if ops.is_multiple_of(16) {
                 held.push(atom);
@@ -59,19 +68,26 @@ fn run(sweeper: bool) -> dynatom::MemoryReport {
     let table = AtomTable::with_seed(2024);
     let keys: Vec<String> = (0..KEYS).map(|i| format!("churned key number {i:03} {}", "x".repeat(i % 23))).collect();
     let until = Instant::now() + duration();
+    let churning = std::sync::atomic::AtomicUsize::new(2);
     let ops: Vec<u64> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..2)
             .map(|t| {
                 scope.spawn({
-                    let (table, keys) = (&table, &keys);
-                    move || churn(table, keys, t, until)
+                    let (table, keys, churning) = (&table, &keys, &churning);
+                    move || {
+                        let ops = churn(table, keys, t, until, sweeper);
+                        churning.fetch_sub(1, std::sync::atomic::Ordering::Release);
+                        ops
+                    }
                 })
             })
             .collect();
         if sweeper {
-            let table = &table;
+            let (table, churning) = (&table, &churning);
+            // Sweeps for as long as anyone churns, not until a deadline the churners may
+            // outlive (see MIN_OPS_PER_THREAD).
             scope.spawn(move || {
-                while Instant::now() < until {
+                while churning.load(std::sync::atomic::Ordering::Acquire) > 0 {
                     table.shrink();
                 }
             });
