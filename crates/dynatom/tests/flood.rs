@@ -115,6 +115,9 @@ fn prefixed_keys(count: usize) -> Keys {
     Keys::Prefixed { count }
 }
 
+/// The attacker's guess of a structure's hash, under a seed of their own.
+type Attacker = fn(&[u8]) -> u64;
+
 fn rapidhash_attacker(bytes: &[u8]) -> u64 {
     rapidhash::rapidhash_seeded(bytes, ATTACKER_SEED)
 }
@@ -183,34 +186,30 @@ fn assert_within_twice(name: &str, random: Probes, hostile: Probes) {
     assert!(hostile.max <= 2 * random.max.max(2), "{name}: max probe {hostile:?} vs random keys' {random:?}");
 }
 
-fn report(structure: &str, random: Probes, crafted: Probes, prefixed: Probes, n: usize, prefixed_n: usize) {
+/// Measures `probes` on random, crafted (for `attacker`'s seed) and prefixed keys, prints
+/// the three figures and checks both hostile sets against the random one.
+fn check_hostile_keys(structure: &str, probes: fn(&Keys) -> Probes, attacker: Attacker) {
+    let (n, prefixed_n) = (key_count(), prefix_key_count());
+    let random = probes(&random_keys(n));
+    let crafted = probes(&crafted_keys(n, attacker));
+    let prefixed = probes(&prefixed_keys(prefixed_n));
     eprintln!(
         "{structure}: {n} random keys mean {:.3} max {}; {n} crafted for another seed mean {:.3} max {}; \
          {prefixed_n} with a 4 KiB prefix mean {:.3} max {}",
         random.mean, random.max, crafted.mean, crafted.max, prefixed.mean, prefixed.max
     );
+    assert_within_twice(&format!("{structure}, crafted keys"), random, crafted);
+    assert_within_twice(&format!("{structure}, 4 KiB prefix"), random, prefixed);
 }
 
 #[test]
 fn atom_table_probes_stay_within_twice_random_under_hostile_keys() {
-    let (n, prefixed_n) = (key_count(), prefix_key_count());
-    let random = atom_table_probes(&random_keys(n));
-    let crafted = atom_table_probes(&crafted_keys(n, rapidhash_attacker));
-    let prefixed = atom_table_probes(&prefixed_keys(prefixed_n));
-    report("AtomTable", random, crafted, prefixed, n, prefixed_n);
-    assert_within_twice("AtomTable, crafted keys", random, crafted);
-    assert_within_twice("AtomTable, 4 KiB prefix", random, prefixed);
+    check_hostile_keys("AtomTable", atom_table_probes, rapidhash_attacker);
 }
 
 #[test]
 fn interner_probes_stay_within_twice_random_under_hostile_keys() {
-    let (n, prefixed_n) = (key_count(), prefix_key_count());
-    let random = interner_probes(&random_keys(n));
-    let crafted = interner_probes(&crafted_keys(n, foldhash_attacker));
-    let prefixed = interner_probes(&prefixed_keys(prefixed_n));
-    report("Interner", random, crafted, prefixed, n, prefixed_n);
-    assert_within_twice("Interner, crafted keys", random, crafted);
-    assert_within_twice("Interner, 4 KiB prefix", random, prefixed);
+    check_hostile_keys("Interner", interner_probes, foldhash_attacker);
 }
 
 #[test]
@@ -219,13 +218,7 @@ fn small_map_probes_stay_within_twice_random_under_hostile_keys() {
         eprintln!("SmallMap: probe counters need the `stats` feature; skipped");
         return;
     }
-    let (n, prefixed_n) = (key_count(), prefix_key_count());
-    let random = small_map_probes(&random_keys(n));
-    let crafted = small_map_probes(&crafted_keys(n, rapidhash_attacker));
-    let prefixed = small_map_probes(&prefixed_keys(prefixed_n));
-    report("SmallMap", random, crafted, prefixed, n, prefixed_n);
-    assert_within_twice("SmallMap, crafted keys", random, crafted);
-    assert_within_twice("SmallMap, 4 KiB prefix", random, prefixed);
+    check_hostile_keys("SmallMap", small_map_probes, rapidhash_attacker);
 }
 
 /// The prefixed keys are what they claim: distinct, each the 4 KiB prefix and its index.
