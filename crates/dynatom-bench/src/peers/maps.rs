@@ -8,6 +8,15 @@ use std::hash::Hash;
 /// The hasher `hashbrown::HashMap::new()` uses in hashbrown 0.15 (`DefaultHashBuilder`).
 pub type FoldHashBuilder = foldhash::fast::RandomState;
 
+/// `map` after inserting every entry in order, one at a time (no up-front reservation, so
+/// each map grows as it would in use).
+fn inserted_one_by_one<M, K: Clone>(mut map: M, entries: &[(K, u64)], mut insert: impl FnMut(&mut M, K, u64)) -> M {
+    for (key, value) in entries {
+        insert(&mut map, key.clone(), *value);
+    }
+    map
+}
+
 /// A map from `K` to `u64` under test.
 pub trait MapPeer<K>: Sized {
     const NAME: &'static str;
@@ -24,11 +33,9 @@ pub trait MapVisitor<K> {
 impl<K: HintKey + Clone> MapPeer<K> for SmallMap<K, u64> {
     const NAME: &'static str = "SmallMap";
     fn build(entries: &[(K, u64)]) -> Self {
-        let mut map = SmallMap::new();
-        for (key, value) in entries {
-            map.insert(key.clone(), *value);
-        }
-        map
+        inserted_one_by_one(SmallMap::new(), entries, |map, key, value| {
+            map.insert(key, value);
+        })
     }
     #[inline]
     fn find(&self, key: &K) -> Option<&u64> {
@@ -39,11 +46,9 @@ impl<K: HintKey + Clone> MapPeer<K> for SmallMap<K, u64> {
 impl<K: Hash + Eq + Clone> MapPeer<K> for hashbrown::HashMap<K, u64, FoldHashBuilder> {
     const NAME: &'static str = "hashbrown+foldhash";
     fn build(entries: &[(K, u64)]) -> Self {
-        let mut map = hashbrown::HashMap::with_hasher(FoldHashBuilder::default());
-        for (key, value) in entries {
-            map.insert(key.clone(), *value);
-        }
-        map
+        inserted_one_by_one(hashbrown::HashMap::with_hasher(FoldHashBuilder::default()), entries, |map, key, value| {
+            map.insert(key, value);
+        })
     }
     #[inline]
     fn find(&self, key: &K) -> Option<&u64> {
@@ -54,11 +59,9 @@ impl<K: Hash + Eq + Clone> MapPeer<K> for hashbrown::HashMap<K, u64, FoldHashBui
 impl<K: Hash + Eq + Clone> MapPeer<K> for StdHashMap<K, u64> {
     const NAME: &'static str = "std HashMap";
     fn build(entries: &[(K, u64)]) -> Self {
-        let mut map = StdHashMap::new();
-        for (key, value) in entries {
-            map.insert(key.clone(), *value);
-        }
-        map
+        inserted_one_by_one(StdHashMap::new(), entries, |map, key, value| {
+            map.insert(key, value);
+        })
     }
     #[inline]
     fn find(&self, key: &K) -> Option<&u64> {
@@ -88,11 +91,9 @@ impl<K: Eq + Clone> MapPeer<K> for Vec<(K, u64)> {
 impl<K: Hash + Eq + Clone> MapPeer<K> for indexmap::IndexMap<K, u64, FoldHashBuilder> {
     const NAME: &'static str = "indexmap+foldhash";
     fn build(entries: &[(K, u64)]) -> Self {
-        let mut map = indexmap::IndexMap::with_hasher(FoldHashBuilder::default());
-        for (key, value) in entries {
-            map.insert(key.clone(), *value);
-        }
-        map
+        inserted_one_by_one(indexmap::IndexMap::with_hasher(FoldHashBuilder::default()), entries, |map, key, value| {
+            map.insert(key, value);
+        })
     }
     #[inline]
     fn find(&self, key: &K) -> Option<&u64> {
