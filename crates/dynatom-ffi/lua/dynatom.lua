@@ -5,6 +5,7 @@
 --   local body = dynatom.str(data)        -- one allocation and a copy: no hash, no table
 --   local name = dynatom.atom("host")     -- interned in dynatom's global table
 --   local t = { [name:key()] = "value" }  -- atoms as table keys, by identity
+--   dynatom.put(t, name, "value")         -- the same, and t keeps `name` alive (see Keys)
 --
 -- The library is loaded from $DYNATOM_LIB when set, else by `ffi.load("dynatom")`
 -- (the system's search path: LD_LIBRARY_PATH, ld.so.cache).
@@ -18,6 +19,23 @@
 --   tostring(x) makes a Lua string: that is a copy AND an intern in LuaJIT's own string
 --   table (a hash and a chain walk with memcmp, the cost dynatom exists to avoid), so keep
 --   it for the edges where a Lua API insists on a string.
+--
+-- Keys
+--   a:key() is a plain Lua value (a number; for the few 7-byte inline atoms whose word
+--   reads as a NaN, a Lua string of their bytes) naming the atom, for `t[a:key()]`:
+--   equal atoms have equal keys, different atoms different keys. It is the atom's word,
+--   so it is identity, not a handle: a key holds nothing alive. Atoms of 7 bytes or less
+--   are values (the word is the bytes), so their keys never go stale. A longer atom's
+--   word is the address of its block: once every handle to the atom is gone and the
+--   global table has swept it, a later atom may get the same address, and an old key
+--   left in a table would then name that other atom. So a table keyed by key() must
+--   keep its atoms alive while their keys are in it: store them with
+--   `dynatom.put(t, atom, value)`, which sets t[atom:key()] = value and pins a clone of
+--   the atom to t (released when put(t, atom, nil) removes the key, or when t is
+--   collected), or keep the atoms yourself (in the values, or in a list). Reading is a
+--   plain `t[a:key()]`. The key is computed per call (a load and two compares, no
+--   allocation, no library call); what it costs against a Lua string key is in
+--   BENCHMARKS.md ("header-keyed table").
 --
 -- Release: every handle is released by its `__gc` metamethod; `x:release()` releases
 -- early (a released handle raises "released" errors; the later finaliser is harmless).
@@ -664,7 +682,8 @@ local released_key -- the released marker's bits as a number, set once the ctype
 --- the words that read as NaN (inline atoms of 7 bytes ending in bytes of 0xf0 and up),
 --- whose key is a Lua string of their 7 bytes instead.
 --- A heap atom's key names that atom only while it is alive: keep the atom (or a clone)
---- as long as its key is used, or a later atom may reuse the address.
+--- as long as its key is used, or a later atom may reuse the address (see "Keys" at the
+--- top, and dynatom.put, which does that for you).
 function atom_methods.key(a)
   -- Test the exponent as an integer first: a NaN pattern must never be loaded as a
   -- double (LuaJIT NaN-tags its values, so a foreign NaN would read as another type).
@@ -708,6 +727,51 @@ end
 
 function M.is_atom(v)
   return ffi_istype(Atom, v)
+end
+
+-- The atoms that dynatom.put pinned to each table: table -> { key -> clone }. Weak keys,
+-- so a collected table drops its pins and the clones' finalisers release the atoms.
+local pins_of = setmetatable({}, { __mode = "k" })
+
+--- dynatom.put(t, atom, value): t[atom:key()] = value, and t keeps the atom alive for as
+--- long as the key is in it, so the key can never name a later atom that reuses the
+--- address. put(t, atom, nil) removes the key and releases the pin; a collected t releases
+--- its pins. Keys removed by a plain `t[k] = nil` stay pinned until t is collected.
+function M.put(t, a, v)
+  if not ffi_istype(Atom, a) then
+    error("dynatom: put expects a dynatom atom, got " .. type(a), 2)
+  end
+  local k = atom_methods.key(a)
+  local pins = pins_of[t]
+  if v == nil then
+    t[k] = nil
+    local pin = pins and pins[k]
+    if pin then
+      pins[k] = nil
+      C.dt_atom_release(pin)
+    end
+    return
+  end
+  t[k] = v
+  if band(a.w, 1ULL) ~= 0 then
+    return -- an inline atom is its own bytes: its key cannot go stale
+  end
+  if pins == nil then
+    pins = {}
+    pins_of[t] = pins
+  end
+  if pins[k] == nil then
+    pins[k] = atom_methods.clone(a)
+  end
+end
+
+--- dynatom.pinned(t): how many atoms dynatom.put has pinned to t.
+function M.pinned(t)
+  local n = 0
+  for _ in pairs(pins_of[t] or {}) do
+    n = n + 1
+  end
+  return n
 end
 
 -- Builder: appends strings, numbers, strs and atoms; finish() hands the buffer to a str
