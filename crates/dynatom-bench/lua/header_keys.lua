@@ -1,6 +1,7 @@
 -- The third article's side of LuaJIT strings: a table keyed by request-header names,
 -- looked up LOOKUPS times from a stream of requests, with Lua strings as keys (native)
--- or dynatom atoms as keys (`t[atom:key()]`, the atom's word read as a number: dynatom).
+-- or dynatom atoms as keys (`t[atom:key()]`, the atom's word rotated and read as a
+-- number, computed per lookup from the atom in hand: dynatom).
 -- Usage: luajit header_keys.lua native|dynatom LOOKUPS
 -- Prints "ns_per_lookup X" (thread CPU time), "checksum N", "distinct N".
 local ffi = require("ffi")

@@ -303,7 +303,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     rep.para(&format!(
         "A table keyed by 40 request-header names (`lua/header_keys.lua`), {n_lookups} lookups from a \
          stream of 4,096 header references: Lua strings as keys against dynatom atoms as keys \
-         (`t[atom:key()]`: the atom's 8-byte word read as a double, bit for bit). The whole loop's \
+         (`t[atom:key()]`: the atom's 8-byte word rotated right by 4 bits and read as a double, bit for bit). The whole loop's \
          thread CPU time after a warm-up run; median of repetitions."
     ));
     rep.table(&kt);

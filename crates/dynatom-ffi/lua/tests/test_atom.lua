@@ -69,6 +69,31 @@ test("key() is equal for equal atoms and distinct for distinct ones", function()
   assert(type(dynatom.atom("user-agent"):key()) == "number")
 end)
 
+test("keys made by JIT-compiled code equal the interpreter's", function()
+  local list = names()
+  local atoms, expected = {}, {}
+  local function keys_of(into)
+    for i, a in ipairs(atoms) do
+      into[i] = a:key()
+    end
+  end
+  for i, n in ipairs(list) do
+    atoms[i] = dynatom.atom(n)
+  end
+  jit.off(keys_of)
+  keys_of(expected)
+  jit.on(keys_of)
+  for round = 1, 300 do -- hot: the loop is compiled after a few dozen rounds
+    local got = {}
+    keys_of(got)
+    for i = 1, #atoms do
+      if got[i] ~= expected[i] then
+        error(string.format("round %d: key of %q is %s under the JIT, %s interpreted", round, list[i], tostring(got[i]), tostring(expected[i])))
+      end
+    end
+  end
+end)
+
 test("atoms as Lua table keys by key()", function()
   local t = {}
   local keep = {}
