@@ -33,7 +33,8 @@
 --   `dynatom.put(t, atom, value)`, which sets t[atom:key()] = value and pins a clone of
 --   the atom to t (released when put(t, atom, nil) removes the key, or when t is
 --   collected), or keep the atoms yourself (in the values, or in a list). Reading is a
---   plain `t[a:key()]`. The key is computed per call (a rotate, three integer
+--   plain `t[a:key()]`, or `t[dynatom.key_of(ptr, len)]` straight from bytes (no atom
+--   object made). The key is computed per call (a rotate, three integer
 --   compares, a store and a load: no allocation, no library call); what it costs
 --   against a Lua string key is in BENCHMARKS.md ("header-keyed table").
 --
@@ -793,6 +794,33 @@ function M.pinned(t)
     n = n + 1
   end
   return n
+end
+
+-- Where key_of receives the atom it only looks at (released before returning).
+local key_of_scratch = ffi.new("dt_atom[1]")
+
+--- dynatom.key_of(s) / dynatom.key_of(ptr, len): the key (as a:key() would give) of the
+--- atom of these bytes if one exists, else nil. Makes no atom object (no cdata, no
+--- finaliser: most of what dynatom.atom costs from Lua) and never interns: one library
+--- call that finds the atom and takes a reference, the key, one call that gives the
+--- reference back. For reading a table keyed by atoms straight from a socket's bytes:
+--- `t[dynatom.key_of(ptr, len)]`. Sound for any table whose keys are sound (their atoms
+--- kept alive, e.g. stored with put): a live atom's address is not reused, so the key of
+--- other bytes cannot equal a key stored there.
+function M.key_of(s, len)
+  local p, n = s, len
+  if len == nil then
+    p, n = bytes_of(s)
+  end
+  local st = C.dt_atom_lookup(p, n, key_of_scratch)
+  if st == 8 then -- DT_ERR_NOT_FOUND
+    return nil
+  elseif st ~= 0 then
+    fail(st, 2)
+  end
+  local k = atom_methods.key(key_of_scratch[0])
+  C.dt_atom_release(key_of_scratch)
+  return k
 end
 
 -- Builder: appends strings, numbers, strs and atoms; finish() hands the buffer to a str

@@ -1,5 +1,6 @@
 -- dynatom atoms from Lua: identity, lookup without interning, key() as a Lua table key,
 -- back to strs, hashes, and independent tables.
+local ffi = require("ffi")
 local dynatom = require("dynatom")
 local h = require("harness")
 
@@ -164,6 +165,29 @@ test("a collected table releases the atoms put pinned to it", function()
   collectgarbage("collect") -- the pins' finalisers have run
   churn_global_table(40000, "collected")
   assert(dynatom.lookup(name) == nil, "the atom is still held after its table was collected")
+end)
+
+test("key_of finds the key of existing atoms from bytes, never interning", function()
+  local t = {}
+  local keep = {}
+  for i, n in ipairs(names()) do
+    local a = dynatom.atom(n)
+    keep[#keep + 1] = a
+    dynatom.put(t, a, i)
+    assert(dynatom.key_of(n) == a:key(), n)
+    local buf = ffi.new("uint8_t[?]", #n)
+    ffi.copy(buf, n, #n)
+    assert(dynatom.key_of(buf, #n) == a:key(), n)
+  end
+  for i, n in ipairs(names()) do
+    local v = t[dynatom.key_of(n)]
+    assert(v ~= nil and names()[v] == n, n)
+  end
+  local absent = "x-key-of-absent-" .. os.time() .. "-header"
+  assert(dynatom.key_of(absent) == nil)
+  assert(dynatom.lookup(absent) == nil, "key_of interned")
+  assert(dynatom.key_of("tiny") == dynatom.atom("tiny"):key(), "inline atoms always exist")
+  h.raises("expected a string", dynatom.key_of, {})
 end)
 
 test("hashes are cached and equal for equal atoms", function()
