@@ -1,7 +1,11 @@
 -- The third article's side of LuaJIT strings: a table keyed by request-header names,
 -- looked up LOOKUPS times from a stream of requests, with Lua strings as keys (native)
--- or dynatom atoms as keys (`t[atom:key()]`, the atom's word read as a number: dynatom).
--- Usage: luajit header_keys.lua native|dynatom LOOKUPS
+-- or dynatom atoms as keys (`t[atom:key()]`, the atom's word rotated and read as a
+-- number, computed per lookup from the atom in hand: dynatom).
+-- The "-bytes" variants start from each header name as a C buffer and a length, as a
+-- server's parser has it: native-bytes makes a Lua string of it (`ffi.string`, an intern),
+-- dynatom-bytes finds its key with `dynatom.key_of` in a table filled by `dynatom.put`.
+-- Usage: luajit header_keys.lua native|dynatom|native-bytes|dynatom-bytes LOOKUPS
 -- Prints "ns_per_lookup X" (thread CPU time), "checksum N", "distinct N".
 local ffi = require("ffi")
 ffi.cdef([[
@@ -17,7 +21,8 @@ local function now_ns()
 end
 
 local variant, lookups = arg[1], tonumber(arg[2])
-assert(variant == "native" or variant == "dynatom", "variant: native|dynatom")
+local VARIANTS = { native = true, dynatom = true, ["native-bytes"] = true, ["dynatom-bytes"] = true }
+assert(VARIANTS[variant], "variant: native|dynatom|native-bytes|dynatom-bytes")
 
 -- Request-header names as they arrive (lower-cased): short ones fit an inline atom,
 -- the rest are heap atoms; a few have exactly 7 bytes.
@@ -40,8 +45,44 @@ for k = 1, STREAM do
   stream[k] = NAMES[seed % #NAMES + 1]
 end
 
+-- The same stream as a parser would hand it over: each reference a C buffer and a length.
+local stream_bytes, stream_len = {}, {}
+for k = 1, STREAM do
+  local name = stream[k]
+  stream_bytes[k] = ffi.new("uint8_t[?]", #name)
+  ffi.copy(stream_bytes[k], name, #name)
+  stream_len[k] = #name
+end
+
 local run
-if variant == "native" then
+if variant == "native-bytes" then
+  local t = {}
+  for i, name in ipairs(NAMES) do
+    t[name] = i
+  end
+  run = function(n)
+    local sum = 0
+    for k = 0, n - 1 do
+      local j = k % STREAM + 1
+      sum = sum + t[ffi.string(stream_bytes[j], stream_len[j])]
+    end
+    return sum
+  end
+elseif variant == "dynatom-bytes" then
+  local dynatom = require("dynatom")
+  local t = {}
+  for i, name in ipairs(NAMES) do
+    dynatom.put(t, dynatom.atom(name), i) -- t keeps the atoms alive
+  end
+  run = function(n)
+    local sum = 0
+    for k = 0, n - 1 do
+      local j = k % STREAM + 1
+      sum = sum + t[dynatom.key_of(stream_bytes[j], stream_len[j])]
+    end
+    return sum
+  end
+elseif variant == "native" then
   local t = {}
   for i, name in ipairs(NAMES) do
     t[name] = i

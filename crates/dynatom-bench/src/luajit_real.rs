@@ -182,13 +182,13 @@ pub fn run(size: usize, count: usize, capacity: usize, evict: usize, similar: bo
     run_cache(Variant::Native, size, (count, capacity, evict), similar, None).map(|r| r.latencies_us)
 }
 
-/// The header-keyed table: ns per lookup over `lookups` lookups, keys as Lua strings
-/// (`dynatom == false`) or atoms.
-pub fn run_headers(dynatom: bool, lookups: usize, lib: Option<&Path>) -> Result<f64, String> {
-    if dynatom && lib.is_none() {
+/// The header-keyed table: ns per lookup over `lookups` lookups, for one of the script's
+/// variants (`native`, `dynatom`, `native-bytes`, `dynatom-bytes`: see its header).
+pub fn run_headers(variant: &str, lookups: usize, lib: Option<&Path>) -> Result<f64, String> {
+    if variant.starts_with("dynatom") && lib.is_none() {
         return Err("library not built".into());
     }
-    let args = vec![if dynatom { "dynatom" } else { "native" }.to_string(), lookups.to_string()];
+    let args = vec![variant.to_string(), lookups.to_string()];
     let text = run_script("header-keys", HEADER_SCRIPT, &args, lib)?;
     field(&text, "ns_per_lookup").ok_or_else(|| "no ns_per_lookup from luajit".into())
 }

@@ -5,6 +5,7 @@
 --   local body = dynatom.str(data)        -- one allocation and a copy: no hash, no table
 --   local name = dynatom.atom("host")     -- interned in dynatom's global table
 --   local t = { [name:key()] = "value" }  -- atoms as table keys, by identity
+--   dynatom.put(t, name, "value")         -- the same, and t keeps `name` alive (see Keys)
 --
 -- The library is loaded from $DYNATOM_LIB when set, else by `ffi.load("dynatom")`
 -- (the system's search path: LD_LIBRARY_PATH, ld.so.cache).
@@ -18,6 +19,24 @@
 --   tostring(x) makes a Lua string: that is a copy AND an intern in LuaJIT's own string
 --   table (a hash and a chain walk with memcmp, the cost dynatom exists to avoid), so keep
 --   it for the edges where a Lua API insists on a string.
+--
+-- Keys
+--   a:key() is a plain Lua value (a number; for the few 7-byte inline atoms whose number
+--   would be a NaN, a Lua string of their bytes) naming the atom, for `t[a:key()]`:
+--   equal atoms have equal keys, different atoms different keys. It is the atom's word,
+--   so it is identity, not a handle: a key holds nothing alive. Atoms of 7 bytes or less
+--   are values (the word is the bytes), so their keys never go stale. A longer atom's
+--   word is the address of its block: once every handle to the atom is gone and the
+--   global table has swept it, a later atom may get the same address, and an old key
+--   left in a table would then name that other atom. So a table keyed by key() must
+--   keep its atoms alive while their keys are in it: store them with
+--   `dynatom.put(t, atom, value)`, which sets t[atom:key()] = value and pins a clone of
+--   the atom to t (released when put(t, atom, nil) removes the key, or when t is
+--   collected), or keep the atoms yourself (in the values, or in a list). Reading is a
+--   plain `t[a:key()]`, or `t[dynatom.key_of(ptr, len)]` straight from bytes (no atom
+--   object made). The key is computed per call (a rotate, three integer
+--   compares, a store and a load: no allocation, no library call); what it costs
+--   against a Lua string key is in BENCHMARKS.md ("header-keyed table").
 --
 -- Release: every handle is released by its `__gc` metamethod; `x:release()` releases
 -- early (a released handle raises "released" errors; the later finaliser is harmless).
@@ -652,31 +671,53 @@ function atom_methods.tostring(a)
   return ffi_string(p, n)
 end
 
-local double_ptr = ffi.typeof("const double *")
 local NAN_EXPONENT = 0x7FF0000000000000ULL
-local released_key -- the released marker's bits as a number, set once the ctypes exist
+local KEY_ROTATION = 4
+-- Where key() turns a rotated word into a double. One union, written and read through its
+-- own fields: LuaJIT's alias analysis sees one base and offset, so under the JIT the read
+-- is never forwarded past or hoisted above the write (the Lua tests compare keys made
+-- by compiled code with keys made by the interpreter).
+local key_bits = ffi.new("union { uint64_t word; double number; }")
+
+-- dt_atom_release's marker word (DT_RELEASED_MARK in the header), rotated.
+local released_rotated = bit.ror(16045690981097406495ULL, KEY_ROTATION)
+
+-- The words key() does not turn into numbers: uninitialised and released handles (errors)
+-- and the inline words that would read as NaN (their bytes, as a Lua string).
+local function rare_key(a, rotated)
+  if rotated == 0 then
+    error("dynatom: key of an uninitialised atom", 3)
+  elseif rotated == released_rotated then
+    error("dynatom: released", 3)
+  end
+  local p, n = atom_methods.data(a) -- only 7-byte inline atoms ending in 0xff
+  return ffi_string(p, n)
+end
 
 --- a:key(): a Lua value that is the same for equal atoms of one table and different for
---- different ones, for use as a Lua table key. It is the atom's 8-byte word read as a
---- double, bit for bit: one load, no Lua string made, no branch the JIT has to split on.
---- Distinct words are distinct numbers (for heap and static atoms, whose words are
---- addresses, a tiny subnormal; for inline atoms, whatever their bytes spell), except
---- the words that read as NaN (inline atoms of 7 bytes ending in bytes of 0xf0 and up),
---- whose key is a Lua string of their 7 bytes instead.
+--- different ones, for use as a Lua table key. It is the atom's 8-byte word rotated
+--- right by 4 bits and read as a double, bit for bit: no Lua string made, no library
+--- call, no allocation. Rotation is a bijection, so distinct words are distinct numbers,
+--- except the words that would read as NaN (only 7-byte inline atoms whose last byte is
+--- 0xff), whose key is a Lua string of their 7 bytes instead. Why rotate: a heap atom's
+--- word is a 16-byte-aligned address whose low 4 bits are always zero, and with those at
+--- the bottom of the double LuaJIT's number hash spread blocks allocated close together
+--- badly (the header-keyed table measured 2.4-4x the cost of Lua string keys unrotated,
+--- varying from run to run with the addresses malloc hands out; rotated about 2.2x,
+--- steady; the same keys precomputed, i.e. the lookup alone, 1.4-1.7x).
 --- A heap atom's key names that atom only while it is alive: keep the atom (or a clone)
---- as long as its key is used, or a later atom may reuse the address.
+--- as long as its key is used, or a later atom may reuse the address (see "Keys" at the
+--- top, and dynatom.put, which does that for you).
 function atom_methods.key(a)
-  -- Test the exponent as an integer first: a NaN pattern must never be loaded as a
-  -- double (LuaJIT NaN-tags its values, so a foreign NaN would read as another type).
-  if band(a.w, NAN_EXPONENT) == NAN_EXPONENT then
-    local p, n = atom_methods.data(a) -- only 7-byte inline atoms have these bits set
-    return ffi_string(p, n)
+  local rotated = bit.ror(a.w, KEY_ROTATION)
+  -- Integer tests only: a NaN pattern must never be loaded as a double (LuaJIT NaN-tags
+  -- its values, so a foreign NaN would read as another type), and integer compares
+  -- measured cheaper than testing the double for 0 and the released marker.
+  if band(rotated, NAN_EXPONENT) == NAN_EXPONENT or rotated == 0 or rotated == released_rotated then
+    return rare_key(a, rotated)
   end
-  local x = ffi.cast(double_ptr, a)[0]
-  if x == 0 or x == released_key then
-    error(x == 0 and "dynatom: key of an uninitialised atom" or "dynatom: released", 2)
-  end
-  return x
+  key_bits.word = rotated
+  return key_bits.number
 end
 
 Atom = ffi.metatype("dt_atom", {
@@ -699,7 +740,7 @@ Atom = ffi.metatype("dt_atom", {
 })
 
 M.Str, M.Atom = Str, Atom
-released_key = ffi.cast(double_ptr, ffi.new("uint64_t[1]", 16045690981097406495ULL))[0]
+
 
 --- dynatom.is_str(v), dynatom.is_atom(v)
 function M.is_str(v)
@@ -708,6 +749,78 @@ end
 
 function M.is_atom(v)
   return ffi_istype(Atom, v)
+end
+
+-- The atoms that dynatom.put pinned to each table: table -> { key -> clone }. Weak keys,
+-- so a collected table drops its pins and the clones' finalisers release the atoms.
+local pins_of = setmetatable({}, { __mode = "k" })
+
+--- dynatom.put(t, atom, value): t[atom:key()] = value, and t keeps the atom alive for as
+--- long as the key is in it, so the key can never name a later atom that reuses the
+--- address. put(t, atom, nil) removes the key and releases the pin; a collected t releases
+--- its pins. Keys removed by a plain `t[k] = nil` stay pinned until t is collected.
+function M.put(t, a, v)
+  if not ffi_istype(Atom, a) then
+    error("dynatom: put expects a dynatom atom, got " .. type(a), 2)
+  end
+  local k = atom_methods.key(a)
+  local pins = pins_of[t]
+  if v == nil then
+    t[k] = nil
+    local pin = pins and pins[k]
+    if pin then
+      pins[k] = nil
+      C.dt_atom_release(pin)
+    end
+    return
+  end
+  t[k] = v
+  if band(a.w, 1ULL) ~= 0 then
+    return -- an inline atom is its own bytes: its key cannot go stale
+  end
+  if pins == nil then
+    pins = {}
+    pins_of[t] = pins
+  end
+  if pins[k] == nil then
+    pins[k] = atom_methods.clone(a)
+  end
+end
+
+--- dynatom.pinned(t): how many atoms dynatom.put has pinned to t.
+function M.pinned(t)
+  local n = 0
+  for _ in pairs(pins_of[t] or {}) do
+    n = n + 1
+  end
+  return n
+end
+
+-- Where key_of receives the atom it only looks at (released before returning).
+local key_of_scratch = ffi.new("dt_atom[1]")
+
+--- dynatom.key_of(s) / dynatom.key_of(ptr, len): the key (as a:key() would give) of the
+--- atom of these bytes if one exists, else nil. Makes no atom object (no cdata, no
+--- finaliser: most of what dynatom.atom costs from Lua) and never interns: one library
+--- call that finds the atom and takes a reference, the key, one call that gives the
+--- reference back. For reading a table keyed by atoms straight from a socket's bytes:
+--- `t[dynatom.key_of(ptr, len)]`. Sound for any table whose keys are sound (their atoms
+--- kept alive, e.g. stored with put): a live atom's address is not reused, so the key of
+--- other bytes cannot equal a key stored there.
+function M.key_of(s, len)
+  local p, n = s, len
+  if len == nil then
+    p, n = bytes_of(s)
+  end
+  local st = C.dt_atom_lookup(p, n, key_of_scratch)
+  if st == 8 then -- DT_ERR_NOT_FOUND
+    return nil
+  elseif st ~= 0 then
+    fail(st, 2)
+  end
+  local k = atom_methods.key(key_of_scratch[0])
+  C.dt_atom_release(key_of_scratch)
+  return k
 end
 
 -- Builder: appends strings, numbers, strs and atoms; finish() hands the buffer to a str

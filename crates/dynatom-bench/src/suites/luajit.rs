@@ -38,6 +38,16 @@ const VARIANTS: &[(&str, Variant)] = &[
 
 const KEYS_NATIVE: &str = "Lua string keys";
 const KEYS_DYNATOM: &str = "dynatom atom keys (`a:key()`)";
+const KEYS_NATIVE_BYTES: &str = "from bytes: Lua strings (`ffi.string`)";
+const KEYS_DYNATOM_BYTES: &str = "from bytes: dynatom keys (`dynatom.key_of`)";
+/// The header-keyed table's rows: the row, the script's variant, and the row it is
+/// compared with.
+const KEY_ROWS: &[(&str, &str, &str)] = &[
+    (KEYS_NATIVE, "native", KEYS_NATIVE),
+    (KEYS_DYNATOM, "dynatom", KEYS_NATIVE),
+    (KEYS_NATIVE_BYTES, "native-bytes", KEYS_NATIVE_BYTES),
+    (KEYS_DYNATOM_BYTES, "dynatom-bytes", KEYS_NATIVE_BYTES),
+];
 const HEADERS: &str = "headers";
 
 const SIZES_FULL: &[usize] = &[64, 4 << 10, 64 << 10, 1 << 20];
@@ -112,8 +122,9 @@ fn jobs(ctx: &Ctx) -> Vec<Job> {
         }
     }
     let n = lookups(ctx.scale).to_string();
-    v.push(Job::new(KEYS_NATIVE, HEADERS, &n));
-    v.push(Job::new(KEYS_DYNATOM, HEADERS, &n));
+    for (row, _, _) in KEY_ROWS {
+        v.push(Job::new(row, HEADERS, &n));
+    }
     v
 }
 
@@ -126,7 +137,8 @@ fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
     let lib = library().ok();
     if job.corpus == HEADERS {
         let n: usize = job.param.parse().expect("lookups");
-        match luajit_real::run_headers(job.peer == KEYS_DYNATOM, n, lib.as_deref()) {
+        let variant = KEY_ROWS.iter().find(|(row, _, _)| *row == job.peer).map(|(_, v, _)| *v).expect("key row");
+        match luajit_real::run_headers(variant, n, lib.as_deref()) {
             Ok(ns) => out.fig("ns_per_lookup", ns),
             Err(why) => out.fail(why),
         }
@@ -290,11 +302,11 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
 
     let n_lookups = lookups(ctx.scale);
     let keys = |p: &str| Job::new(p, HEADERS, &n_lookups.to_string());
-    let mut kt = Table::new(&["keys", "ns per lookup", "vs Lua string keys"]);
+    let mut kt = Table::new(&["keys", "ns per lookup", "vs Lua strings (same path)"]);
     let native_ns = r.median(&keys(KEYS_NATIVE), "ns_per_lookup");
-    for p in [KEYS_NATIVE, KEYS_DYNATOM] {
+    for &(p, _, versus) in KEY_ROWS {
         let ns = r.median(&keys(p), "ns_per_lookup");
-        let ratio = match (ns, native_ns) {
+        let ratio = match (ns, r.median(&keys(versus), "ns_per_lookup")) {
             (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
             _ => "—".into(),
         };
@@ -303,8 +315,12 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     rep.para(&format!(
         "A table keyed by 40 request-header names (`lua/header_keys.lua`), {n_lookups} lookups from a \
          stream of 4,096 header references: Lua strings as keys against dynatom atoms as keys \
-         (`t[atom:key()]`: the atom's 8-byte word read as a double, bit for bit). The whole loop's \
-         thread CPU time after a warm-up run; median of repetitions."
+         (`t[atom:key()]`: the atom's 8-byte word rotated right by 4 bits and read as a double, bit for bit), \
+         each key already in hand. The \"from bytes\" rows time what a server does with a header name it \
+         has read: from a C buffer and length to the value, through a Lua string made by `ffi.string` (an \
+         intern in LuaJIT) or through `dynatom.key_of(ptr, len)` (finds the existing atom, no atom object \
+         made) into a table filled with `dynatom.put`. The whole loop's thread CPU time after a warm-up \
+         run; median of repetitions."
     ));
     rep.table(&kt);
     targets(r, ctx, rep, native_ns);

@@ -1,5 +1,6 @@
 -- dynatom atoms from Lua: identity, lookup without interning, key() as a Lua table key,
 -- back to strs, hashes, and independent tables.
+local ffi = require("ffi")
 local dynatom = require("dynatom")
 local h = require("harness")
 
@@ -69,6 +70,31 @@ test("key() is equal for equal atoms and distinct for distinct ones", function()
   assert(type(dynatom.atom("user-agent"):key()) == "number")
 end)
 
+test("keys made by JIT-compiled code equal the interpreter's", function()
+  local list = names()
+  local atoms, expected = {}, {}
+  local function keys_of(into)
+    for i, a in ipairs(atoms) do
+      into[i] = a:key()
+    end
+  end
+  for i, n in ipairs(list) do
+    atoms[i] = dynatom.atom(n)
+  end
+  jit.off(keys_of)
+  keys_of(expected)
+  jit.on(keys_of)
+  for round = 1, 300 do -- hot: the loop is compiled after a few dozen rounds
+    local got = {}
+    keys_of(got)
+    for i = 1, #atoms do
+      if got[i] ~= expected[i] then
+        error(string.format("round %d: key of %q is %s under the JIT, %s interpreted", round, list[i], tostring(got[i]), tostring(expected[i])))
+      end
+    end
+  end
+end)
+
 test("atoms as Lua table keys by key()", function()
   local t = {}
   local keep = {}
@@ -81,6 +107,87 @@ test("atoms as Lua table keys by key()", function()
     assert(t[dynatom.atom(n):key()] == n, n)
   end
   assert(t[dynatom.atom("no-such-header-anywhere"):key()] == nil)
+end)
+
+test("put sets t[a:key()] and pins heap atoms until the key is removed", function()
+  local t = {}
+  local heap, inline = dynatom.atom("x-put-pinned-heap-name"), dynatom.atom("put")
+  dynatom.put(t, heap, 1)
+  dynatom.put(t, inline, 2)
+  assert(t[heap:key()] == 1 and t[dynatom.atom("x-put-pinned-heap-name"):key()] == 1)
+  assert(t[inline:key()] == 2)
+  assert(dynatom.pinned(t) == 1, "only the heap atom needs a pin")
+  dynatom.put(t, dynatom.atom("x-put-pinned-heap-name"), 3)
+  assert(t[heap:key()] == 3 and dynatom.pinned(t) == 1, "one pin per key")
+  dynatom.put(t, heap, nil)
+  assert(t[heap:key()] == nil and dynatom.pinned(t) == 0)
+  dynatom.put(t, inline, nil)
+  assert(t[inline:key()] == nil and next(t) == nil)
+  h.raises("put expects a dynatom atom", dynatom.put, t, "host", 1)
+  assert(dynatom.pinned({}) == 0)
+end)
+
+-- Releases `count` distinct atoms nobody else holds, so the global table's shards pass
+-- their unused-atom limit and sweep (free) their unused atoms.
+local function churn_global_table(count, tag)
+  for i = 1, count do
+    dynatom.atom(string.format("x-churn-%s-%d-padding", tag, i)):release()
+  end
+end
+
+test("a key stored with put keeps naming its atom after sweeps free unpinned ones", function()
+  local t = {}
+  local pinned_name = "x-put-survives-sweep-" .. os.time()
+  local control_name = "x-put-control-swept-" .. os.time()
+  local a = dynatom.atom(pinned_name)
+  local key = a:key()
+  dynatom.put(t, a, "value")
+  a:release()
+  dynatom.atom(control_name):release()
+  local removals = dynatom.memory_report().removals
+  churn_global_table(40000, "put")
+  assert(dynatom.memory_report().removals > removals, "the churn swept nothing")
+  assert(dynatom.lookup(control_name) == nil, "the unpinned control atom was not swept")
+  local again = dynatom.lookup(pinned_name)
+  assert(again ~= nil, "the pinned atom was swept")
+  assert(again:key() == key and t[again:key()] == "value")
+end)
+
+test("a collected table releases the atoms put pinned to it", function()
+  local name = "x-put-table-collected-" .. os.time()
+  do
+    local t = {}
+    local a = dynatom.atom(name)
+    dynatom.put(t, a, true)
+    a:release()
+  end
+  collectgarbage("collect") -- t and its pins become garbage
+  collectgarbage("collect") -- the pins' finalisers have run
+  churn_global_table(40000, "collected")
+  assert(dynatom.lookup(name) == nil, "the atom is still held after its table was collected")
+end)
+
+test("key_of finds the key of existing atoms from bytes, never interning", function()
+  local t = {}
+  local keep = {}
+  for i, n in ipairs(names()) do
+    local a = dynatom.atom(n)
+    keep[#keep + 1] = a
+    dynatom.put(t, a, i)
+    assert(dynatom.key_of(n) == a:key(), n)
+    local buf = ffi.new("uint8_t[?]", #n)
+    ffi.copy(buf, n, #n)
+    assert(dynatom.key_of(buf, #n) == a:key(), n)
+  end
+  for i, n in ipairs(names()) do
+    local v = t[dynatom.key_of(n)]
+    assert(v ~= nil and names()[v] == n, n)
+  end
+  local absent = "x-key-of-absent-" .. os.time() .. "-header"
+  assert(dynatom.key_of(absent) == nil)
+  assert(dynatom.lookup(absent) == nil, "key_of interned")
+  assert(dynatom.key_of("tiny") == dynatom.atom("tiny"):key(), "inline atoms always exist")
+  h.raises("expected a string", dynatom.key_of, {})
 end)
 
 test("hashes are cached and equal for equal atoms", function()
