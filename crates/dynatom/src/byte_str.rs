@@ -2,12 +2,9 @@
 
 use std::ops::{Bound, RangeBounds};
 
-use crate::byte_atom::ByteAtom;
-use crate::error::StrError;
-use crate::repr::heap::{Block, Fallibility};
+use crate::error::{Fallibility, StrError};
+use crate::repr::heap::Block;
 use crate::repr::str_word::{StrForm, StrWord, INLINE_CAPACITY};
-use crate::repr::utf8::Utf8;
-use crate::str::Str;
 use crate::table::AtomTable;
 
 /// A slice whose parent buffer is at least this long may be copied out instead of
@@ -53,7 +50,7 @@ const _: () = {
 
 impl ByteStr {
     /// The longest byte string a `ByteStr` can hold (`u32::MAX`), as for [`Str`].
-    pub const MAX_LEN: usize = crate::repr::heap::MAX_LEN;
+    pub const MAX_LEN: usize = crate::error::MAX_LEN;
 
     /// Byte strings of up to this many bytes are stored inside the handle.
     pub const INLINE_CAPACITY: usize = INLINE_CAPACITY;
@@ -299,68 +296,6 @@ impl ByteStr {
         ByteStr { word }
     }
 
-    /// The global atom for these bytes: O(1) if already interned; a heap string spanning
-    /// its whole buffer is adopted when the bytes are new (no copy); a slice of a larger
-    /// buffer is copied, so an atom never pins a parent. The same atom as text of equal
-    /// bytes would get.
-    ///
-    /// ```
-    /// use dynatom::{Atom, ByteAtom, ByteStr};
-    ///
-    /// let s = ByteStr::copy_from_slice(b"GET /a/long/enough/path HTTP/1.1");
-    /// let atom = s.intern();
-    /// assert_eq!(atom.as_ptr(), s.as_ptr()); // adopted
-    /// assert_eq!(atom, ByteAtom::from(Atom::from("GET /a/long/enough/path HTTP/1.1")));
-    /// ```
-    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
-    #[inline]
-    pub fn intern(&self) -> ByteAtom {
-        self.intern_in(AtomTable::global())
-    }
-
-    /// Like [`ByteStr::intern`], but reports allocation failure.
-    ///
-    /// ```
-    /// let s = dynatom::ByteStr::copy_from_slice(b"interned fallibly, if need be");
-    /// assert_eq!(s.try_intern().unwrap(), s.intern());
-    /// ```
-    #[inline]
-    pub fn try_intern(&self) -> Result<ByteAtom, StrError> {
-        self.try_intern_in(AtomTable::global())
-    }
-
-    /// The atom for these bytes in `table`, as [`ByteStr::intern`] does in the global
-    /// table: O(1) if already interned there; a heap string spanning its whole buffer is
-    /// adopted by the global table when its bytes are new; anything else is copied.
-    ///
-    /// ```
-    /// use dynatom::{AtomTable, ByteStr};
-    ///
-    /// let table = AtomTable::new();
-    /// let atom = ByteStr::copy_from_slice(b"bytes in a table: \xff").intern_in(&table);
-    /// assert_eq!(atom, table.intern_bytes(b"bytes in a table: \xff"));
-    /// ```
-    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
-    #[inline]
-    pub fn intern_in(&self, table: &AtomTable) -> ByteAtom {
-        match table.try_intern_byte_str_with(self, Fallibility::Infallible) {
-            Ok(atom) => atom,
-            Err(err) => panic!("{err}"),
-        }
-    }
-
-    /// Like [`ByteStr::intern_in`], but reports allocation failure.
-    ///
-    /// ```
-    /// let table = dynatom::AtomTable::new();
-    /// let s = dynatom::ByteStr::copy_from_slice(b"copied into a local table");
-    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern_bytes(b"copied into a local table"));
-    /// ```
-    #[inline]
-    pub fn try_intern_in(&self, table: &AtomTable) -> Result<ByteAtom, StrError> {
-        table.try_intern_byte_str_with(self, Fallibility::Fallible)
-    }
-
     /// `part`, a byte slice borrowed from this string, as a [`ByteStr`] in O(1) without
     /// allocating: inline if it fits, else sharing this string's buffer (the `bytes`
     /// crate's `Bytes::slice_ref`). An empty `part` gives an empty `ByteStr` wherever it
@@ -386,7 +321,7 @@ impl ByteStr {
             if part.is_empty() {
                 return ByteStr::new();
             }
-            crate::str_access::not_a_part("ByteStr", self.len(), part.len());
+            not_a_part("ByteStr", self.len(), part.len());
         }
         self.share(start, start + part.len())
     }
@@ -426,27 +361,6 @@ impl ByteStr {
     #[inline]
     pub fn is_utf8(&self) -> bool {
         std::str::from_utf8(self.as_bytes()).is_ok()
-    }
-
-    /// The same bytes as a text [`Str`]: O(1) (shares the buffer) plus one UTF-8 check.
-    ///
-    /// # Errors
-    /// [`StrError::InvalidUtf8`] if the bytes are not UTF-8 (`self` is untouched).
-    ///
-    /// ```
-    /// use dynatom::{ByteStr, StrError};
-    ///
-    /// let text = ByteStr::copy_from_slice(b"plain ASCII is UTF-8 too").to_text().unwrap();
-    /// assert_eq!(text, "plain ASCII is UTF-8 too");
-    /// let err = ByteStr::from(&b"caf\xe9"[..]).to_text().unwrap_err();
-    /// assert!(matches!(err, StrError::InvalidUtf8(e) if e.valid_up_to() == 3));
-    /// ```
-    #[inline]
-    pub fn to_text(&self) -> Result<Str, StrError> {
-        match Utf8::check(self.clone()) {
-            Ok(text) => Ok(Str::from_utf8_handle(text)),
-            Err((_, err)) => Err(StrError::InvalidUtf8(err)),
-        }
     }
 
     /// The block, if this string spans the whole of one.
@@ -491,6 +405,13 @@ fn blocks_may_be_equal(x: &Block, y: &Block) -> bool {
         (Some(hash_x), Some(hash_y)) => hash_x == hash_y,
         _ => true,
     }
+}
+
+/// The panic of `slice_ref` (of `ByteStr` and `Str`) on a part from elsewhere.
+#[cold]
+#[track_caller]
+pub(crate) fn not_a_part(type_name: &str, len: usize, part_len: usize) -> ! {
+    panic!("{type_name}::slice_ref: the {part_len}-byte part does not lie within this {len}-byte string")
 }
 
 /// The panic of [`ByteStr::slice`]: names the range, the length and what is wrong.

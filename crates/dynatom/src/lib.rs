@@ -179,6 +179,7 @@ mod counters;
 mod error;
 mod hash;
 pub mod interner;
+mod raw_handles;
 mod repr;
 mod simd;
 pub mod small_map;
@@ -187,6 +188,7 @@ mod str_access;
 mod str_traits;
 mod sync;
 mod table;
+mod utf8;
 
 #[cfg(feature = "serde")]
 mod serde_impls;

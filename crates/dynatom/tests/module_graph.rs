@@ -348,7 +348,12 @@ fn find_cycle(graph: &Graph) -> Option<Vec<String>> {
         Open,
         Done,
     }
-    fn visit(node: &str, graph: &Graph, marks: &mut BTreeMap<String, Mark>, stack: &mut Vec<String>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &Graph,
+        marks: &mut BTreeMap<String, Mark>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
         match marks.get(node) {
             Some(Mark::Done) => return None,
             Some(Mark::Open) => {
