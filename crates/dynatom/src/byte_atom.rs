@@ -5,7 +5,7 @@ use crate::error::{Fallibility, StrError};
 use crate::repr::atom_word::AtomWord;
 use crate::table::AtomTable;
 
-/// An interned string of any bytes: [`Atom`]'s representation and table, without the
+/// An interned string of any bytes: [`Atom`](crate::Atom)'s representation and table, without the
 /// UTF-8 promise.
 ///
 /// * 8 bytes, and `Option<ByteAtom>` too; up to 7 bytes are stored inside the atom.
@@ -15,7 +15,7 @@ use crate::table::AtomTable;
 ///   UTF-8 check for the latter).
 /// * [`ByteAtom::to_byte_str`] hands the bytes out as a [`ByteStr`] without copying.
 ///
-/// Like [`Atom`], it is not `Borrow<[u8]>`: its hash is the table's, not `[u8]`'s.
+/// Like [`Atom`](crate::Atom), it is not `Borrow<[u8]>`: its hash is the table's, not `[u8]`'s.
 ///
 /// ```
 /// use dynatom::{Atom, ByteAtom};
@@ -161,7 +161,7 @@ impl ByteAtom {
     }
 
     /// The atom's cached hash: the hash its table filed it under (for inline atoms, a
-    /// fixed mix of the word). Reads no bytes; equal to [`Atom::hash64`] of the same atom.
+    /// fixed mix of the word). Reads no bytes; equal to [`Atom::hash64`](crate::Atom::hash64) of the same atom.
     ///
     /// ```
     /// use dynatom::{Atom, ByteAtom};

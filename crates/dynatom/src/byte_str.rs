@@ -13,12 +13,12 @@ pub(crate) const RETAIN_CHECK_MIN_PARENT: usize = 1024;
 /// ... and is copied when it is shorter than `parent / RETAIN_MAX_RATIO`.
 pub(crate) const RETAIN_MAX_RATIO: usize = 8;
 
-/// An immutable string of any bytes in 16 bytes: [`Str`]'s representation, tables and
+/// An immutable string of any bytes in 16 bytes: [`Str`](crate::Str)'s representation, tables and
 /// costs, without the UTF-8 promise. For Lua strings, HTTP bodies, C strings.
 ///
 /// * Up to 15 bytes live inside the handle; longer ones are **one** allocation (a
-///   16-byte header, then the bytes), exactly as for [`Str`], whose handle is this one
-///   plus the promise that the bytes are text: [`Str::as_byte_str`] is free, and
+///   16-byte header, then the bytes), exactly as for [`Str`](crate::Str), whose handle is this one
+///   plus the promise that the bytes are text: [`Str::as_byte_str`](crate::Str::as_byte_str) is free, and
 ///   [`ByteStr::to_text`] checks UTF-8 once.
 /// * Making one never hashes and never touches a table; [`ByteStr::intern`] does, adopting
 ///   the buffer. Equal bytes are the same atom whether they came in as bytes or as text.
@@ -49,7 +49,7 @@ const _: () = {
 };
 
 impl ByteStr {
-    /// The longest byte string a `ByteStr` can hold (`u32::MAX`), as for [`Str`].
+    /// The longest byte string a `ByteStr` can hold (`u32::MAX`), as for [`Str`](crate::Str).
     pub const MAX_LEN: usize = crate::error::MAX_LEN;
 
     /// Byte strings of up to this many bytes are stored inside the handle.
@@ -224,7 +224,7 @@ impl ByteStr {
 
     /// The bytes in `range`, in O(1).
     ///
-    /// Retention policy (as [`Str::slice`]): a result of up to 15 bytes is stored inline;
+    /// Retention policy (as [`Str::slice`](crate::Str::slice)): a result of up to 15 bytes is stored inline;
     /// a result shorter than 1/8 of a parent buffer of 1 KiB or more is copied out, so a
     /// tiny slice never pins a large buffer; anything else shares the parent's buffer.
     ///
@@ -326,7 +326,7 @@ impl ByteStr {
         self.share(start, start + part.len())
     }
 
-    /// The global table's hash of the bytes (the same as [`Str::hash64`] of equal text).
+    /// The global table's hash of the bytes (the same as [`Str::hash64`](crate::Str::hash64) of equal text).
     /// For a heap string spanning its buffer it is computed once and cached in the
     /// header (interning reuses it).
     ///

@@ -18,10 +18,10 @@ use crate::sync::Arc;
 
 /// A set of interned strings: each distinct byte string has exactly one entry here, so
 /// atoms of one table compare by a single word. Text and bytes share the entries: the
-/// [`Atom`] for `"abc"` and the [`ByteAtom`] for `b"abc"` are one atom seen two ways.
+/// [`Atom`](crate::Atom) for `"abc"` and the [`ByteAtom`](crate::ByteAtom) for `b"abc"` are one atom seen two ways.
 ///
-/// Most programs use [`AtomTable::global()`] through [`Str::intern`], [`Atom::from`] and
-/// [`Atom::lookup`]. An independent table (`AtomTable::new()`) has its own entries; its
+/// Most programs use [`AtomTable::global()`] through [`Str::intern`](crate::Str::intern), [`Atom::from`](crate::Atom::from) and
+/// [`Atom::lookup`](crate::Atom::lookup). An independent table (`AtomTable::new()`) has its own entries; its
 /// atoms are distinct from the global table's (an atom's identity is its table entry),
 /// except texts of up to 7 bytes, which are atoms by value in every table.
 ///
@@ -29,11 +29,11 @@ use crate::sync::Arc;
 ///   one-word slots (the atom's address plus 16 bits of its hash). A hit takes no lock and
 ///   writes nothing but the atom's count; filing a new atom locks its shard, which grows
 ///   a few slots per write rather than all at once.
-/// * Adopting: interning a heap [`Str`] that spans its buffer files that very buffer when
+/// * Adopting: interning a heap [`Str`](crate::Str) that spans its buffer files that very buffer when
 ///   the text is new (global table and `AtomTable::new()` tables alike), so the atom and
 ///   the string share one allocation.
 /// * Deferred reclamation: the table holds one count of every atom it files. When the
-///   last [`Str`] and [`Atom`] of an interned text are dropped, the atom stays, *unused*,
+///   last [`Str`](crate::Str) and [`Atom`](crate::Atom) of an interned text are dropped, the atom stays, *unused*,
 ///   and a later intern of the same text revives it without allocating. A shard frees its
 ///   unused atoms in one sweep once they outnumber `max(floor, in_use / 2)`, where `floor`
 ///   is the table's unused limit ([`AtomTable::set_unused_limit`], 4096 atoms by default,
@@ -94,7 +94,7 @@ impl AtomTable {
     }
 
     /// A new, empty table. It hashes with the process's random seed, as the global table
-    /// does, so it adopts a [`Str`]'s buffer as the global table does.
+    /// does, so it adopts a [`Str`](crate::Str)'s buffer as the global table does.
     ///
     /// ```
     /// let table = dynatom::AtomTable::new();
@@ -109,7 +109,7 @@ impl AtomTable {
 
     /// A new, empty table with a fixed hash seed, for reproducible runs. A string's
     /// header caches the process seed's hash, so this table copies what it interns rather
-    /// than adopting a [`Str`]'s buffer.
+    /// than adopting a [`Str`](crate::Str)'s buffer.
     ///
     /// ```
     /// let a = dynatom::AtomTable::with_seed(7);
@@ -121,7 +121,7 @@ impl AtomTable {
         AtomTable::from_shared(TableShared::new(seed, TableKind::OwnSeed))
     }
 
-    /// The process-wide table behind [`Str::intern`], [`Atom::from`] and [`Atom::lookup`].
+    /// The process-wide table behind [`Str::intern`](crate::Str::intern), [`Atom::from`](crate::Atom::from) and [`Atom::lookup`](crate::Atom::lookup).
     ///
     /// ```
     /// use dynatom::{Atom, AtomTable};
