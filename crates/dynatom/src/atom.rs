@@ -581,3 +581,22 @@ impl ByteAtom {
         }
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_and_text_share_one_entry() {
+        let table = AtomTable::new();
+        let text = table.intern("one entry for bytes and text alike");
+        let bytes = table.intern_bytes(b"one entry for bytes and text alike");
+        assert_eq!(ByteAtom::from(text.clone()), bytes);
+        assert_eq!(bytes.to_text().unwrap(), text);
+        assert_eq!(table.len(), 1);
+        let binary = table.intern_bytes(b"not text: \xff\xfe and long");
+        assert_eq!(table.len(), 2);
+        assert!(binary.to_text().is_err());
+        assert_eq!(table.lookup_bytes(b"not text: \xff\xfe and long"), Some(binary));
+    }
+}

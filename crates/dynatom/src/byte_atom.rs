@@ -5,8 +5,8 @@ use crate::error::{Fallibility, StrError};
 use crate::repr::atom_word::AtomWord;
 use crate::table::AtomTable;
 
-/// An interned string of any bytes: [`Atom`](crate::Atom)'s representation and table, without the
-/// UTF-8 promise.
+/// An interned string of any bytes: [`Atom`](crate::Atom)'s representation and table,
+/// without the UTF-8 promise.
 ///
 /// * 8 bytes, and `Option<ByteAtom>` too; up to 7 bytes are stored inside the atom.
 /// * `==` compares one word; `Hash` feeds the cached hash; `Ord` orders by bytes.
@@ -160,8 +160,9 @@ impl ByteAtom {
         ByteStr::from_word(self.word.to_str_word())
     }
 
-    /// The atom's cached hash: the hash its table filed it under (for inline atoms, a
-    /// fixed mix of the word). Reads no bytes; equal to [`Atom::hash64`](crate::Atom::hash64) of the same atom.
+    /// The atom's cached hash: the hash its table filed it under (for inline atoms, a fixed
+    /// mix of the word). Reads no bytes; equal to [`Atom::hash64`](crate::Atom::hash64) of
+    /// the same atom.
     ///
     /// ```
     /// use dynatom::{Atom, ByteAtom};
@@ -354,24 +355,5 @@ impl ByteStr {
     #[inline]
     pub fn try_intern_in(&self, table: &AtomTable) -> Result<ByteAtom, StrError> {
         table.try_intern_byte_str_with(self, Fallibility::Fallible)
-    }
-}
-
-#[cfg(all(test, not(loom)))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bytes_and_text_share_one_entry() {
-        let table = AtomTable::new();
-        let text = table.intern("one entry for bytes and text alike");
-        let bytes = table.intern_bytes(b"one entry for bytes and text alike");
-        assert_eq!(ByteAtom::from(text.clone()), bytes);
-        assert_eq!(bytes.to_text().unwrap(), text);
-        assert_eq!(table.len(), 1);
-        let binary = table.intern_bytes(b"not text: \xff\xfe and long");
-        assert_eq!(table.len(), 2);
-        assert!(binary.to_text().is_err());
-        assert_eq!(table.lookup_bytes(b"not text: \xff\xfe and long"), Some(binary));
     }
 }

@@ -13,13 +13,14 @@ pub(crate) const RETAIN_CHECK_MIN_PARENT: usize = 1024;
 /// ... and is copied when it is shorter than `parent / RETAIN_MAX_RATIO`.
 pub(crate) const RETAIN_MAX_RATIO: usize = 8;
 
-/// An immutable string of any bytes in 16 bytes: [`Str`](crate::Str)'s representation, tables and
-/// costs, without the UTF-8 promise. For Lua strings, HTTP bodies, C strings.
+/// An immutable string of any bytes in 16 bytes: [`Str`](crate::Str)'s representation,
+/// tables and costs, without the UTF-8 promise. For Lua strings, HTTP bodies, C strings.
 ///
-/// * Up to 15 bytes live inside the handle; longer ones are **one** allocation (a
-///   16-byte header, then the bytes), exactly as for [`Str`](crate::Str), whose handle is this one
-///   plus the promise that the bytes are text: [`Str::as_byte_str`](crate::Str::as_byte_str) is free, and
-///   [`ByteStr::to_text`] checks UTF-8 once.
+/// * Up to 15 bytes live inside the handle; longer ones are **one** allocation (a 16-byte
+///   header, then the bytes), exactly as for [`Str`](crate::Str), whose handle is this one
+///   plus the promise that the bytes are text:
+///   [`Str::as_byte_str`](crate::Str::as_byte_str) is free, and [`ByteStr::to_text`] checks
+///   UTF-8 once.
 /// * Making one never hashes and never touches a table; [`ByteStr::intern`] does, adopting
 ///   the buffer. Equal bytes are the same atom whether they came in as bytes or as text.
 /// * Clone is O(1); [`ByteStr::slice`] takes any byte range in O(1).
@@ -224,9 +225,10 @@ impl ByteStr {
 
     /// The bytes in `range`, in O(1).
     ///
-    /// Retention policy (as [`Str::slice`](crate::Str::slice)): a result of up to 15 bytes is stored inline;
-    /// a result shorter than 1/8 of a parent buffer of 1 KiB or more is copied out, so a
-    /// tiny slice never pins a large buffer; anything else shares the parent's buffer.
+    /// Retention policy (as [`Str::slice`](crate::Str::slice)): a result of up to 15 bytes
+    /// is stored inline; a result shorter than 1/8 of a parent buffer of 1 KiB or more is
+    /// copied out, so a tiny slice never pins a large buffer; anything else shares the
+    /// parent's buffer.
     ///
     /// # Panics
     /// If the range is out of bounds or starts after it ends. The message names the
@@ -326,9 +328,9 @@ impl ByteStr {
         self.share(start, start + part.len())
     }
 
-    /// The global table's hash of the bytes (the same as [`Str::hash64`](crate::Str::hash64) of equal text).
-    /// For a heap string spanning its buffer it is computed once and cached in the
-    /// header (interning reuses it).
+    /// The global table's hash of the bytes (the same as
+    /// [`Str::hash64`](crate::Str::hash64) of equal text). For a heap string spanning its
+    /// buffer it is computed once and cached in the header (interning reuses it).
     ///
     /// ```
     /// use dynatom::{ByteStr, Str};
@@ -481,15 +483,5 @@ mod tests {
     fn backward_slices_name_the_range() {
         #[allow(clippy::reversed_empty_ranges)]
         let _ = ByteStr::copy_from_slice(&[1; 20]).slice(5..2);
-    }
-
-    #[test]
-    fn text_conversion_checks_once_and_shares() {
-        let bytes = ByteStr::copy_from_slice("a text of more than fifteen bytes: é".as_bytes());
-        let text = bytes.to_text().unwrap();
-        assert_eq!(text.as_ptr(), bytes.as_ptr());
-        let cut = bytes.slice(..bytes.len() - 1); // cuts 'é' in two
-        assert!(!cut.is_utf8());
-        assert!(matches!(cut.to_text(), Err(StrError::InvalidUtf8(_))));
     }
 }

@@ -403,3 +403,18 @@ impl ByteStr {
         }
     }
 }
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_conversion_checks_once_and_shares() {
+        let bytes = ByteStr::copy_from_slice("a text of more than fifteen bytes: é".as_bytes());
+        let text = bytes.to_text().unwrap();
+        assert_eq!(text.as_ptr(), bytes.as_ptr());
+        let cut = bytes.slice(..bytes.len() - 1); // cuts 'é' in two
+        assert!(!cut.is_utf8());
+        assert!(matches!(cut.to_text(), Err(StrError::InvalidUtf8(_))));
+    }
+}

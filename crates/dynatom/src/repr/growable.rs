@@ -230,8 +230,9 @@ impl GrowableBlock {
     }
 
     /// The string of the filled bytes, without copying them: a heap result is the buffer
-    /// itself (see [`GrowableBlock::into_block`]); at most [`INLINE_CAPACITY`](super::str_word::INLINE_CAPACITY) bytes are
-    /// stored inline and the buffer is freed.
+    /// itself (see [`GrowableBlock::into_block`]); at most
+    /// [`INLINE_CAPACITY`](super::str_word::INLINE_CAPACITY) bytes are stored inline and
+    /// the buffer is freed.
     #[inline]
     pub(crate) fn into_str_word(self, fallibility: Fallibility) -> Result<StrWord, StrError> {
         if let Some(word) = StrWord::inline(self.as_bytes()) {

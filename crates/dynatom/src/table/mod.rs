@@ -18,29 +18,32 @@ use crate::sync::Arc;
 
 /// A set of interned strings: each distinct byte string has exactly one entry here, so
 /// atoms of one table compare by a single word. Text and bytes share the entries: the
-/// [`Atom`](crate::Atom) for `"abc"` and the [`ByteAtom`](crate::ByteAtom) for `b"abc"` are one atom seen two ways.
+/// [`Atom`](crate::Atom) for `"abc"` and the [`ByteAtom`](crate::ByteAtom) for `b"abc"` are
+/// one atom seen two ways.
 ///
-/// Most programs use [`AtomTable::global()`] through [`Str::intern`](crate::Str::intern), [`Atom::from`](crate::Atom::from) and
-/// [`Atom::lookup`](crate::Atom::lookup). An independent table (`AtomTable::new()`) has its own entries; its
-/// atoms are distinct from the global table's (an atom's identity is its table entry),
-/// except texts of up to 7 bytes, which are atoms by value in every table.
+/// Most programs use [`AtomTable::global()`] through [`Str::intern`](crate::Str::intern),
+/// [`Atom::from`](crate::Atom::from) and [`Atom::lookup`](crate::Atom::lookup). An
+/// independent table (`AtomTable::new()`) has its own entries; its atoms are distinct from
+/// the global table's (an atom's identity is its table entry), except texts of up to 7
+/// bytes, which are atoms by value in every table.
 ///
 /// * Sharded: 64 shards chosen by the text's hash, each an open-addressing array of
 ///   one-word slots (the atom's address plus 16 bits of its hash). A hit takes no lock and
 ///   writes nothing but the atom's count; filing a new atom locks its shard, which grows
 ///   a few slots per write rather than all at once.
-/// * Adopting: interning a heap [`Str`](crate::Str) that spans its buffer files that very buffer when
-///   the text is new (global table and `AtomTable::new()` tables alike), so the atom and
-///   the string share one allocation.
-/// * Deferred reclamation: the table holds one count of every atom it files. When the
-///   last [`Str`](crate::Str) and [`Atom`](crate::Atom) of an interned text are dropped, the atom stays, *unused*,
-///   and a later intern of the same text revives it without allocating. A shard frees its
-///   unused atoms in one sweep once they outnumber `max(floor, in_use / 2)`, where `floor`
-///   is the table's unused limit ([`AtomTable::set_unused_limit`], 4096 atoms by default,
-///   divided among the shards): beyond that fixed floor the table holds at most half
-///   again as many atoms as are in use. [`AtomTable::shrink`] sweeps at once, and a local
-///   table frees its unused atoms when it is dropped (atoms still in use stay valid).
-///   [`AtomTable::lookup`] finds only atoms in use.
+/// * Adopting: interning a heap [`Str`](crate::Str) that spans its buffer files that very
+///   buffer when the text is new (global table and `AtomTable::new()` tables alike), so the
+///   atom and the string share one allocation.
+/// * Deferred reclamation: the table holds one count of every atom it files. When the last
+///   [`Str`](crate::Str) and [`Atom`](crate::Atom) of an interned text are dropped, the
+///   atom stays, *unused*, and a later intern of the same text revives it without
+///   allocating. A shard frees its unused atoms in one sweep once they outnumber
+///   `max(floor, in_use / 2)`, where `floor` is the table's unused limit
+///   ([`AtomTable::set_unused_limit`], 4096 atoms by default, divided among the shards):
+///   beyond that fixed floor the table holds at most half again as many atoms as are in
+///   use. [`AtomTable::shrink`] sweeps at once, and a local table frees its unused atoms
+///   when it is dropped (atoms still in use stay valid). [`AtomTable::lookup`] finds only
+///   atoms in use.
 /// * Hashing: rapidhash over every byte, computed at most once per heap string and
 ///   cached in its header. The global table and `AtomTable::new()` tables share the
 ///   process's random seed, so a cached hash serves them all; `AtomTable::with_seed`
@@ -121,7 +124,8 @@ impl AtomTable {
         AtomTable::from_shared(TableShared::new(seed, TableKind::OwnSeed))
     }
 
-    /// The process-wide table behind [`Str::intern`](crate::Str::intern), [`Atom::from`](crate::Atom::from) and [`Atom::lookup`](crate::Atom::lookup).
+    /// The process-wide table behind [`Str::intern`](crate::Str::intern),
+    /// [`Atom::from`](crate::Atom::from) and [`Atom::lookup`](crate::Atom::lookup).
     ///
     /// ```
     /// use dynatom::{Atom, AtomTable};
