@@ -142,7 +142,6 @@ impl AtomTable {
 
     /// The atom for `bytes`, filing a copy of them if they are new: what the handles'
     /// `intern` and `intern_bytes` come to.
-    #[inline]
     pub(crate) fn try_intern_bytes_word(&self, bytes: &[u8], fallibility: Fallibility) -> Result<AtomWord, StrError> {
         // Before hashing: an over-long text would be read whole only to be refused.
         if bytes.len() > MAX_LEN {
@@ -156,7 +155,6 @@ impl AtomTable {
 
     /// The atom for the bytes of a string: adopts its block (a heap string spanning its
     /// buffer whose bytes are new), finds it, or copies.
-    #[inline]
     pub(crate) fn try_intern_str_word(&self, s: &StrWord, fallibility: Fallibility) -> Result<AtomWord, StrError> {
         let bytes = s.as_bytes();
         if let Some(word) = AtomWord::inline(bytes) {
@@ -173,7 +171,6 @@ impl AtomTable {
 
     /// The atom for `bytes`, keeping them in the binary if they are new (see
     /// [`AtomTable::intern_static`]).
-    #[inline]
     pub(crate) fn intern_static_word(&self, bytes: &'static [u8]) -> AtomWord {
         if let Some(word) = AtomWord::inline(bytes) {
             return word;
@@ -182,7 +179,6 @@ impl AtomTable {
     }
 
     /// The atom for `bytes` if one is in use; never files anything.
-    #[inline]
     pub(crate) fn lookup_word(&self, bytes: &[u8]) -> Option<AtomWord> {
         if let Some(word) = AtomWord::inline(bytes) {
             return Some(word);
