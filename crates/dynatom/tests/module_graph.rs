@@ -9,7 +9,8 @@
 //!   imports.
 //!
 //! `scripts/import-graph` prints the same graph as Graphviz dot (the ignored test
-//! `print_import_graph_as_dot`); docs/architecture.md shows it.
+//! `print_import_graph_as_dot`); docs/architecture.md shows it, and
+//! `the_drawing_in_the_docs_is_current` keeps that drawing true.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -458,28 +459,48 @@ fn the_graph_builder_sees_paths_and_not_their_mentions() {
     assert_eq!(find_cycle(&acyclic), None);
 }
 
+/// The graph as Graphviz dot, `repr/`'s files grouped in a box.
+fn dot(graph: &Graph) -> String {
+    let mut out = String::from("digraph dynatom {\n    rankdir=BT;\n    node [shape=box, fontname=monospace];\n");
+    let repr: Vec<_> = graph.keys().filter(|node| node.starts_with("repr::")).collect();
+    if !repr.is_empty() {
+        out.push_str("    subgraph cluster_repr { label=\"repr/\";\n");
+        for node in repr {
+            out.push_str(&format!("        \"{node}\";\n"));
+        }
+        out.push_str("    }\n");
+    }
+    for (from, targets) in graph {
+        for to in targets {
+            out.push_str(&format!("    \"{from}\" -> \"{to}\";\n"));
+        }
+    }
+    out.push('}');
+    out
+}
+
+/// docs/architecture.md shows the top-level graph; it must be the graph of this tree.
+/// (The packaged crate has no docs/ folder: nothing to compare there.)
+#[test]
+fn the_drawing_in_the_docs_is_current() {
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/architecture.md"));
+    let Ok(doc) = fs::read_to_string(path) else {
+        eprintln!("no {}: nothing to compare", path.display());
+        return;
+    };
+    let drawing = dot(&top_level(&import_graph()));
+    assert!(
+        doc.contains(&drawing),
+        "docs/architecture.md does not show the current import graph: paste the output of \
+         `scripts/import-graph --top-level` into it:\n{drawing}"
+    );
+}
+
 /// Prints the graph as Graphviz dot: `scripts/import-graph` runs this.
 #[test]
 #[ignore = "prints the graph; run by scripts/import-graph"]
 fn print_import_graph_as_dot() {
     let graph = import_graph();
     let merge_repr = std::env::var_os("IMPORT_GRAPH_TOP_LEVEL").is_some();
-    let graph = if merge_repr { top_level(&graph) } else { graph };
-    println!("digraph dynatom {{");
-    println!("    rankdir=BT;");
-    println!("    node [shape=box, fontname=monospace];");
-    let repr: Vec<_> = graph.keys().filter(|node| node.starts_with("repr::")).collect();
-    if !repr.is_empty() {
-        println!("    subgraph cluster_repr {{ label=\"repr/\";");
-        for node in repr {
-            println!("        \"{node}\";");
-        }
-        println!("    }}");
-    }
-    for (from, targets) in &graph {
-        for to in targets {
-            println!("    \"{from}\" -> \"{to}\";");
-        }
-    }
-    println!("}}");
+    println!("{}", dot(&if merge_repr { top_level(&graph) } else { graph }));
 }
