@@ -1,14 +1,12 @@
 //! [`ByteAtom`]: an interned byte string, eight bytes, compared by one word.
 
-use crate::atom::Atom;
 use crate::byte_str::ByteStr;
-use crate::error::StrError;
+use crate::error::{Fallibility, StrError};
 use crate::repr::atom_word::AtomWord;
-use crate::repr::utf8::Utf8;
 use crate::table::AtomTable;
 
-/// An interned string of any bytes: [`Atom`]'s representation and table, without the
-/// UTF-8 promise.
+/// An interned string of any bytes: [`Atom`](crate::Atom)'s representation and table,
+/// without the UTF-8 promise.
 ///
 /// * 8 bytes, and `Option<ByteAtom>` too; up to 7 bytes are stored inside the atom.
 /// * `==` compares one word; `Hash` feeds the cached hash; `Ord` orders by bytes.
@@ -17,7 +15,7 @@ use crate::table::AtomTable;
 ///   UTF-8 check for the latter).
 /// * [`ByteAtom::to_byte_str`] hands the bytes out as a [`ByteStr`] without copying.
 ///
-/// Like [`Atom`], it is not `Borrow<[u8]>`: its hash is the table's, not `[u8]`'s.
+/// Like [`Atom`](crate::Atom), it is not `Borrow<[u8]>`: its hash is the table's, not `[u8]`'s.
 ///
 /// ```
 /// use dynatom::{Atom, ByteAtom};
@@ -162,8 +160,9 @@ impl ByteAtom {
         ByteStr::from_word(self.word.to_str_word())
     }
 
-    /// The atom's cached hash: the hash its table filed it under (for inline atoms, a
-    /// fixed mix of the word). Reads no bytes; equal to [`Atom::hash64`] of the same atom.
+    /// The atom's cached hash: the hash its table filed it under (for inline atoms, a fixed
+    /// mix of the word). Reads no bytes; equal to [`Atom::hash64`](crate::Atom::hash64) of
+    /// the same atom.
     ///
     /// ```
     /// use dynatom::{Atom, ByteAtom};
@@ -190,27 +189,6 @@ impl ByteAtom {
     pub fn is_utf8(&self) -> bool {
         std::str::from_utf8(self.as_bytes()).is_ok()
     }
-
-    /// The same atom as text: O(1) plus one UTF-8 check. The result is the very atom
-    /// [`Atom::from`] gives for that text.
-    ///
-    /// # Errors
-    /// [`StrError::InvalidUtf8`] if the bytes are not UTF-8.
-    ///
-    /// ```
-    /// use dynatom::{Atom, ByteAtom, StrError};
-    ///
-    /// let atom = ByteAtom::new(b"a header name as bytes").to_text().unwrap();
-    /// assert_eq!(atom, Atom::from("a header name as bytes"));
-    /// assert!(matches!(ByteAtom::new(b"\xc3(").to_text(), Err(StrError::InvalidUtf8(_))));
-    /// ```
-    #[inline]
-    pub fn to_text(&self) -> Result<Atom, StrError> {
-        match Utf8::check(self.clone()) {
-            Ok(text) => Ok(Atom::from_utf8_handle(text)),
-            Err((_, err)) => Err(StrError::InvalidUtf8(err)),
-        }
-    }
 }
 
 impl PartialEq for ByteAtom {
@@ -222,21 +200,160 @@ impl PartialEq for ByteAtom {
 
 impl Eq for ByteAtom {}
 
-#[cfg(all(test, not(loom)))]
-mod tests {
-    use super::*;
+/// Interning bytes: the table files words (`table/`); these make them [`ByteAtom`]s.
+impl AtomTable {
+    /// The atom for `bytes`, filing a copy of them if they are new. Text and bytes share
+    /// the entries: equal bytes give the atom that equal text gives.
+    ///
+    /// # Panics
+    /// If `bytes` is longer than [`ByteStr::MAX_LEN`]; aborts if memory runs out
+    /// ([`AtomTable::try_intern_bytes`] reports both instead).
+    ///
+    /// ```
+    /// use dynatom::{AtomTable, ByteAtom};
+    ///
+    /// let table = AtomTable::new();
+    /// let bytes = table.intern_bytes(b"shared by bytes and text");
+    /// assert_eq!(bytes, ByteAtom::from(table.intern("shared by bytes and text")));
+    /// assert_eq!(table.len(), 1);
+    /// ```
+    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
+    pub fn intern_bytes(&self, bytes: &[u8]) -> ByteAtom {
+        match self.try_intern_bytes_with(bytes, Fallibility::Infallible) {
+            Ok(atom) => atom,
+            Err(err) => panic!("{err}"),
+        }
+    }
 
-    #[test]
-    fn bytes_and_text_share_one_entry() {
-        let table = AtomTable::new();
-        let text = table.intern("one entry for bytes and text alike");
-        let bytes = table.intern_bytes(b"one entry for bytes and text alike");
-        assert_eq!(ByteAtom::from(text.clone()), bytes);
-        assert_eq!(bytes.to_text().unwrap(), text);
-        assert_eq!(table.len(), 1);
-        let binary = table.intern_bytes(b"not text: \xff\xfe and long");
-        assert_eq!(table.len(), 2);
-        assert!(binary.to_text().is_err());
-        assert_eq!(table.lookup_bytes(b"not text: \xff\xfe and long"), Some(binary));
+    /// Like [`AtomTable::intern_bytes`], but reports over-long input and allocation
+    /// failure.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// assert!(table.try_intern_bytes(b"\xff fits").is_ok());
+    /// ```
+    pub fn try_intern_bytes(&self, bytes: &[u8]) -> Result<ByteAtom, StrError> {
+        self.try_intern_bytes_with(bytes, Fallibility::Fallible)
+    }
+
+    #[inline]
+    pub(crate) fn try_intern_bytes_with(&self, bytes: &[u8], fallibility: Fallibility) -> Result<ByteAtom, StrError> {
+        self.try_intern_bytes_word(bytes, fallibility).map(ByteAtom::from_word)
+    }
+
+    /// The atom for the bytes of `s`; deprecated, the same as [`ByteStr::intern_in`]
+    /// (`s.intern_in(&table)`).
+    ///
+    /// ```
+    /// use dynatom::{AtomTable, ByteStr};
+    ///
+    /// let s = ByteStr::copy_from_slice(b"adopted rather than copied: \xff");
+    /// let atom = s.intern_in(AtomTable::global());
+    /// assert_eq!(atom.as_ptr(), s.as_ptr());
+    /// ```
+    #[deprecated(since = "0.2.0", note = "use `s.intern_in(&table)`: a suffix after a verb names the argument")]
+    pub fn intern_byte_str(&self, s: &ByteStr) -> ByteAtom {
+        s.intern_in(self)
+    }
+
+    /// Like the deprecated [`AtomTable::intern_byte_str`], but reports allocation
+    /// failure; deprecated, the same as [`ByteStr::try_intern_in`].
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::with_seed(3);
+    /// let s = dynatom::ByteStr::copy_from_slice(b"copied into a table of its own seed");
+    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern_bytes(b"copied into a table of its own seed"));
+    /// ```
+    #[deprecated(since = "0.2.0", note = "use `s.try_intern_in(&table)`: a suffix after a verb names the argument")]
+    pub fn try_intern_byte_str(&self, s: &ByteStr) -> Result<ByteAtom, StrError> {
+        s.try_intern_in(self)
+    }
+
+    /// [`ByteStr::intern_in`] and [`ByteStr::try_intern_in`]: adopts, finds or copies.
+    #[inline]
+    pub(crate) fn try_intern_byte_str_with(&self, s: &ByteStr, fallibility: Fallibility) -> Result<ByteAtom, StrError> {
+        self.try_intern_str_word(s.word(), fallibility).map(ByteAtom::from_word)
+    }
+
+    #[inline]
+    pub(crate) fn intern_static_bytes(&self, bytes: &'static [u8]) -> ByteAtom {
+        ByteAtom::from_word(self.intern_static_word(bytes))
+    }
+
+    /// The atom for `bytes` if one is in use (filed from bytes or from text); never files
+    /// anything. Up to 7 bytes are atoms by value, so for them this is always `Some`.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// assert!(table.lookup_bytes(b"nobody interned this").is_none());
+    /// let atom = table.intern("somebody interned this as text");
+    /// assert_eq!(table.lookup_bytes(b"somebody interned this as text").unwrap(), atom);
+    /// ```
+    pub fn lookup_bytes(&self, bytes: &[u8]) -> Option<ByteAtom> {
+        self.lookup_word(bytes).map(ByteAtom::from_word)
+    }
+}
+
+impl ByteStr {
+    /// The global atom for these bytes: O(1) if already interned; a heap string spanning
+    /// its whole buffer is adopted when the bytes are new (no copy); a slice of a larger
+    /// buffer is copied, so an atom never pins a parent. The same atom as text of equal
+    /// bytes would get.
+    ///
+    /// ```
+    /// use dynatom::{Atom, ByteAtom, ByteStr};
+    ///
+    /// let s = ByteStr::copy_from_slice(b"GET /a/long/enough/path HTTP/1.1");
+    /// let atom = s.intern();
+    /// assert_eq!(atom.as_ptr(), s.as_ptr()); // adopted
+    /// assert_eq!(atom, ByteAtom::from(Atom::from("GET /a/long/enough/path HTTP/1.1")));
+    /// ```
+    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
+    #[inline]
+    pub fn intern(&self) -> ByteAtom {
+        self.intern_in(AtomTable::global())
+    }
+
+    /// Like [`ByteStr::intern`], but reports allocation failure.
+    ///
+    /// ```
+    /// let s = dynatom::ByteStr::copy_from_slice(b"interned fallibly, if need be");
+    /// assert_eq!(s.try_intern().unwrap(), s.intern());
+    /// ```
+    #[inline]
+    pub fn try_intern(&self) -> Result<ByteAtom, StrError> {
+        self.try_intern_in(AtomTable::global())
+    }
+
+    /// The atom for these bytes in `table`, as [`ByteStr::intern`] does in the global
+    /// table: O(1) if already interned there; a heap string spanning its whole buffer is
+    /// adopted by the global table when its bytes are new; anything else is copied.
+    ///
+    /// ```
+    /// use dynatom::{AtomTable, ByteStr};
+    ///
+    /// let table = AtomTable::new();
+    /// let atom = ByteStr::copy_from_slice(b"bytes in a table: \xff").intern_in(&table);
+    /// assert_eq!(atom, table.intern_bytes(b"bytes in a table: \xff"));
+    /// ```
+    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
+    #[inline]
+    pub fn intern_in(&self, table: &AtomTable) -> ByteAtom {
+        match table.try_intern_byte_str_with(self, Fallibility::Infallible) {
+            Ok(atom) => atom,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
+    /// Like [`ByteStr::intern_in`], but reports allocation failure.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// let s = dynatom::ByteStr::copy_from_slice(b"copied into a local table");
+    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern_bytes(b"copied into a local table"));
+    /// ```
+    #[inline]
+    pub fn try_intern_in(&self, table: &AtomTable) -> Result<ByteAtom, StrError> {
+        table.try_intern_byte_str_with(self, Fallibility::Fallible)
     }
 }

@@ -2,12 +2,9 @@
 
 use std::ops::{Bound, RangeBounds};
 
-use crate::byte_atom::ByteAtom;
-use crate::error::StrError;
-use crate::repr::heap::{Block, Fallibility};
+use crate::error::{Fallibility, StrError};
+use crate::repr::heap::Block;
 use crate::repr::str_word::{StrForm, StrWord, INLINE_CAPACITY};
-use crate::repr::utf8::Utf8;
-use crate::str::Str;
 use crate::table::AtomTable;
 
 /// A slice whose parent buffer is at least this long may be copied out instead of
@@ -16,13 +13,14 @@ pub(crate) const RETAIN_CHECK_MIN_PARENT: usize = 1024;
 /// ... and is copied when it is shorter than `parent / RETAIN_MAX_RATIO`.
 pub(crate) const RETAIN_MAX_RATIO: usize = 8;
 
-/// An immutable string of any bytes in 16 bytes: [`Str`]'s representation, tables and
-/// costs, without the UTF-8 promise. For Lua strings, HTTP bodies, C strings.
+/// An immutable string of any bytes in 16 bytes: [`Str`](crate::Str)'s representation,
+/// tables and costs, without the UTF-8 promise. For Lua strings, HTTP bodies, C strings.
 ///
-/// * Up to 15 bytes live inside the handle; longer ones are **one** allocation (a
-///   16-byte header, then the bytes), exactly as for [`Str`], whose handle is this one
-///   plus the promise that the bytes are text: [`Str::as_byte_str`] is free, and
-///   [`ByteStr::to_text`] checks UTF-8 once.
+/// * Up to 15 bytes live inside the handle; longer ones are **one** allocation (a 16-byte
+///   header, then the bytes), exactly as for [`Str`](crate::Str), whose handle is this one
+///   plus the promise that the bytes are text:
+///   [`Str::as_byte_str`](crate::Str::as_byte_str) is free, and [`ByteStr::to_text`] checks
+///   UTF-8 once.
 /// * Making one never hashes and never touches a table; [`ByteStr::intern`] does, adopting
 ///   the buffer. Equal bytes are the same atom whether they came in as bytes or as text.
 /// * Clone is O(1); [`ByteStr::slice`] takes any byte range in O(1).
@@ -52,8 +50,8 @@ const _: () = {
 };
 
 impl ByteStr {
-    /// The longest byte string a `ByteStr` can hold (`u32::MAX`), as for [`Str`].
-    pub const MAX_LEN: usize = crate::repr::heap::MAX_LEN;
+    /// The longest byte string a `ByteStr` can hold (`u32::MAX`), as for [`Str`](crate::Str).
+    pub const MAX_LEN: usize = crate::error::MAX_LEN;
 
     /// Byte strings of up to this many bytes are stored inside the handle.
     pub const INLINE_CAPACITY: usize = INLINE_CAPACITY;
@@ -227,9 +225,10 @@ impl ByteStr {
 
     /// The bytes in `range`, in O(1).
     ///
-    /// Retention policy (as [`Str::slice`]): a result of up to 15 bytes is stored inline;
-    /// a result shorter than 1/8 of a parent buffer of 1 KiB or more is copied out, so a
-    /// tiny slice never pins a large buffer; anything else shares the parent's buffer.
+    /// Retention policy (as [`Str::slice`](crate::Str::slice)): a result of up to 15 bytes
+    /// is stored inline; a result shorter than 1/8 of a parent buffer of 1 KiB or more is
+    /// copied out, so a tiny slice never pins a large buffer; anything else shares the
+    /// parent's buffer.
     ///
     /// # Panics
     /// If the range is out of bounds or starts after it ends. The message names the
@@ -299,68 +298,6 @@ impl ByteStr {
         ByteStr { word }
     }
 
-    /// The global atom for these bytes: O(1) if already interned; a heap string spanning
-    /// its whole buffer is adopted when the bytes are new (no copy); a slice of a larger
-    /// buffer is copied, so an atom never pins a parent. The same atom as text of equal
-    /// bytes would get.
-    ///
-    /// ```
-    /// use dynatom::{Atom, ByteAtom, ByteStr};
-    ///
-    /// let s = ByteStr::copy_from_slice(b"GET /a/long/enough/path HTTP/1.1");
-    /// let atom = s.intern();
-    /// assert_eq!(atom.as_ptr(), s.as_ptr()); // adopted
-    /// assert_eq!(atom, ByteAtom::from(Atom::from("GET /a/long/enough/path HTTP/1.1")));
-    /// ```
-    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
-    #[inline]
-    pub fn intern(&self) -> ByteAtom {
-        self.intern_in(AtomTable::global())
-    }
-
-    /// Like [`ByteStr::intern`], but reports allocation failure.
-    ///
-    /// ```
-    /// let s = dynatom::ByteStr::copy_from_slice(b"interned fallibly, if need be");
-    /// assert_eq!(s.try_intern().unwrap(), s.intern());
-    /// ```
-    #[inline]
-    pub fn try_intern(&self) -> Result<ByteAtom, StrError> {
-        self.try_intern_in(AtomTable::global())
-    }
-
-    /// The atom for these bytes in `table`, as [`ByteStr::intern`] does in the global
-    /// table: O(1) if already interned there; a heap string spanning its whole buffer is
-    /// adopted by the global table when its bytes are new; anything else is copied.
-    ///
-    /// ```
-    /// use dynatom::{AtomTable, ByteStr};
-    ///
-    /// let table = AtomTable::new();
-    /// let atom = ByteStr::copy_from_slice(b"bytes in a table: \xff").intern_in(&table);
-    /// assert_eq!(atom, table.intern_bytes(b"bytes in a table: \xff"));
-    /// ```
-    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
-    #[inline]
-    pub fn intern_in(&self, table: &AtomTable) -> ByteAtom {
-        match table.try_intern_byte_str_with(self, Fallibility::Infallible) {
-            Ok(atom) => atom,
-            Err(err) => panic!("{err}"),
-        }
-    }
-
-    /// Like [`ByteStr::intern_in`], but reports allocation failure.
-    ///
-    /// ```
-    /// let table = dynatom::AtomTable::new();
-    /// let s = dynatom::ByteStr::copy_from_slice(b"copied into a local table");
-    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern_bytes(b"copied into a local table"));
-    /// ```
-    #[inline]
-    pub fn try_intern_in(&self, table: &AtomTable) -> Result<ByteAtom, StrError> {
-        table.try_intern_byte_str_with(self, Fallibility::Fallible)
-    }
-
     /// `part`, a byte slice borrowed from this string, as a [`ByteStr`] in O(1) without
     /// allocating: inline if it fits, else sharing this string's buffer (the `bytes`
     /// crate's `Bytes::slice_ref`). An empty `part` gives an empty `ByteStr` wherever it
@@ -386,14 +323,14 @@ impl ByteStr {
             if part.is_empty() {
                 return ByteStr::new();
             }
-            crate::str_access::not_a_part("ByteStr", self.len(), part.len());
+            not_a_part("ByteStr", self.len(), part.len());
         }
         self.share(start, start + part.len())
     }
 
-    /// The global table's hash of the bytes (the same as [`Str::hash64`] of equal text).
-    /// For a heap string spanning its buffer it is computed once and cached in the
-    /// header (interning reuses it).
+    /// The global table's hash of the bytes (the same as
+    /// [`Str::hash64`](crate::Str::hash64) of equal text). For a heap string spanning its
+    /// buffer it is computed once and cached in the header (interning reuses it).
     ///
     /// ```
     /// use dynatom::{ByteStr, Str};
@@ -426,27 +363,6 @@ impl ByteStr {
     #[inline]
     pub fn is_utf8(&self) -> bool {
         std::str::from_utf8(self.as_bytes()).is_ok()
-    }
-
-    /// The same bytes as a text [`Str`]: O(1) (shares the buffer) plus one UTF-8 check.
-    ///
-    /// # Errors
-    /// [`StrError::InvalidUtf8`] if the bytes are not UTF-8 (`self` is untouched).
-    ///
-    /// ```
-    /// use dynatom::{ByteStr, StrError};
-    ///
-    /// let text = ByteStr::copy_from_slice(b"plain ASCII is UTF-8 too").to_text().unwrap();
-    /// assert_eq!(text, "plain ASCII is UTF-8 too");
-    /// let err = ByteStr::from(&b"caf\xe9"[..]).to_text().unwrap_err();
-    /// assert!(matches!(err, StrError::InvalidUtf8(e) if e.valid_up_to() == 3));
-    /// ```
-    #[inline]
-    pub fn to_text(&self) -> Result<Str, StrError> {
-        match Utf8::check(self.clone()) {
-            Ok(text) => Ok(Str::from_utf8_handle(text)),
-            Err((_, err)) => Err(StrError::InvalidUtf8(err)),
-        }
     }
 
     /// The block, if this string spans the whole of one.
@@ -491,6 +407,13 @@ fn blocks_may_be_equal(x: &Block, y: &Block) -> bool {
         (Some(hash_x), Some(hash_y)) => hash_x == hash_y,
         _ => true,
     }
+}
+
+/// The panic of `slice_ref` (of `ByteStr` and `Str`) on a part from elsewhere.
+#[cold]
+#[track_caller]
+pub(crate) fn not_a_part(type_name: &str, len: usize, part_len: usize) -> ! {
+    panic!("{type_name}::slice_ref: the {part_len}-byte part does not lie within this {len}-byte string")
 }
 
 /// The panic of [`ByteStr::slice`]: names the range, the length and what is wrong.
@@ -560,15 +483,5 @@ mod tests {
     fn backward_slices_name_the_range() {
         #[allow(clippy::reversed_empty_ranges)]
         let _ = ByteStr::copy_from_slice(&[1; 20]).slice(5..2);
-    }
-
-    #[test]
-    fn text_conversion_checks_once_and_shares() {
-        let bytes = ByteStr::copy_from_slice("a text of more than fifteen bytes: é".as_bytes());
-        let text = bytes.to_text().unwrap();
-        assert_eq!(text.as_ptr(), bytes.as_ptr());
-        let cut = bytes.slice(..bytes.len() - 1); // cuts 'é' in two
-        assert!(!cut.is_utf8());
-        assert!(matches!(cut.to_text(), Err(StrError::InvalidUtf8(_))));
     }
 }

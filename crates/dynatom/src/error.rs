@@ -2,6 +2,18 @@
 
 use std::fmt;
 
+/// The longest string the crate holds (a heap block's header keeps the length in 32
+/// bits); public as [`Str::MAX_LEN`](crate::Str::MAX_LEN).
+pub(crate) const MAX_LEN: usize = u32::MAX as usize;
+
+/// Whether running out of memory is reported to the caller (the `try_` constructors) or
+/// aborts (the others): the one switch every allocating path takes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Fallibility {
+    Infallible,
+    Fallible,
+}
+
 /// Why a string could not be made. Nothing is lost: the caller still has its input.
 ///
 /// ```
@@ -32,7 +44,7 @@ impl fmt::Display for StrError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StrError::TooLong { len } => {
-                write!(f, "string of {len} bytes exceeds the maximum of {} bytes", crate::Str::MAX_LEN)
+                write!(f, "string of {len} bytes exceeds the maximum of {MAX_LEN} bytes")
             }
             StrError::AllocFailed { size } => write!(f, "allocation of {size} bytes failed"),
             StrError::InvalidUtf8(err) => write!(f, "invalid UTF-8: {err}"),

@@ -126,9 +126,13 @@
 //!   reference count), `repr/str_word.rs` (the 16-byte [`ByteStr`] word),
 //!   `repr/atom_word.rs` (the 8-byte [`ByteAtom`] word), `repr/growable.rs` (a builder's
 //!   block under construction), `repr/block_cache.rs` (freed large blocks kept for
-//!   reuse), `repr/raw_handles.rs` (handles as machine words, for the C ABI),
-//!   `repr/utf8.rs` (the one place bytes are read as text unchecked), and the test-only
-//!   `repr/heap_count_limit_tests.rs` (drives a count to its limit).
+//!   reuse), and the test-only `repr/heap_count_limit_tests.rs` (drives a count to its
+//!   limit).
+//! * The two unchecked steps between the byte handles and what sits above them, each a
+//!   small file of its own above `repr/` (which knows no handle type): `utf8.rs` (the one
+//!   place bytes are read as text unchecked, for [`Str`] and [`Atom`] over [`ByteStr`]
+//!   and [`ByteAtom`]) and `raw_handles.rs` (the byte handles as machine words, for the
+//!   C ABI).
 //! * The atom table's shard code, which reads entries under their shard's lock:
 //!   `table/shared.rs` and `table/report.rs` (memory reports; with `glibc-slop`, also
 //!   glibc's `malloc_usable_size`), and the lock-free slot array and the reclamation of
@@ -179,6 +183,7 @@ mod counters;
 mod error;
 mod hash;
 pub mod interner;
+mod raw_handles;
 mod repr;
 mod simd;
 pub mod small_map;
@@ -187,6 +192,7 @@ mod str_access;
 mod str_traits;
 mod sync;
 mod table;
+mod utf8;
 
 #[cfg(feature = "serde")]
 mod serde_impls;

@@ -2,13 +2,10 @@
 
 use std::ops::{Bound, RangeBounds};
 
-use crate::atom::Atom;
 use crate::byte_str::{bounds, ByteStr};
-use crate::error::StrError;
-use crate::repr::heap::Fallibility;
+use crate::error::{Fallibility, StrError};
 use crate::repr::str_word::INLINE_CAPACITY;
-use crate::repr::utf8::Utf8;
-use crate::table::AtomTable;
+use crate::utf8::Utf8;
 
 /// An immutable UTF-8 string in 16 bytes that costs nothing until it has to be an atom.
 ///
@@ -51,7 +48,7 @@ const _: () = {
 
 impl Str {
     /// The longest string a `Str` can hold, in bytes (`u32::MAX`).
-    pub const MAX_LEN: usize = crate::repr::heap::MAX_LEN;
+    pub const MAX_LEN: usize = crate::error::MAX_LEN;
 
     /// Strings of up to this many bytes are stored inside the handle.
     pub const INLINE_CAPACITY: usize = INLINE_CAPACITY;
@@ -337,70 +334,6 @@ impl Str {
         }
     }
 
-    /// The global atom for this text. O(1) if the string is already interned; a heap
-    /// string spanning its whole buffer is adopted when its text is new (no copy); a
-    /// slice of a larger buffer is copied, so an atom never pins a parent.
-    ///
-    /// ```
-    /// use dynatom::Str;
-    ///
-    /// let s = Str::from(format!("user:{}:profile", 12345));
-    /// let atom = s.intern();
-    /// assert_eq!(atom.as_ptr(), s.as_ptr()); // adopted
-    /// assert_eq!(s.intern(), atom); // O(1) from now on
-    /// ```
-    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
-    #[inline]
-    pub fn intern(&self) -> Atom {
-        self.intern_in(AtomTable::global())
-    }
-
-    /// Like [`Str::intern`], but reports allocation failure.
-    ///
-    /// ```
-    /// let s = dynatom::Str::from("interned fallibly, if need be");
-    /// assert_eq!(s.try_intern().unwrap(), s.intern());
-    /// ```
-    #[inline]
-    pub fn try_intern(&self) -> Result<Atom, StrError> {
-        self.try_intern_in(AtomTable::global())
-    }
-
-    /// The atom for this text in `table`, as [`Str::intern`] does in the global table:
-    /// O(1) if the string is already interned there; a heap string spanning its whole
-    /// buffer is adopted by the global table when its text is new; anything else is
-    /// copied (a local table always copies, so it can be freed on its own).
-    ///
-    /// ```
-    /// use dynatom::{AtomTable, Str};
-    ///
-    /// let table = AtomTable::new();
-    /// let s = Str::from("interned in a table of its own");
-    /// let atom = s.intern_in(&table);
-    /// assert_eq!(atom, table.intern("interned in a table of its own"));
-    /// assert_eq!(table.len(), 1);
-    /// ```
-    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
-    #[inline]
-    pub fn intern_in(&self, table: &AtomTable) -> Atom {
-        match table.try_intern_str_with(self, Fallibility::Infallible) {
-            Ok(atom) => atom,
-            Err(err) => panic!("{err}"),
-        }
-    }
-
-    /// Like [`Str::intern_in`], but reports allocation failure.
-    ///
-    /// ```
-    /// let table = dynatom::AtomTable::new();
-    /// let s = dynatom::Str::from("copied into a local table");
-    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern("copied into a local table"));
-    /// ```
-    #[inline]
-    pub fn try_intern_in(&self, table: &AtomTable) -> Result<Atom, StrError> {
-        table.try_intern_str_with(self, Fallibility::Fallible)
-    }
-
     /// The global table's hash of the text. For a heap string spanning its buffer it is
     /// computed once and cached in the header (interning reuses it).
     ///
@@ -447,3 +380,41 @@ impl PartialEq for Str {
 }
 
 impl Eq for Str {}
+
+impl ByteStr {
+    /// The same bytes as a text [`Str`]: O(1) (shares the buffer) plus one UTF-8 check.
+    ///
+    /// # Errors
+    /// [`StrError::InvalidUtf8`] if the bytes are not UTF-8 (`self` is untouched).
+    ///
+    /// ```
+    /// use dynatom::{ByteStr, StrError};
+    ///
+    /// let text = ByteStr::copy_from_slice(b"plain ASCII is UTF-8 too").to_text().unwrap();
+    /// assert_eq!(text, "plain ASCII is UTF-8 too");
+    /// let err = ByteStr::from(&b"caf\xe9"[..]).to_text().unwrap_err();
+    /// assert!(matches!(err, StrError::InvalidUtf8(e) if e.valid_up_to() == 3));
+    /// ```
+    #[inline]
+    pub fn to_text(&self) -> Result<Str, StrError> {
+        match Utf8::check(self.clone()) {
+            Ok(text) => Ok(Str::from_utf8_handle(text)),
+            Err((_, err)) => Err(StrError::InvalidUtf8(err)),
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_conversion_checks_once_and_shares() {
+        let bytes = ByteStr::copy_from_slice("a text of more than fifteen bytes: é".as_bytes());
+        let text = bytes.to_text().unwrap();
+        assert_eq!(text.as_ptr(), bytes.as_ptr());
+        let cut = bytes.slice(..bytes.len() - 1); // cuts 'é' in two
+        assert!(!cut.is_utf8());
+        assert!(matches!(cut.to_text(), Err(StrError::InvalidUtf8(_))));
+    }
+}

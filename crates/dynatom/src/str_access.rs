@@ -37,6 +37,7 @@
 use std::fmt;
 use std::iter::FusedIterator;
 
+use crate::byte_str::not_a_part;
 use crate::str::Str;
 
 impl Str {
@@ -226,13 +227,6 @@ impl Str {
     pub fn lines_str(&self) -> SubStrs<'_, std::str::Lines<'_>> {
         SubStrs { parent: self, parts: self.as_str().lines() }
     }
-}
-
-/// The panic of `slice_ref` on a part from elsewhere.
-#[cold]
-#[track_caller]
-pub(crate) fn not_a_part(type_name: &str, len: usize, part_len: usize) -> ! {
-    panic!("{type_name}::slice_ref: the {part_len}-byte part does not lie within this {len}-byte string")
 }
 
 /// An iterator of [`Str`] sub-strings of one parent, sharing its buffer (or inline):

@@ -7,8 +7,7 @@ use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 
 use crate::atom::Atom;
-use crate::error::StrError;
-use crate::repr::heap::Fallibility;
+use crate::error::{Fallibility, StrError};
 use crate::str::Str;
 
 impl Deref for Str {

@@ -4,22 +4,16 @@
 use std::fmt;
 
 use super::error::or_panic;
-use super::exact::whole_block;
 use crate::byte_str::ByteStr;
+use crate::error::Fallibility;
 use crate::error::StrError;
 use crate::repr::growable::GrowableBlock;
-use crate::repr::heap::Fallibility;
-use crate::repr::str_word::INLINE_CAPACITY;
 
 /// Turns a filled buffer into the string of its bytes without copying them: a heap
 /// result is the buffer itself, trimmed and given its header; at most 15 bytes are
 /// stored inline and the buffer is freed. Shared by both builders.
 pub(crate) fn finish_buffer(buf: GrowableBlock, fallibility: Fallibility) -> Result<ByteStr, StrError> {
-    if buf.len() <= INLINE_CAPACITY {
-        return ByteStr::copy_fallibility(buf.as_bytes(), fallibility);
-    }
-    let block = buf.into_block(fallibility)?.expect("a heap-sized result is not empty");
-    Ok(whole_block(block))
+    buf.into_str_word(fallibility).map(ByteStr::from_word)
 }
 
 /// A byte string being built: amortised O(1) appends of any bytes, and a

@@ -4,12 +4,11 @@
 use std::convert::Infallible;
 
 use super::error::or_panic;
-use super::exact::ExactSink;
 use crate::byte_str::ByteStr;
-use crate::error::StrError;
-use crate::repr::heap::Fallibility;
-use crate::repr::utf8::Utf8;
+use crate::error::{Fallibility, StrError};
+use crate::repr::str_word::ExactSink;
 use crate::str::Str;
+use crate::utf8::Utf8;
 
 /// An empty sink for `total` bytes of text.
 pub(crate) fn text_sink(total: usize, fallibility: Fallibility) -> Result<Utf8<ExactSink>, StrError> {
@@ -23,7 +22,7 @@ pub(crate) fn push_text(sink: &mut Utf8<ExactSink>, text: &str) {
 
 /// The string a filled text sink holds.
 pub(crate) fn finish_text(sink: Utf8<ExactSink>) -> Str {
-    let Ok(text) = sink.into_same_bytes(|sink| Ok::<_, Infallible>(sink.finish()));
+    let Ok(text) = sink.into_same_bytes(|sink| Ok::<_, Infallible>(ByteStr::from_word(sink.finish())));
     Str::from_utf8_handle(text)
 }
 
@@ -170,6 +169,6 @@ impl ByteStr {
         let total = total_len(pieces.iter().map(|piece| piece.as_ref().len()))?;
         let mut sink = ExactSink::new(total, fallibility)?;
         pieces.iter().for_each(|piece| sink.push_bytes(piece.as_ref()));
-        Ok(sink.finish())
+        Ok(ByteStr::from_word(sink.finish()))
     }
 }

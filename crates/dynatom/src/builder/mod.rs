@@ -17,7 +17,6 @@
 mod byte_builder;
 mod concat;
 mod error;
-mod exact;
 mod format;
 mod pieces;
 mod pieces_borrowed;
@@ -26,7 +25,6 @@ mod write;
 
 pub use self::byte_builder::ByteStrBuilder;
 pub use self::error::BuildError;
-pub(crate) use self::exact::ExactSink;
 pub use self::pieces::{Piece, Pieces};
 pub use self::str_builder::StrBuilder;
 pub use self::write::PartialWrite;

@@ -4,12 +4,11 @@ use std::fmt;
 use std::io::IoSlice;
 
 use super::error::or_panic;
-use super::exact::ExactSink;
 use crate::atom::Atom;
 use crate::byte_atom::ByteAtom;
 use crate::byte_str::ByteStr;
-use crate::error::StrError;
-use crate::repr::heap::Fallibility;
+use crate::error::{Fallibility, StrError};
+use crate::repr::str_word::ExactSink;
 use crate::str::Str;
 
 /// One piece of a [`Pieces`] list. Its `From` conversions say how each kind enters the
@@ -473,7 +472,7 @@ impl Pieces {
         }
         let mut sink = ExactSink::new(self.len, fallibility)?;
         self.pieces.iter().for_each(|piece| sink.push_bytes(piece.as_bytes()));
-        Ok(sink.finish())
+        Ok(ByteStr::from_word(sink.finish()))
     }
 }
 

@@ -4,11 +4,11 @@ use std::fmt;
 
 use super::byte_builder::finish_buffer;
 use super::error::{or_panic, BuildError};
+use crate::error::Fallibility;
 use crate::error::StrError;
 use crate::repr::growable::GrowableBlock;
-use crate::repr::heap::Fallibility;
-use crate::repr::utf8::Utf8;
 use crate::str::Str;
+use crate::utf8::Utf8;
 
 /// A string being built: amortised O(1) appends, and a [`finish`](StrBuilder::finish)
 /// that makes no copy.
@@ -454,5 +454,61 @@ impl<'a> FromIterator<&'a str> for StrBuilder {
         let mut builder = StrBuilder::new();
         builder.extend(iter);
         builder
+    }
+}
+
+/// The block cache as the builders use it (the cache itself is tested in
+/// `repr/block_cache.rs`).
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::repr::block_cache::test_view::{blocks_with_room_for, capacity_class, CACHED_FROM_LEN, SERIAL};
+    use crate::{set_block_cache_limit, trim_block_cache};
+
+    #[test]
+    fn a_growing_builder_takes_its_next_class_from_the_cache() {
+        let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let previous = set_block_cache_limit(usize::MAX);
+        // A class of its own (about 5 MiB), and the class a builder grows to from it (16 MiB).
+        let first_class = capacity_class(CACHED_FROM_LEN * 164 + 1);
+        let grown = |text: &str| {
+            let mut builder = StrBuilder::with_capacity(first_class);
+            builder.push_str(text);
+            builder.push_str("!");
+            builder
+        };
+        let text = "z".repeat(first_class);
+        let probe = grown(&text);
+        let next_class = probe.capacity();
+        let cached_bytes = probe.as_str().as_ptr();
+        let before = (blocks_with_room_for(first_class), blocks_with_room_for(next_class));
+        drop(probe);
+        assert_eq!(blocks_with_room_for(next_class), before.1 + 1, "the grown buffer is kept");
+        let builder = grown(&text);
+        assert_eq!(builder.as_str().as_ptr(), cached_bytes, "growing took the cached block");
+        assert_eq!(builder.as_str().len(), first_class + 1);
+        assert!(builder.as_str().bytes().take(first_class).all(|b| b == b'z'), "the bytes moved with it");
+        assert_eq!(blocks_with_room_for(next_class), before.1, "taken out of the cache");
+        assert_eq!(blocks_with_room_for(first_class), before.0 + 1, "and the outgrown buffer went in");
+        drop(builder);
+        trim_block_cache();
+        set_block_cache_limit(previous);
+    }
+
+    #[test]
+    fn strings_and_builders_go_through_the_cache() {
+        let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        // 37 times the threshold and a byte: a size class of its own, unused by other tests.
+        let text = "y".repeat(CACHED_FROM_LEN * 37 + 1);
+        let previous = set_block_cache_limit(usize::MAX);
+        let before = blocks_with_room_for(text.len());
+        drop(Str::from(text.as_str()));
+        assert_eq!(blocks_with_room_for(text.len()), before + 1);
+        let mut builder = StrBuilder::new();
+        builder.push_str(&text);
+        drop(builder.finish());
+        assert_eq!(blocks_with_room_for(text.len()), before + 1, "the builder took the block and gave it back");
+        trim_block_cache();
+        set_block_cache_limit(previous);
     }
 }

@@ -321,15 +321,36 @@ mod cache {
     }
 }
 
+/// What tests above this layer (the builders') watch the cache through.
+#[cfg(all(test, not(loom)))]
+pub(crate) mod test_view {
+    use super::{cache, CACHED_FROM};
+
+    /// The cache is process-wide: tests that set its limit or trim it take turns through
+    /// this lock, so that one's trim or limit does not land between another's free and
+    /// allocation. (Other tests only allocate and free through it, which respects every
+    /// limit.)
+    pub(crate) static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// The smallest text whose freed block the cache keeps.
+    pub(crate) const CACHED_FROM_LEN: usize = CACHED_FROM;
+
+    /// The room a block keeps for a text of `len` bytes (its size class).
+    pub(crate) fn capacity_class(len: usize) -> usize {
+        super::super::heap::capacity_class(len)
+    }
+
+    /// How many freed blocks with room for `capacity` bytes the cache holds.
+    pub(crate) fn blocks_with_room_for(capacity: usize) -> usize {
+        cache::count(super::super::heap::block_layout(capacity).expect("a valid length"))
+    }
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use std::sync::Mutex as StdMutex;
 
-    /// The cache is process-wide: these tests take turns so that one's trim or limit
-    /// does not land between another's free and allocation. (Other tests of the crate
-    /// only allocate and free through it, which respects every limit.)
-    static SERIAL: StdMutex<()> = StdMutex::new(());
+    use super::test_view::SERIAL;
 
     /// A layout of a size no other test allocates, so nobody else takes or adds its blocks.
     fn unusual_layout(extra: usize) -> Layout {
@@ -437,54 +458,5 @@ mod tests {
         assert!(!extends_the_heap(top, size), "the same block again: not fresh");
         assert!(!extends_the_heap(top.wrapping_sub(size), size), "below the high-water mark");
         assert!(extends_the_heap(top.wrapping_add(size), size), "further up: fresh again");
-    }
-
-    #[test]
-    fn a_growing_builder_takes_its_next_class_from_the_cache() {
-        let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        let previous = set_block_cache_limit(usize::MAX);
-        // A class of its own (about 5 MiB), and the class a builder grows to from it (16 MiB).
-        let first_class = super::super::heap::capacity_class(CACHED_FROM * 164 + 1);
-        let grown = |text: &str| {
-            let mut builder = crate::StrBuilder::with_capacity(first_class);
-            builder.push_str(text);
-            builder.push_str("!");
-            builder
-        };
-        let text = "z".repeat(first_class);
-        let probe = grown(&text);
-        let next_layout = super::super::heap::block_layout(probe.capacity()).unwrap();
-        let first_layout = super::super::heap::block_layout(first_class).unwrap();
-        let cached_bytes = probe.as_str().as_ptr();
-        let before = (cache::count(first_layout), cache::count(next_layout));
-        drop(probe);
-        assert_eq!(cache::count(next_layout), before.1 + 1, "the grown buffer is kept");
-        let builder = grown(&text);
-        assert_eq!(builder.as_str().as_ptr(), cached_bytes, "growing took the cached block");
-        assert_eq!(builder.as_str().len(), first_class + 1);
-        assert!(builder.as_str().bytes().take(first_class).all(|b| b == b'z'), "the bytes moved with it");
-        assert_eq!(cache::count(next_layout), before.1, "taken out of the cache");
-        assert_eq!(cache::count(first_layout), before.0 + 1, "and the outgrown buffer went in");
-        drop(builder);
-        trim_block_cache();
-        set_block_cache_limit(previous);
-    }
-
-    #[test]
-    fn strings_and_builders_go_through_the_cache() {
-        let _turn = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        // 37 times the threshold and a byte: a size class of its own, unused by other tests.
-        let text = "y".repeat(CACHED_FROM * 37 + 1);
-        let layout = super::super::heap::block_layout(text.len()).unwrap();
-        let previous = set_block_cache_limit(usize::MAX);
-        let before = cache::count(layout);
-        drop(crate::Str::from(text.as_str()));
-        assert_eq!(cache::count(layout), before + 1);
-        let mut builder = crate::StrBuilder::new();
-        builder.push_str(&text);
-        drop(builder.finish());
-        assert_eq!(cache::count(layout), before + 1, "the builder took the block and gave it back");
-        trim_block_cache();
-        set_block_cache_limit(previous);
     }
 }

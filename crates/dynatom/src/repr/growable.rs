@@ -24,6 +24,7 @@ use std::ptr::{self, NonNull};
 
 use super::block_cache;
 use super::heap::{block_layout, capacity_class, Block, Fallibility, HEADER_SIZE, MAX_LEN};
+use super::str_word::StrWord;
 use crate::error::StrError;
 use crate::sync::raw_alloc;
 
@@ -226,6 +227,19 @@ impl GrowableBlock {
         // `len` bytes after the header room were written by `push_bytes`; we gave up
         // ownership just above.
         Ok(Some(unsafe { Block::from_filled_allocation(base, len) }))
+    }
+
+    /// The string of the filled bytes, without copying them: a heap result is the buffer
+    /// itself (see [`GrowableBlock::into_block`]); at most
+    /// [`INLINE_CAPACITY`](super::str_word::INLINE_CAPACITY) bytes are stored inline and
+    /// the buffer is freed.
+    #[inline]
+    pub(crate) fn into_str_word(self, fallibility: Fallibility) -> Result<StrWord, StrError> {
+        if let Some(word) = StrWord::inline(self.as_bytes()) {
+            return Ok(word);
+        }
+        let block = self.into_block(fallibility)?.expect("a heap-sized result is not empty");
+        Ok(StrWord::heap_whole(block))
     }
 }
 

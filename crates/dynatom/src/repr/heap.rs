@@ -39,8 +39,7 @@ use super::block_cache;
 use crate::error::StrError;
 use crate::sync::{fence, AtomicU32, AtomicU64, Ordering};
 
-/// The longest string a heap block (and so a [`Str`](crate::Str)) can hold.
-pub(crate) const MAX_LEN: usize = u32::MAX as usize;
+pub(crate) use crate::error::{Fallibility, MAX_LEN};
 
 /// Beyond this many handles a clone aborts the process, as `Arc` does: the count
 /// cannot wrap to zero and free a block that is still in use. (Chosen over saturating
@@ -94,13 +93,6 @@ const _: () = {
     assert!(HEADER_SIZE == 16, "the documented header size");
     assert!(std::mem::align_of::<Header>() >= 8, "handles use three low pointer bits as tags");
 };
-
-/// Whether running out of memory is reported to the caller or aborts.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Fallibility {
-    Infallible,
-    Fallible,
-}
 
 /// Texts of at least this many bytes get a size class rather than their exact length, so
 /// that freed blocks from here on can be kept for the next text of their class (the block

@@ -28,7 +28,8 @@
 use std::num::NonZeroUsize;
 use std::ptr::NonNull;
 
-use super::heap::Block;
+use super::heap::{Block, UninitBlock};
+use crate::error::{Fallibility, StrError};
 
 #[cfg(not(all(target_pointer_width = "64", target_endian = "little")))]
 compile_error!("dynatom's handle layouts assume a 64-bit little-endian target");
@@ -209,6 +210,64 @@ impl StrWord {
             TAG_INLINE => (word0 & 0xFF) >> LEN_SHIFT <= INLINE_CAPACITY,
             TAG_STATIC => word1 != 0 || word0 >> LEN_SHIFT == 0,
             _ => false,
+        }
+    }
+}
+
+/// Where the bytes of a string of known length go while they are being copied (the
+/// builder's `concat`, `join` and `Pieces::to_str`): one allocation sized for it, none at
+/// all for inline results.
+pub(crate) enum ExactSink {
+    /// Short results are gathered on the stack and stored inside the handle.
+    Inline {
+        buf: [u8; INLINE_CAPACITY],
+        len: usize,
+    },
+    Heap(UninitBlock),
+}
+
+impl ExactSink {
+    /// Room for `total` bytes, allocated once.
+    pub(crate) fn new(total: usize, fallibility: Fallibility) -> Result<ExactSink, StrError> {
+        if total <= INLINE_CAPACITY {
+            return Ok(ExactSink::Inline { buf: [0; INLINE_CAPACITY], len: 0 });
+        }
+        UninitBlock::allocate(total, fallibility).map(ExactSink::Heap)
+    }
+
+    /// Appends `bytes`.
+    ///
+    /// # Panics
+    /// If more is pushed than announced: only an `AsRef` that answers differently when
+    /// asked twice can cause that.
+    pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
+        match self {
+            ExactSink::Inline { buf, len } => {
+                let end = *len + bytes.len();
+                assert!(end <= INLINE_CAPACITY, "pieces changed length between measuring and copying");
+                buf[*len..end].copy_from_slice(bytes);
+                *len = end;
+            }
+            ExactSink::Heap(block) => block.push_bytes(bytes),
+        }
+    }
+
+    /// The bytes pushed so far.
+    pub(crate) fn filled(&self) -> &[u8] {
+        match self {
+            ExactSink::Inline { buf, len } => &buf[..*len],
+            ExactSink::Heap(block) => block.filled(),
+        }
+    }
+
+    /// The finished string.
+    ///
+    /// # Panics
+    /// If fewer bytes were pushed than announced (see [`ExactSink::push_bytes`]).
+    pub(crate) fn finish(self) -> StrWord {
+        match self {
+            ExactSink::Inline { buf, len } => StrWord::inline(&buf[..len]).expect("fits inline"),
+            ExactSink::Heap(block) => StrWord::heap_whole(block.finish()),
         }
     }
 }

@@ -6,10 +6,10 @@
 //! alignment and field order; likewise `usize` and [`ByteAtom`] (over [`AtomWord`], one
 //! pointer). That is what lets foreign memory holding the words be borrowed in place.
 
-use super::atom_word::AtomWord;
-use super::str_word::StrWord;
 use crate::byte_atom::ByteAtom;
 use crate::byte_str::ByteStr;
+use crate::repr::atom_word::AtomWord;
+use crate::repr::str_word::StrWord;
 
 const _: () = {
     assert!(std::mem::size_of::<ByteStr>() == std::mem::size_of::<[usize; 2]>());

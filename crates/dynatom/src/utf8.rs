@@ -1,7 +1,8 @@
 //! The one place where bytes are read as UTF-8 without checking.
 //!
-//! The raw representations below ([`StrWord`](super::str_word::StrWord),
-//! [`AtomWord`](super::atom_word::AtomWord), blocks, the growable buffer) hold any bytes.
+//! The raw representations below ([`StrWord`](crate::repr::str_word::StrWord),
+//! [`AtomWord`](crate::repr::atom_word::AtomWord), blocks, the growable buffer) hold any
+//! bytes, and so do the byte handles built on them ([`ByteStr`], [`ByteAtom`]).
 //! The text types ([`Str`](crate::Str), [`Atom`](crate::Atom),
 //! [`StrBuilder`](crate::StrBuilder)) hold their byte counterpart inside a [`Utf8`],
 //! and this module is what keeps the promise that name makes.
@@ -28,11 +29,11 @@
 
 use std::str::Utf8Error;
 
-use super::growable::GrowableBlock;
-use super::heap::UTF8_VALID;
-use crate::builder::ExactSink;
 use crate::byte_atom::ByteAtom;
 use crate::byte_str::ByteStr;
+use crate::repr::growable::GrowableBlock;
+use crate::repr::heap::UTF8_VALID;
+use crate::repr::str_word::ExactSink;
 
 /// Byte containers whose bytes a [`Utf8`] may vouch for.
 ///
@@ -267,7 +268,7 @@ mod tests {
     #[should_panic(expected = "truncate inside a character")]
     fn truncation_keeps_whole_chars() {
         let mut buf = Utf8(GrowableBlock::new());
-        buf.append("é", |b, bytes| b.push_bytes(bytes, super::super::heap::Fallibility::Infallible)).unwrap();
+        buf.append("é", |b, bytes| b.push_bytes(bytes, crate::error::Fallibility::Infallible)).unwrap();
         buf.truncate(1, GrowableBlock::truncate);
     }
 }

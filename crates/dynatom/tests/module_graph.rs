@@ -1,0 +1,506 @@
+//! The crate's architecture, checked from its sources: the module import graph built
+//! from every `crate::...`, `super::...` and `$crate::...` path under `src/` (comments and
+//! string literals left out), at the granularity of top-level modules, with the raw
+//! layer's files (`repr::heap`, `repr::str_word`, ...) as nodes of their own.
+//!
+//! * The raw layer `repr/` is a leaf: it refers to nothing above it, only to the leaf
+//!   utilities in [`BELOW_REPR`].
+//! * The top-level modules form no import circle: each can be read knowing only what it
+//!   imports.
+//!
+//! `scripts/import-graph` prints the same graph as Graphviz dot (the ignored test
+//! `print_import_graph_as_dot`); docs/architecture.md shows it, and
+//! `the_drawing_in_the_docs_is_current` keeps that drawing true.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::Path;
+
+/// What `repr/` may refer to besides itself: modules that import nothing of the crate's
+/// but each other (checked by `the_leaf_utilities_are_leaves`).
+const BELOW_REPR: [&str; 2] = ["sync", "error"];
+
+type Graph = BTreeMap<String, BTreeSet<String>>;
+
+fn src_dir() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src"))
+}
+
+/// Every `.rs` file under `dir`, as the module path its file stands for
+/// (`repr/mod.rs` is `["repr"]`, `table/shared.rs` is `["table", "shared"]`, `lib.rs` is
+/// `[]`), with its text.
+fn source_files(dir: &Path, found: &mut Vec<(Vec<String>, String)>) {
+    for entry in fs::read_dir(dir).unwrap_or_else(|e| panic!("reading {}: {e}", dir.display())) {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            source_files(&path, found);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            let relative = path.strip_prefix(src_dir()).expect("under src/").with_extension("");
+            let mut module: Vec<String> = relative.iter().map(|part| part.to_string_lossy().into_owned()).collect();
+            if matches!(module.last().map(String::as_str), Some("mod" | "lib")) {
+                module.pop();
+            }
+            found.push((module, fs::read_to_string(&path).expect("readable source")));
+        }
+    }
+}
+
+/// The code of a file with comments removed and string and char literals blanked, so
+/// that only real paths remain.
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            out.push(' ');
+        } else if c == 'r' && (next == Some('"') || next == Some('#')) && !prev_is_ident(&chars, i) {
+            // A raw string: r"...", r#"..."#.
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while chars.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if chars.get(j) != Some(&'"') {
+                out.push(c);
+                i += 1;
+                continue;
+            }
+            j += 1;
+            loop {
+                if j >= chars.len() {
+                    break;
+                }
+                if chars[j] == '"' && (0..hashes).all(|k| chars.get(j + 1 + k) == Some(&'#')) {
+                    j += 1 + hashes;
+                    break;
+                }
+                j += 1;
+            }
+            out.push_str("\"\"");
+            i = j;
+        } else if c == '"' {
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("\"\"");
+        } else if c == '\'' && (chars.get(i + 2) == Some(&'\'') || next == Some('\\')) {
+            // A char literal ('x', '\n', '\u{..}'); a lifetime has no closing quote.
+            i += 1;
+            while i < chars.len() && chars[i] != '\'' {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            out.push_str("' '");
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn prev_is_ident(chars: &[char], i: usize) -> bool {
+    i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The paths a file's code names, each resolved to an absolute module path
+/// (`["repr", "heap", "Block"]`), with `{a, b}` groups expanded. `super` and `self` are
+/// resolved against the module the path is written in, inline `mod name { ... }` blocks
+/// included.
+fn paths_in(file_module: &[String], code: &str) -> Vec<Vec<String>> {
+    let chars: Vec<char> = code.chars().collect();
+    let mut found = Vec::new();
+    // The inline modules open at this point, with the brace depth each was opened at.
+    let mut inline: Vec<(String, usize)> = Vec::new();
+    let mut depth = 0usize;
+    let mut pending_mod: Option<String> = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '{' {
+            depth += 1;
+            if let Some(name) = pending_mod.take() {
+                inline.push((name, depth));
+            }
+            i += 1;
+            continue;
+        }
+        if c == '}' {
+            if inline.last().is_some_and(|(_, at)| *at == depth) {
+                inline.pop();
+            }
+            depth = depth.saturating_sub(1);
+            i += 1;
+            continue;
+        }
+        if c == ';' {
+            pending_mod = None;
+        }
+        if !is_ident_char(c) || prev_is_ident(&chars, i) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && is_ident_char(chars[i]) {
+            i += 1;
+        }
+        let word: String = chars[start..i].iter().collect();
+        if word == "mod" {
+            let rest: String = chars[i..].iter().take(80).collect();
+            let name: String = rest.trim_start().chars().take_while(|c| is_ident_char(*c)).collect();
+            if !name.is_empty() {
+                pending_mod = Some(name);
+            }
+            continue;
+        }
+        let after_path_start = matches!(start.checked_sub(2).map(|k| (chars[k], chars[k + 1])), Some((':', ':')));
+        if after_path_start || !matches!(word.as_str(), "crate" | "super" | "self") {
+            continue;
+        }
+        if chars.get(i) != Some(&':') || chars.get(i + 1) != Some(&':') {
+            continue;
+        }
+        let mut here: Vec<String> = file_module.to_vec();
+        here.extend(inline.iter().map(|(name, _)| name.clone()));
+        let base: Vec<String> = match word.as_str() {
+            "crate" => Vec::new(),
+            "self" => here.clone(),
+            _ => here[..here.len().saturating_sub(1)].to_vec(),
+        };
+        let (tails, end) = path_tail(&chars, i + 2);
+        i = end;
+        for tail in tails {
+            // `super::super::x`: the tail may climb further.
+            let mut path = base.clone();
+            for segment in tail {
+                if segment == "super" {
+                    path.pop();
+                } else {
+                    path.push(segment);
+                }
+            }
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// The segments after a `crate::` (from `at`): one path, or one per member of a
+/// `{a, b::c}` group (groups nest). Returns them with the index where the path ends.
+fn path_tail(chars: &[char], mut at: usize) -> (Vec<Vec<String>>, usize) {
+    let mut prefix = Vec::new();
+    loop {
+        while chars.get(at).is_some_and(|c| c.is_whitespace()) {
+            at += 1;
+        }
+        if chars.get(at) == Some(&'{') {
+            let mut members = Vec::new();
+            at += 1;
+            loop {
+                while chars.get(at).is_some_and(|c| c.is_whitespace() || *c == ',') {
+                    at += 1;
+                }
+                match chars.get(at) {
+                    None => return (members, at),
+                    Some('}') => return (members, at + 1),
+                    _ => {}
+                }
+                let (tails, end) = path_tail(chars, at);
+                if end == at {
+                    at += 1;
+                    continue;
+                }
+                for tail in tails {
+                    let mut path = prefix.clone();
+                    path.extend(tail);
+                    members.push(path);
+                }
+                at = end;
+            }
+        }
+        let start = at;
+        while chars.get(at).is_some_and(|c| is_ident_char(*c)) {
+            at += 1;
+        }
+        if start == at {
+            return (vec![prefix], at);
+        }
+        prefix.push(chars[start..at].iter().collect());
+        if chars.get(at) == Some(&':') && chars.get(at + 1) == Some(&':') {
+            at += 2;
+        } else {
+            return (vec![prefix], at);
+        }
+    }
+}
+
+/// The node a module path belongs to: its top-level module, except in `repr/`, whose
+/// files are nodes of their own (`repr::heap`).
+fn node_of(path: &[String]) -> Option<String> {
+    let first = path.first()?;
+    match (first.as_str(), path.get(1)) {
+        ("repr", Some(file)) if file.chars().next().is_some_and(|c| c.is_ascii_lowercase()) => {
+            Some(format!("repr::{file}"))
+        }
+        _ => Some(first.clone()),
+    }
+}
+
+/// The crate root's re-exports (`pub use crate::str::Str;` makes `crate::Str` mean
+/// `str`), read from `lib.rs`.
+fn root_reexports(lib_code: &str) -> BTreeMap<String, Vec<String>> {
+    let mut names = BTreeMap::new();
+    for statement in lib_code.split(';') {
+        let statement = statement.trim();
+        let Some(rest) = statement.strip_prefix("pub use ") else { continue };
+        let chars: Vec<char> = rest.chars().collect();
+        let Some(after_crate) = rest.strip_prefix("crate::") else { continue };
+        let offset = chars.len() - after_crate.chars().count();
+        for path in path_tail(&chars, offset).0 {
+            if let Some(name) = path.last() {
+                names.insert(name.clone(), path.clone());
+            }
+        }
+    }
+    names
+}
+
+/// `path` with a root re-export (`Str::from`) replaced by where it is defined
+/// (`str::Str::from`).
+fn resolve_reexport(path: Vec<String>, reexports: &BTreeMap<String, Vec<String>>) -> Vec<String> {
+    match path.first().and_then(|first| reexports.get(first)) {
+        Some(full) => full.iter().chain(&path[1..]).cloned().collect(),
+        None => path,
+    }
+}
+
+/// The import graph: node → the nodes its code names (itself left out).
+fn import_graph() -> Graph {
+    let mut files = Vec::new();
+    source_files(src_dir(), &mut files);
+    assert!(files.len() > 20, "found only {} files under {}", files.len(), src_dir().display());
+    let lib = files.iter().find(|(module, _)| module.is_empty()).expect("src/lib.rs");
+    let reexports = root_reexports(&code_only(&lib.1));
+    let mut graph = Graph::new();
+    for (module, text) in &files {
+        let Some(from) = node_of(module) else { continue }; // lib.rs: the crate's table of contents
+        let targets = graph.entry(from.clone()).or_default();
+        for path in paths_in(module, &code_only(text)) {
+            let path = resolve_reexport(path, &reexports);
+            if let Some(to) = node_of(&path) {
+                if to != from {
+                    targets.insert(to);
+                }
+            }
+        }
+    }
+    // Names that are not modules (a `crate::str_format!` macro, ...) are no nodes.
+    let nodes: BTreeSet<String> = graph.keys().cloned().collect();
+    for targets in graph.values_mut() {
+        targets.retain(|to| nodes.contains(to));
+    }
+    graph
+}
+
+/// The graph with `repr`'s files merged into one `repr` node.
+fn top_level(graph: &Graph) -> Graph {
+    let top = |node: &str| node.split("::").next().expect("a name").to_owned();
+    let mut merged = Graph::new();
+    for (from, targets) in graph {
+        let entry = merged.entry(top(from)).or_default();
+        entry.extend(targets.iter().map(|to| top(to)).filter(|to| *to != top(from)));
+    }
+    merged
+}
+
+/// One import circle, as the list of its nodes (first repeated at the end), if any.
+fn find_cycle(graph: &Graph) -> Option<Vec<String>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        Open,
+        Done,
+    }
+    fn visit(
+        node: &str,
+        graph: &Graph,
+        marks: &mut BTreeMap<String, Mark>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        match marks.get(node) {
+            Some(Mark::Done) => return None,
+            Some(Mark::Open) => {
+                let at = stack.iter().position(|n| n == node).expect("an open node is on the stack");
+                let mut cycle = stack[at..].to_vec();
+                cycle.push(node.to_owned());
+                return Some(cycle);
+            }
+            None => {}
+        }
+        marks.insert(node.to_owned(), Mark::Open);
+        stack.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(cycle) = visit(next, graph, marks, stack) {
+                return Some(cycle);
+            }
+        }
+        stack.pop();
+        marks.insert(node.to_owned(), Mark::Done);
+        None
+    }
+    let mut marks = BTreeMap::new();
+    graph.keys().find_map(|node| visit(node, graph, &mut marks, &mut Vec::new()))
+}
+
+/// The nodes reachable from `from` by one edge or more.
+fn reachable(graph: &Graph, from: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut todo: Vec<&str> = vec![from];
+    while let Some(node) = todo.pop() {
+        for next in graph.get(node).into_iter().flatten() {
+            if seen.insert(next.clone()) {
+                todo.push(next);
+            }
+        }
+    }
+    seen
+}
+
+fn allowed_below_repr(node: &str) -> bool {
+    node.starts_with("repr") || BELOW_REPR.contains(&node)
+}
+
+#[test]
+fn the_raw_layer_refers_to_nothing_above_it() {
+    let graph = import_graph();
+    let repr_nodes: Vec<_> = graph.keys().filter(|node| node.starts_with("repr")).collect();
+    assert!(repr_nodes.len() > 5, "found only {repr_nodes:?}: the graph builder lost repr/");
+    let upward: Vec<String> = graph
+        .iter()
+        .filter(|(from, _)| from.starts_with("repr"))
+        .flat_map(|(from, targets)| {
+            targets.iter().filter(|to| !allowed_below_repr(to)).map(move |to| format!("{from} -> {to}"))
+        })
+        .collect();
+    assert!(upward.is_empty(), "repr/ must be a leaf, but it refers up: {upward:#?}");
+}
+
+#[test]
+fn the_leaf_utilities_are_leaves() {
+    let graph = top_level(&import_graph());
+    for utility in BELOW_REPR {
+        let targets = graph.get(utility).unwrap_or_else(|| panic!("no module {utility}"));
+        let above: Vec<_> = targets.iter().filter(|to| !BELOW_REPR.contains(&to.as_str())).collect();
+        assert!(above.is_empty(), "{utility} sits below repr/ but refers to {above:?}");
+    }
+}
+
+#[test]
+fn the_top_level_modules_form_no_circle() {
+    let graph = top_level(&import_graph());
+    assert!(graph.len() > 15, "found only {:?}", graph.keys());
+    if let Some(cycle) = find_cycle(&graph) {
+        let reaches = |from: &str, to: &str| reachable(&graph, from).contains(to);
+        let tangled: Vec<_> = graph.keys().filter(|node| reaches(node, node)).collect();
+        panic!(
+            "an import circle among the top-level modules: {}\n(all modules on some circle: {tangled:?})",
+            cycle.join(" -> ")
+        );
+    }
+}
+
+#[test]
+fn the_graph_builder_sees_paths_and_not_their_mentions() {
+    let module = |path: &str| path.split("::").map(str::to_owned).collect::<Vec<_>>();
+    let code = code_only(
+        "use crate::a::B;\n// crate::comment::X\nlet s = \"crate::string::Y\";\n\
+         use super::{c, d::E};\nmod tests { use super::super::f::G; }\nfn h<'a>(x: &'a u8) { crate::i(); }",
+    );
+    let found = paths_in(&module("repr::heap"), &code);
+    let joined: Vec<String> = found.iter().map(|path| path.join("::")).collect();
+    assert_eq!(joined, ["a::B", "repr::c", "repr::d::E", "repr::f::G", "i"]);
+    let reexports = root_reexports("pub use crate::str::Str;");
+    assert_eq!(resolve_reexport(module("Str::from"), &reexports), module("str::Str::from"));
+    let cyclic: Graph = [("a", "b"), ("b", "c"), ("c", "a")]
+        .into_iter()
+        .map(|(from, to)| (from.to_owned(), BTreeSet::from([to.to_owned()])))
+        .collect();
+    assert_eq!(find_cycle(&cyclic).map(|cycle| cycle.len()), Some(4));
+    let mut acyclic = cyclic.clone();
+    acyclic.insert("c".to_owned(), BTreeSet::new());
+    assert_eq!(find_cycle(&acyclic), None);
+}
+
+/// The graph as Graphviz dot, `repr/`'s files grouped in a box.
+fn dot(graph: &Graph) -> String {
+    let mut out = String::from("digraph dynatom {\n    rankdir=BT;\n    node [shape=box, fontname=monospace];\n");
+    let repr: Vec<_> = graph.keys().filter(|node| node.starts_with("repr::")).collect();
+    if !repr.is_empty() {
+        out.push_str("    subgraph cluster_repr { label=\"repr/\";\n");
+        for node in repr {
+            out.push_str(&format!("        \"{node}\";\n"));
+        }
+        out.push_str("    }\n");
+    }
+    for (from, targets) in graph {
+        for to in targets {
+            out.push_str(&format!("    \"{from}\" -> \"{to}\";\n"));
+        }
+    }
+    out.push('}');
+    out
+}
+
+/// docs/architecture.md shows the top-level graph; it must be the graph of this tree.
+/// (The packaged crate has no docs/ folder: nothing to compare there.)
+#[test]
+fn the_drawing_in_the_docs_is_current() {
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/architecture.md"));
+    let Ok(doc) = fs::read_to_string(path) else {
+        eprintln!("no {}: nothing to compare", path.display());
+        return;
+    };
+    let drawing = dot(&top_level(&import_graph()));
+    assert!(
+        doc.contains(&drawing),
+        "docs/architecture.md does not show the current import graph: paste the output of \
+         `scripts/import-graph --top-level` into it:\n{drawing}"
+    );
+}
+
+/// Prints the graph as Graphviz dot: `scripts/import-graph` runs this.
+#[test]
+#[ignore = "prints the graph; run by scripts/import-graph"]
+fn print_import_graph_as_dot() {
+    let graph = import_graph();
+    let merge_repr = std::env::var_os("IMPORT_GRAPH_TOP_LEVEL").is_some();
+    println!("{}", dot(&if merge_repr { top_level(&graph) } else { graph }));
+}
