@@ -158,6 +158,7 @@ impl TableShared {
     }
 
     /// The table's hash of `bytes`, in the form a block header caches.
+    #[inline]
     pub(crate) fn hash(&self, bytes: &[u8]) -> u64 {
         cacheable_hash(hash::hash_bytes(bytes, self.seed))
     }
@@ -205,25 +206,46 @@ impl TableShared {
         make: impl FnOnce() -> Result<(AtomWord, RawAtom), StrError>,
     ) -> Result<AtomWord, StrError> {
         let padded = &self.shards[shard_index(hash)];
-        if let Some(atom) = self.find_unlocked(padded, hash, |raw| is_entry_for(raw, hash, bytes), true) {
-            return Ok(atom);
-        }
-        let mut shard = padded.slots.lock();
-        // The probe length is the slots read, not the entries compared: the tags keep the
-        // latter near zero, whatever the keys.
+        // Read before the lock-free probe: unchanged under the lock, it says that no entry
+        // came or went since, so a miss here is a miss there and the locked probe is
+        // skipped (the usual case for a new atom on one thread).
+        let version = padded.slots.version();
         let mut compared = 0;
-        let (found, probes) = shard.find_counting(probe_hash(hash), |entry| {
-            compared += 1;
-            is_entry_for(RawAtom::from_slot(entry), hash, bytes)
-        });
-        shard.counters.record_lookup(probes);
-        shard.counters.record_compared(compared);
-        if let Some(entry) = found {
-            shard.counters.hits += 1;
-            // SAFETY: the table holds a count of every listed entry and sweeps only under
-            // this lock, so the count is at least 1 and reviving cannot fail.
-            let atom = unsafe { RawAtom::from_slot(entry).acquire(true) };
-            return Ok(atom.expect("a listed entry holds the table's count"));
+        let probes = {
+            let guard = reclaim::pin();
+            let (found, probes) = padded.slots.find_counting(&guard, probe_hash(hash), |entry| {
+                compared += 1;
+                is_entry_for(RawAtom::from_slot(entry), hash, bytes)
+            });
+            // SAFETY: pinned: a swept block is freed only after this guard is dropped, and
+            // a count of 0 (swept) is never raised.
+            if let Some(atom) = found.and_then(|entry| unsafe { RawAtom::from_slot(entry).acquire(true) }) {
+                return Ok(atom);
+            }
+            probes
+        };
+        let mut shard = padded.slots.lock();
+        if shard.version() != version {
+            // The probe length is the slots read, not the entries compared: the tags keep
+            // the latter near zero, whatever the keys.
+            compared = 0;
+            let (found, probes) = shard.find_counting(probe_hash(hash), |entry| {
+                compared += 1;
+                is_entry_for(RawAtom::from_slot(entry), hash, bytes)
+            });
+            shard.counters.record_lookup(probes);
+            shard.counters.record_compared(compared);
+            if let Some(entry) = found {
+                shard.counters.hits += 1;
+                // SAFETY: the table holds a count of every listed entry and sweeps only
+                // under this lock, so the count is at least 1 and reviving cannot fail.
+                let atom = unsafe { RawAtom::from_slot(entry).acquire(true) };
+                return Ok(atom.expect("a listed entry holds the table's count"));
+            }
+        } else {
+            // The lock-free probe read what a locked one would have.
+            shard.counters.record_lookup(probes);
+            shard.counters.record_compared(compared);
         }
         shard.counters.misses += 1;
         let (atom, raw) = make()?;
