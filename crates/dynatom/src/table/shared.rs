@@ -199,6 +199,7 @@ impl TableShared {
 
     /// Finds the entry for `bytes` (reviving it if unused), or files the atom `make` builds
     /// (with the entry that holds the table's count of it).
+    #[inline]
     fn find_or_file(
         &self,
         bytes: &[u8],
@@ -224,6 +225,24 @@ impl TableShared {
             }
             probes
         };
+        self.file_locked(padded, bytes, hash, version, probes, compared, make)
+    }
+
+    /// `find_or_file` after its lock-free probe missed (which read `probes` slots and
+    /// compared `compared` entries, with the shard at `version`): under the shard's lock,
+    /// probe again if anything changed, else file the atom `make` builds. Out of line, so
+    /// that a hit's path saves and restores only the registers it needs.
+    #[inline(never)]
+    fn file_locked(
+        &self,
+        padded: &PaddedShard,
+        bytes: &[u8],
+        hash: u64,
+        version: usize,
+        probes: u64,
+        mut compared: u64,
+        make: impl FnOnce() -> Result<(AtomWord, RawAtom), StrError>,
+    ) -> Result<AtomWord, StrError> {
         let mut shard = padded.slots.lock();
         if shard.version() != version {
             // The probe length is the slots read, not the entries compared: the tags keep
