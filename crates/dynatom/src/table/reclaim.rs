@@ -154,17 +154,39 @@ impl Domain {
     /// The epoch after trying to move it one step forward.
     fn try_advance(&self) -> usize {
         let epoch = self.epoch.load(Ordering::SeqCst);
-        // Pairs with the readers' fence: a reader pinned before this point is seen active.
-        barrier::heavy();
+        let own = HOT.try_with(|hot| hot.record.get()).unwrap_or(std::ptr::null());
         {
             let records = lock(&self.records);
-            for record in records.iter() {
-                let state = record.state.load(Ordering::Acquire);
-                if state & ACTIVE != 0 && state >> 1 != epoch {
-                    return epoch;
-                }
+            // A thread with no record cannot be pinned, and it takes one under this lock,
+            // after this advance: its announcement then reads the new epoch, and its
+            // loads see every unlink stamped before (the stamps' release sequence). So
+            // while the caller is the only thread with a record, no barrier is needed
+            // (one thread filling a table never pays the system call).
+            // Acquire: a thread that gave its record back unpinned before.
+            let alone =
+                records.iter().all(|record| std::ptr::eq(&**record, own) || record.owned.load(Ordering::Acquire) == 0);
+            if alone {
+                return if Self::all_at(&records, epoch) { self.advance_from(epoch) } else { epoch };
             }
         }
+        // Pairs with the readers' fence: a reader pinned before this point is seen active.
+        barrier::heavy();
+        if !Self::all_at(&lock(&self.records), epoch) {
+            return epoch;
+        }
+        self.advance_from(epoch)
+    }
+
+    /// Whether every active record shows `epoch`.
+    fn all_at(records: &[Arc<Record>], epoch: usize) -> bool {
+        records.iter().all(|record| {
+            let state = record.state.load(Ordering::Acquire);
+            state & ACTIVE == 0 || state >> 1 == epoch
+        })
+    }
+
+    /// The epoch after moving it from `epoch` (unless another advance did first).
+    fn advance_from(&self, epoch: usize) -> usize {
         match self.epoch.compare_exchange(epoch, epoch + 1, Ordering::SeqCst, Ordering::SeqCst) {
             Ok(_) => epoch + 1,
             Err(now) => now,
