@@ -60,7 +60,9 @@
 //! hit:     let guard = reclaim::pin();
 //!          slots.find(&guard, hash, |entry| bytes of entry == text)
 //!          then take a count unless it is 0 (never revive); drop the guard.
-//! miss:    let mut shard = slots.lock(); shard.find(..) again; else shard.insert(hash, entry).
+//! miss:    let version = slots.version() before the lock-free probe; then
+//!          let mut shard = slots.lock(); shard.find(..) again only if
+//!          shard.version() != version; else shard.insert(hash, entry).
 //! sweep:   shard.retain(|entry| keep unless its count goes 1 -> 0,
 //!                       |entry| unsafe { shard_retired.retire(entry, free_block) });
 //!          (collect the retired list from time to time, e.g. at each sweep and write.)
