@@ -438,6 +438,19 @@ impl Retired {
             return 0;
         }
         let epoch = DOMAIN.try_advance();
+        self.free_stamped_before(epoch)
+    }
+
+    /// Frees what the epoch as it stands allows, without trying to move it: in the models,
+    /// a free that relies on another thread's advance.
+    #[cfg(all(test, loom))]
+    pub(crate) fn collect_without_advancing(&mut self) -> usize {
+        let epoch = DOMAIN.epoch.load(Ordering::SeqCst);
+        self.free_stamped_before(epoch)
+    }
+
+    /// Frees the items stamped at least two steps before `epoch`; returns how many wait.
+    fn free_stamped_before(&mut self, epoch: usize) -> usize {
         self.items.retain(|item| {
             if item.epoch + 2 > epoch {
                 return true;
