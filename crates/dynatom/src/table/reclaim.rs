@@ -15,13 +15,19 @@
 //! # Cost to a reader
 //!
 //! A pin writes nothing shared: it loads the epoch and stores into the thread's own record
-//! (a thread-local announcement, on a cache line no other thread writes); a nested pin
-//! reads that record and writes nothing. The announcement must be ordered before the
-//! reader's loads, which a `SeqCst` fence on each side does (an `mfence` on x86-64, a
-//! `dmb ish` on aarch64). On Linux the pair is asymmetric (see `barrier`): the reader's
-//! side is a compiler fence, and the rare advance pays a `membarrier` system call instead.
-//! Counted with callgrind on x86-64 (`measure_hit_cost` in the slots tests), a pin and its
-//! unpin take 25 instructions with the symmetric fences.
+//! (a thread-local announcement, on a cache line no other thread writes), then a fence; a
+//! nested pin reads that record and writes nothing. A pin and its unpin touch the
+//! thread-local once. The `SeqCst` fence is the price (an `mfence` on x86-64, a `dmb ish`
+//! on aarch64): it orders the announcement before the reader's loads without any store to
+//! a line that other threads write. Counted with callgrind on x86-64 (`measure_hit_cost`
+//! in the slots tests), a pin and its unpin took 25 instructions, the fence among them,
+//! before the depth counter was dropped.
+//!
+//! An asymmetric pair (the reader's fence a compiler fence only, the advance paying a
+//! Linux `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`) was tried and rejected: on a
+//! 2-vCPU VM the interrupts it sends made two threads interning into the global table 5 to
+//! 20 times slower (timed, one run per variant), for a saving callgrind's counts barely
+//! see (it counts an `mfence` as one instruction).
 //!
 //! # Why written here rather than taken from crossbeam-epoch or seize
 //!
@@ -118,8 +124,6 @@ loom::thread_local! {
 impl Domain {
     /// A record for a new owner: a free one if any, else a new one.
     fn register(&self) -> Arc<Record> {
-        // Before this thread's first announcement: see `barrier`.
-        barrier::register();
         let mut records = lock(&self.records);
         // Acquire: the previous owner's last unpin happens before our use.
         let free = records
@@ -140,9 +144,7 @@ impl Domain {
         record.state.store(epoch << 1 | ACTIVE, Ordering::Relaxed);
         // Orders the announcement before every load of a shared pointer that follows: a
         // writer whose unlink this reader misses sees the announcement (fence-fence rule).
-        // With an asymmetric barrier this costs the reader nothing at run time: the
-        // writers' heavy side makes it a full fence whenever one is needed.
-        barrier::light();
+        fence(Ordering::SeqCst);
     }
 
     fn withdraw(&self, record: &Record) {
@@ -154,23 +156,8 @@ impl Domain {
     /// The epoch after trying to move it one step forward.
     fn try_advance(&self) -> usize {
         let epoch = self.epoch.load(Ordering::SeqCst);
-        let own = HOT.try_with(|hot| hot.record.get()).unwrap_or(std::ptr::null());
-        {
-            let records = lock(&self.records);
-            // A thread with no record cannot be pinned, and it takes one under this lock,
-            // after this advance: its announcement then reads the new epoch, and its
-            // loads see every unlink stamped before (the stamps' release sequence). So
-            // while the caller is the only thread with a record, no barrier is needed
-            // (one thread filling a table never pays the system call).
-            // Acquire: a thread that gave its record back unpinned before.
-            let alone =
-                records.iter().all(|record| std::ptr::eq(&**record, own) || record.owned.load(Ordering::Acquire) == 0);
-            if alone {
-                return if Self::all_at(&records, epoch) { self.advance_from(epoch) } else { epoch };
-            }
-        }
         // Pairs with the readers' fence: a reader pinned before this point is seen active.
-        barrier::heavy();
+        fence(Ordering::SeqCst);
         if !Self::all_at(&lock(&self.records), epoch) {
             return epoch;
         }
@@ -198,119 +185,8 @@ impl Domain {
         // The unlink (any ordering) is sequenced before this fence; a reader whose pin is
         // later in the fence order sees the unlink, one earlier is seen by the advance.
         fence(Ordering::SeqCst);
-        // An RMW rather than a load: the advances (compare-and-swaps) continue its release
-        // sequence, so a reader that announces a later epoch (its Acquire load reads one of
-        // them) sees the unlink, whether or not its own fence was a real one.
-        self.epoch.fetch_add(0, Ordering::SeqCst)
+        self.epoch.load(Ordering::SeqCst)
     }
-}
-
-/// The fence pair between a pin and an advance.
-///
-/// A pin runs far more often than an advance (every lock-free lookup against a few calls
-/// per growth or sweep), so on Linux the reader's half is a compiler fence only and the
-/// advance's half is `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`, which makes every
-/// running thread of the process execute a full fence (a thread that is not running has
-/// been through a context switch, itself a full fence). The pair then orders what a
-/// `SeqCst` fence on both sides would. The process registers for the command once, when
-/// the first thread pins; if the kernel lacks it (or a tool such as valgrind does not pass
-/// it on), both halves are `SeqCst` fences, as they are under loom, which models the pair.
-/// The choice is made once and never changes, before any reader can rely on it.
-mod barrier {
-    #[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"), not(loom))))]
-    mod imp {
-        use crate::sync::{fence, Ordering};
-
-        /// Readers' half.
-        #[inline]
-        pub(in super::super) fn light() {
-            fence(Ordering::SeqCst);
-        }
-
-        /// Advances' half.
-        pub(in super::super) fn heavy() {
-            fence(Ordering::SeqCst);
-        }
-
-        /// Nothing to register.
-        pub(in super::super) fn register() {}
-    }
-
-    #[cfg(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"), not(loom)))]
-    mod imp {
-        use std::ffi::{c_int, c_long};
-        use std::sync::atomic::{compiler_fence, fence, AtomicBool, Ordering};
-        use std::sync::OnceLock;
-
-        #[cfg(target_arch = "x86_64")]
-        const SYS_MEMBARRIER: c_long = 324;
-        #[cfg(target_arch = "aarch64")]
-        const SYS_MEMBARRIER: c_long = 283;
-        /// `MEMBARRIER_CMD_QUERY`: the commands the kernel supports, as a bit set.
-        const QUERY: c_int = 0;
-        /// `MEMBARRIER_CMD_PRIVATE_EXPEDITED`.
-        const PRIVATE_EXPEDITED: c_int = 1 << 3;
-        /// `MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED`.
-        const REGISTER_PRIVATE_EXPEDITED: c_int = 1 << 4;
-
-        extern "C" {
-            /// The C library's system call entry (std links it on Linux already, so this
-            /// adds no dependency).
-            fn syscall(number: c_long, ...) -> c_long;
-        }
-
-        fn membarrier(command: c_int) -> c_long {
-            // SAFETY: `membarrier(cmd, flags, cpu_id)` reads and writes no memory of
-            // ours; any failure is a return value.
-            unsafe { syscall(SYS_MEMBARRIER, command, 0 as c_int, 0 as c_int) }
-        }
-
-        /// Whether the process is registered, decided once.
-        static DECIDED: OnceLock<bool> = OnceLock::new();
-        /// `DECIDED`'s answer, for the readers' fast path. Written before `DECIDED` is
-        /// set, and every reader went through `register` first, so a relaxed load reads
-        /// the final value.
-        static ASYMMETRIC: AtomicBool = AtomicBool::new(false);
-
-        fn decide() -> bool {
-            *DECIDED.get_or_init(|| {
-                let supported = membarrier(QUERY);
-                let usable = supported > 0
-                    && supported & c_long::from(PRIVATE_EXPEDITED) != 0
-                    && membarrier(REGISTER_PRIVATE_EXPEDITED) == 0;
-                ASYMMETRIC.store(usable, Ordering::Relaxed);
-                usable
-            })
-        }
-
-        /// Readers' half: a compiler fence once registered, else a full fence.
-        #[inline]
-        pub(in super::super) fn light() {
-            if ASYMMETRIC.load(Ordering::Relaxed) {
-                compiler_fence(Ordering::SeqCst);
-            } else {
-                fence(Ordering::SeqCst);
-            }
-        }
-
-        /// Advances' half: a full fence in every running thread of the process.
-        pub(in super::super) fn heavy() {
-            if decide() {
-                // Cannot fail once registered (the kernel documents no error for it).
-                let done = membarrier(PRIVATE_EXPEDITED);
-                assert_eq!(done, 0, "membarrier failed after registration");
-            } else {
-                fence(Ordering::SeqCst);
-            }
-        }
-
-        /// Called by every thread before its first pin.
-        pub(in super::super) fn register() {
-            decide();
-        }
-    }
-
-    pub(super) use imp::{heavy, light, register};
 }
 
 /// Proof that the calling thread is pinned: shared pointers loaded while it lives stay
