@@ -104,6 +104,16 @@ pub(crate) struct TableShared {
     unused_floor: AtomicUsize,
 }
 
+/// What a lock-free probe that found nothing saw.
+struct Missed {
+    /// The shard's write version read before it.
+    version: usize,
+    /// Slots it read.
+    probes: u64,
+    /// Entries it compared in full.
+    compared: u64,
+}
+
 /// The hash the slots see: the cached hash's four low bits are the header's flag bits
 /// (zero), and the slots take their index from the low bits, so fold high bits in (the
 /// top 16 bits, the slot's tag, stay the hash's own).
@@ -225,24 +235,22 @@ impl TableShared {
             }
             probes
         };
-        self.file_locked(padded, bytes, hash, version, probes, compared, make)
+        self.file_locked(padded, bytes, hash, Missed { version, probes, compared }, make)
     }
 
-    /// `find_or_file` after its lock-free probe missed (which read `probes` slots and
-    /// compared `compared` entries, with the shard at `version`): under the shard's lock,
-    /// probe again if anything changed, else file the atom `make` builds. Out of line, so
-    /// that a hit's path saves and restores only the registers it needs.
+    /// `find_or_file` after its lock-free probe `missed`: under the shard's lock, probe
+    /// again if anything changed, else file the atom `make` builds. Out of line, so that a
+    /// hit's path saves and restores only the registers it needs.
     #[inline(never)]
     fn file_locked(
         &self,
         padded: &PaddedShard,
         bytes: &[u8],
         hash: u64,
-        version: usize,
-        probes: u64,
-        mut compared: u64,
+        missed: Missed,
         make: impl FnOnce() -> Result<(AtomWord, RawAtom), StrError>,
     ) -> Result<AtomWord, StrError> {
+        let Missed { version, probes, mut compared } = missed;
         let mut shard = padded.slots.lock();
         if shard.version() != version {
             // The probe length is the slots read, not the entries compared: the tags keep
