@@ -21,10 +21,7 @@ use foldhash::fast::FoldHasher;
 use foldhash::SharedSeed;
 
 /// Hashes `bytes` under `seed`. Zero is reserved for "not cached yet".
-///
-/// Always inlined: every caller is a lookup's hot path, where an out-of-line call adds its
-/// register saves and restores to every short key's hash (seen in callgrind's counts).
-#[inline(always)]
+#[inline]
 pub(crate) fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
     match rapidhash::rapidhash_seeded(bytes, seed) {
         0 => 1,
