@@ -1,6 +1,6 @@
 //! loom models of [`Slots`] and [`reclaim`]: a lock-free reader against a writer that
-//! removes and frees (through the reclaimer), grows, or sweeps an unused entry while its
-//! last other handle is dropped.
+//! removes and frees (through the reclaimer, also when another writer moves the epoch),
+//! grows, or sweeps an unused entry while its last other handle is dropped.
 //!
 //! Run with `RUSTFLAGS="--cfg loom" cargo test -p dynatom --release --lib loom_`.
 //! An entry's payload is a loom `UnsafeCell` that its free overwrites: a reader that reads
