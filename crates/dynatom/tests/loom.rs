@@ -96,6 +96,23 @@ fn intern_and_drop_race() {
     });
 }
 
+/// Two threads intern the same new text at once: both miss without the lock, and the one
+/// that files second must see the first's atom under the lock (the shard's write version
+/// lets a miss skip the locked probe only when nothing was filed in between). One atom,
+/// both handles equal.
+#[test]
+fn first_interns_race_to_one_atom() {
+    loom::model(|| {
+        let table = AtomTable::new();
+        let other_table = table.clone();
+        let racer = thread::spawn(move || other_table.intern(TEXT));
+        let mine = table.intern(TEXT);
+        let theirs = racer.join().unwrap();
+        assert_eq!(mine, theirs, "one atom per text");
+        assert_eq!(table.len(), 1);
+    });
+}
+
 /// A lookup racing with the last drop must never revive the dying atom.
 #[test]
 fn lookup_does_not_resurrect() {

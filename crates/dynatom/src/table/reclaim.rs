@@ -15,12 +15,19 @@
 //! # Cost to a reader
 //!
 //! A pin writes nothing shared: it loads the epoch and stores into the thread's own record
-//! (a thread-local announcement, on a cache line no other thread writes), then a fence;
-//! nested pins only bump a thread-local depth. The `SeqCst` fence is the price (an `mfence`
-//! on x86-64, a `dmb ish` on aarch64): it orders the announcement before the reader's loads
-//! without any store to a line that other threads write. Counted with callgrind on x86-64
-//! (`measure_hit_cost` in the slots tests), a pin and its unpin take 25 instructions, the
-//! fence among them.
+//! (a thread-local announcement, on a cache line no other thread writes), then a fence; a
+//! nested pin reads that record and writes nothing. A pin and its unpin touch the
+//! thread-local once. The `SeqCst` fence is the price (an `mfence` on x86-64, a `dmb ish`
+//! on aarch64): it orders the announcement before the reader's loads without any store to
+//! a line that other threads write. Counted with callgrind on x86-64 (`measure_hit_cost`
+//! in the slots tests), a pin and its unpin took 25 instructions, the fence among them,
+//! before the depth counter was dropped.
+//!
+//! An asymmetric pair (the reader's fence a compiler fence only, the advance paying a
+//! Linux `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`) was tried and rejected: on a
+//! 2-vCPU VM the interrupts it sends made two threads interning into the global table 5 to
+//! 20 times slower (timed, one run per variant), for a saving callgrind's counts barely
+//! see (it counts an `mfence` as one instruction).
 //!
 //! # Why written here rather than taken from crossbeam-epoch or seize
 //!
@@ -67,11 +74,12 @@ loom::lazy_static! {
     static ref DOMAIN: Domain = Domain { epoch: AtomicUsize::new(0), records: Mutex::new(Vec::new()) };
 }
 
-/// The calling thread's record (null until its first pin) and pin depth. Every pin reads
-/// it, so it has no destructor: such a thread-local needs no liveness check on access.
+/// The calling thread's record (null until its first pin). Every pin reads it, so it is
+/// const-initialised and has no destructor: such a thread-local needs no liveness check
+/// on access. Whether a pin is nested is read from the record itself (only its owner
+/// thread writes its state), so a pin and its unpin touch the thread-local once.
 struct Hot {
     record: Cell<*const Record>,
-    depth: Cell<usize>,
 }
 
 /// Owns the calling thread's record, and gives it back when the thread exits.
@@ -87,15 +95,10 @@ impl Drop for Owner {
         // Otherwise later pins on this thread (from other destructors) take a record of
         // their own. The record goes back without the domain, which may be gone already
         // (loom drops its statics before the main thread's locals).
-        let idle = HOT
-            .try_with(|hot| {
-                if hot.depth.get() != 0 {
-                    return false;
-                }
-                hot.record.set(std::ptr::null());
-                true
-            })
-            .unwrap_or(true);
+        let idle = record.state.load(Ordering::Relaxed) == 0;
+        if idle {
+            let _ = HOT.try_with(|hot| hot.record.set(std::ptr::null()));
+        }
         if idle {
             record.owned.store(0, Ordering::Release);
         }
@@ -104,13 +107,13 @@ impl Drop for Owner {
 
 #[cfg(not(loom))]
 std::thread_local! {
-    static HOT: Hot = const { Hot { record: Cell::new(std::ptr::null()), depth: Cell::new(0) } };
+    static HOT: Hot = const { Hot { record: Cell::new(std::ptr::null()) } };
     static OWNER: Owner = const { Owner { record: OnceCell::new() } };
 }
 
 #[cfg(loom)]
 loom::thread_local! {
-    static HOT: Hot = Hot { record: Cell::new(std::ptr::null()), depth: Cell::new(0) };
+    static HOT: Hot = Hot { record: Cell::new(std::ptr::null()) };
 }
 
 #[cfg(loom)]
@@ -155,15 +158,22 @@ impl Domain {
         let epoch = self.epoch.load(Ordering::SeqCst);
         // Pairs with the readers' fence: a reader pinned before this point is seen active.
         fence(Ordering::SeqCst);
-        {
-            let records = lock(&self.records);
-            for record in records.iter() {
-                let state = record.state.load(Ordering::Acquire);
-                if state & ACTIVE != 0 && state >> 1 != epoch {
-                    return epoch;
-                }
-            }
+        if !Self::all_at(&lock(&self.records), epoch) {
+            return epoch;
         }
+        self.advance_from(epoch)
+    }
+
+    /// Whether every active record shows `epoch`.
+    fn all_at(records: &[Arc<Record>], epoch: usize) -> bool {
+        records.iter().all(|record| {
+            let state = record.state.load(Ordering::Acquire);
+            state & ACTIVE == 0 || state >> 1 == epoch
+        })
+    }
+
+    /// The epoch after moving it from `epoch` (unless another advance did first).
+    fn advance_from(&self, epoch: usize) -> usize {
         match self.epoch.compare_exchange(epoch, epoch + 1, Ordering::SeqCst, Ordering::SeqCst) {
             Ok(_) => epoch + 1,
             Err(now) => now,
@@ -188,32 +198,49 @@ impl Domain {
 pub(crate) struct Guard {
     /// The record it pinned (the domain keeps every record allocated).
     record: NonNull<Record>,
-    /// False for a record taken just for this guard, because the thread's locals are
-    /// already being destroyed (its pins are then not nested).
-    nested_in_thread: bool,
+    /// What dropping the guard undoes.
+    scope: Scope,
     _not_send: PhantomData<*const ()>,
 }
 
-/// Pins the calling thread; see [`Guard`]. Nested pins are cheap (a depth count).
+/// Which pin a guard made.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    /// Inside another guard of the same thread: dropping it changes nothing.
+    Nested,
+    /// The thread's outermost pin: dropping it clears the announcement.
+    Outermost,
+    /// A record taken just for this guard, because the thread's locals are already being
+    /// destroyed: dropping it clears the announcement and gives the record back.
+    OwnRecord,
+}
+
+/// Pins the calling thread; see [`Guard`]. Nested pins are cheap (they read the thread's
+/// own record and write nothing). A thread drops its guards in the reverse order of their
+/// pins (every guard in the crate is a scoped local): the outermost unpin withdraws the
+/// announcement.
 #[inline]
 pub(crate) fn pin() -> Guard {
-    HOT.with(|hot| {
-        let record = match NonNull::new(hot.record.get().cast_mut()) {
-            Some(record) => record,
-            None => {
-                let Some(registered) = register_thread() else { return pin_with_own_record() };
-                hot.record.set(registered.as_ptr());
-                registered
-            }
-        };
-        let depth = hot.depth.get();
-        if depth == 0 {
-            // SAFETY: the domain keeps every record allocated, and it outlives its users.
-            DOMAIN.announce(unsafe { record.as_ref() });
-        }
-        hot.depth.set(depth + 1);
-        Guard { record, nested_in_thread: true, _not_send: PhantomData }
-    })
+    let Some(record) = NonNull::new(HOT.with(|hot| hot.record.get()).cast_mut()) else { return pin_first() };
+    // SAFETY: the domain keeps every record allocated, and it outlives its users.
+    let owned = unsafe { record.as_ref() };
+    // Only this thread writes its record's state (its pins), so this reads its own last
+    // store: non-zero while an outer guard of the thread lives.
+    let scope = if owned.state.load(Ordering::Relaxed) == 0 {
+        DOMAIN.announce(owned);
+        Scope::Outermost
+    } else {
+        Scope::Nested
+    };
+    Guard { record, scope, _not_send: PhantomData }
+}
+
+/// The thread's first pin (or one made while its locals are being destroyed).
+#[cold]
+fn pin_first() -> Guard {
+    let Some(registered) = register_thread() else { return pin_with_own_record() };
+    HOT.with(|hot| hot.record.set(registered.as_ptr()));
+    pin()
 }
 
 /// The thread's own record, taken on its first pin; `None` once its locals are gone.
@@ -227,27 +254,21 @@ fn register_thread() -> Option<NonNull<Record>> {
 fn pin_with_own_record() -> Guard {
     let own = DOMAIN.register();
     DOMAIN.announce(&own);
-    Guard { record: NonNull::from(&*own), nested_in_thread: false, _not_send: PhantomData }
+    Guard { record: NonNull::from(&*own), scope: Scope::OwnRecord, _not_send: PhantomData }
 }
 
 impl Drop for Guard {
     #[inline]
     fn drop(&mut self) {
-        if !self.nested_in_thread {
-            // SAFETY: the domain keeps every record allocated, and it outlives its users.
-            let own = unsafe { self.record.as_ref() };
-            DOMAIN.withdraw(own);
-            own.owned.store(0, Ordering::Release);
+        if self.scope == Scope::Nested {
             return;
         }
-        HOT.with(|hot| {
-            let depth = hot.depth.get() - 1;
-            hot.depth.set(depth);
-            if depth == 0 {
-                // SAFETY: the domain keeps every record allocated, and it outlives its users.
-                DOMAIN.withdraw(unsafe { self.record.as_ref() });
-            }
-        });
+        // SAFETY: the domain keeps every record allocated, and it outlives its users.
+        let record = unsafe { self.record.as_ref() };
+        DOMAIN.withdraw(record);
+        if self.scope == Scope::OwnRecord {
+            record.owned.store(0, Ordering::Release);
+        }
     }
 }
 
@@ -293,6 +314,19 @@ impl Retired {
             return 0;
         }
         let epoch = DOMAIN.try_advance();
+        self.free_stamped_before(epoch)
+    }
+
+    /// Frees what the epoch as it stands allows, without trying to move it: in the models,
+    /// a free that relies on another thread's advance.
+    #[cfg(all(test, loom))]
+    pub(crate) fn collect_without_advancing(&mut self) -> usize {
+        let epoch = DOMAIN.epoch.load(Ordering::SeqCst);
+        self.free_stamped_before(epoch)
+    }
+
+    /// Frees the items stamped at least two steps before `epoch`; returns how many wait.
+    fn free_stamped_before(&mut self, epoch: usize) -> usize {
         self.items.retain(|item| {
             if item.epoch + 2 > epoch {
                 return true;
@@ -397,13 +431,16 @@ mod tests {
     fn nested_pins_share_one_announcement() {
         let outer = pin();
         let inner = pin();
-        drop(outer);
-        HOT.with(|hot| assert_eq!(hot.depth.get(), 1));
+        assert!(outer.scope == Scope::Outermost && inner.scope == Scope::Nested);
         // SAFETY: records outlive the domain's users.
-        let state = unsafe { inner.record.as_ref() }.state.load(Ordering::Relaxed);
-        assert_eq!(state & ACTIVE, ACTIVE, "still pinned by the inner guard");
+        let state = || unsafe { outer.record.as_ref() }.state.load(Ordering::Relaxed);
+        assert_eq!(state() & ACTIVE, ACTIVE);
         drop(inner);
-        HOT.with(|hot| assert_eq!(hot.depth.get(), 0));
+        assert_eq!(state() & ACTIVE, ACTIVE, "still pinned by the outer guard");
+        let record = outer.record;
+        drop(outer);
+        // SAFETY: as above.
+        assert_eq!(unsafe { record.as_ref() }.state.load(Ordering::Relaxed), 0, "the outermost unpin withdraws");
     }
 
     #[test]

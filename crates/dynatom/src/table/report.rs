@@ -41,9 +41,11 @@ pub struct MemoryReport {
     pub char_bytes: usize,
     /// Bytes the allocator gave beyond those requested for the atoms, if known.
     pub slop_bytes: Option<usize>,
-    /// Lookups made under a shard's lock (interning a text that the lock-free probe did
-    /// not find). Hits found without the lock are not counted: counting them would be a
-    /// shared write on the path that promises to write nothing but the atom's count.
+    /// Lookups on the filing path: interning a text that the lock-free probe did not find.
+    /// Under the shard's lock the probe is made again only if an atom was filed or
+    /// removed since; otherwise the lock-free probe's figures stand for it. Hits found
+    /// without the lock are not counted: counting them would be a shared write on the path
+    /// that promises to write nothing but the atom's count.
     pub lookups: u64,
     /// Locked lookups that found the atom (filed by another thread meanwhile).
     pub hits: u64,
@@ -53,12 +55,12 @@ pub struct MemoryReport {
     pub inserts: u64,
     /// Unused atoms freed by sweeps.
     pub removals: u64,
-    /// Mean number of slots a locked lookup read: its probe length (a slot's 16-bit hash
+    /// Mean number of slots a filing-path lookup read: its probe length (a slot's 16-bit hash
     /// tag rejects most of them without reading the entry's header).
     pub mean_probe: f64,
-    /// The most slots one locked lookup read.
+    /// The most slots one filing-path lookup read.
     pub max_probe: u64,
-    /// The most entries one locked lookup compared in full: those whose tag matched (at
+    /// The most entries one filing-path lookup compared in full: those whose tag matched (at
     /// least the one it found). Similar texts with well-spread hashes keep this at 1 or 2.
     pub max_compared: u64,
 }

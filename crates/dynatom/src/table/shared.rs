@@ -104,6 +104,16 @@ pub(crate) struct TableShared {
     unused_floor: AtomicUsize,
 }
 
+/// What a lock-free probe that found nothing saw.
+struct Missed {
+    /// The shard's write version read before it.
+    version: usize,
+    /// Slots it read.
+    probes: u64,
+    /// Entries it compared in full.
+    compared: u64,
+}
+
 /// The hash the slots see: the cached hash's four low bits are the header's flag bits
 /// (zero), and the slots take their index from the low bits, so fold high bits in (the
 /// top 16 bits, the slot's tag, stay the hash's own).
@@ -162,6 +172,17 @@ impl TableShared {
         cacheable_hash(hash::hash_bytes(bytes, self.seed))
     }
 
+    /// [`hash`](Self::hash) inlined, for the intern path: an out-of-line call's register
+    /// saves showed in its counted cycles. (Inlining `hash` itself everywhere made
+    /// `SmallMap`'s `Str` lookups, through `Str::hash64`, cost more.)
+    #[inline(always)]
+    fn hash_inlined(&self, bytes: &[u8]) -> u64 {
+        cacheable_hash(match rapidhash::rapidhash_seeded(bytes, self.seed) {
+            0 => 1,
+            hash => hash,
+        })
+    }
+
     /// Every shard, one at a time, locked.
     pub(crate) fn for_each_shard(&self, mut visit: impl FnMut(&mut ShardGuard<'_>)) {
         for padded in self.shards.iter() {
@@ -198,6 +219,7 @@ impl TableShared {
 
     /// Finds the entry for `bytes` (reviving it if unused), or files the atom `make` builds
     /// (with the entry that holds the table's count of it).
+    #[inline]
     fn find_or_file(
         &self,
         bytes: &[u8],
@@ -205,25 +227,62 @@ impl TableShared {
         make: impl FnOnce() -> Result<(AtomWord, RawAtom), StrError>,
     ) -> Result<AtomWord, StrError> {
         let padded = &self.shards[shard_index(hash)];
-        if let Some(atom) = self.find_unlocked(padded, hash, |raw| is_entry_for(raw, hash, bytes), true) {
-            return Ok(atom);
-        }
-        let mut shard = padded.slots.lock();
-        // The probe length is the slots read, not the entries compared: the tags keep the
-        // latter near zero, whatever the keys.
+        // Read before the lock-free probe: unchanged under the lock, it says that no entry
+        // came or went since, so a miss here is a miss there and the locked probe is
+        // skipped (the usual case for a new atom on one thread).
+        let version = padded.slots.version();
         let mut compared = 0;
-        let (found, probes) = shard.find_counting(probe_hash(hash), |entry| {
-            compared += 1;
-            is_entry_for(RawAtom::from_slot(entry), hash, bytes)
-        });
-        shard.counters.record_lookup(probes);
-        shard.counters.record_compared(compared);
-        if let Some(entry) = found {
-            shard.counters.hits += 1;
-            // SAFETY: the table holds a count of every listed entry and sweeps only under
-            // this lock, so the count is at least 1 and reviving cannot fail.
-            let atom = unsafe { RawAtom::from_slot(entry).acquire(true) };
-            return Ok(atom.expect("a listed entry holds the table's count"));
+        let probes = {
+            let guard = reclaim::pin();
+            let (found, probes) = padded.slots.find_counting(&guard, probe_hash(hash), |entry| {
+                compared += 1;
+                is_entry_for(RawAtom::from_slot(entry), hash, bytes)
+            });
+            // SAFETY: pinned: a swept block is freed only after this guard is dropped, and
+            // a count of 0 (swept) is never raised.
+            if let Some(atom) = found.and_then(|entry| unsafe { RawAtom::from_slot(entry).acquire(true) }) {
+                return Ok(atom);
+            }
+            probes
+        };
+        self.file_locked(padded, bytes, hash, Missed { version, probes, compared }, make)
+    }
+
+    /// `find_or_file` after its lock-free probe `missed`: under the shard's lock, probe
+    /// again if anything changed, else file the atom `make` builds. Out of line, so that a
+    /// hit's path saves and restores only the registers it needs.
+    #[inline(never)]
+    fn file_locked(
+        &self,
+        padded: &PaddedShard,
+        bytes: &[u8],
+        hash: u64,
+        missed: Missed,
+        make: impl FnOnce() -> Result<(AtomWord, RawAtom), StrError>,
+    ) -> Result<AtomWord, StrError> {
+        let Missed { version, probes, mut compared } = missed;
+        let mut shard = padded.slots.lock();
+        if shard.version() != version {
+            // The probe length is the slots read, not the entries compared: the tags keep
+            // the latter near zero, whatever the keys.
+            compared = 0;
+            let (found, probes) = shard.find_counting(probe_hash(hash), |entry| {
+                compared += 1;
+                is_entry_for(RawAtom::from_slot(entry), hash, bytes)
+            });
+            shard.counters.record_lookup(probes);
+            shard.counters.record_compared(compared);
+            if let Some(entry) = found {
+                shard.counters.hits += 1;
+                // SAFETY: the table holds a count of every listed entry and sweeps only
+                // under this lock, so the count is at least 1 and reviving cannot fail.
+                let atom = unsafe { RawAtom::from_slot(entry).acquire(true) };
+                return Ok(atom.expect("a listed entry holds the table's count"));
+            }
+        } else {
+            // The lock-free probe read what a locked one would have.
+            shard.counters.record_lookup(probes);
+            shard.counters.record_compared(compared);
         }
         shard.counters.misses += 1;
         let (atom, raw) = make()?;
@@ -334,7 +393,7 @@ impl TableShared {
 
     /// Interns a copy of `bytes` (longer than an inline atom).
     pub(crate) fn intern_copy(&self, bytes: &[u8], fallibility: Fallibility) -> Result<AtomWord, StrError> {
-        let hash = self.hash(bytes);
+        let hash = self.hash_inlined(bytes);
         self.find_or_file(bytes, hash, || self.file_copy(bytes, hash, fallibility))
     }
 

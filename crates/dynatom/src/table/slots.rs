@@ -26,7 +26,8 @@
 //! # Readers
 //!
 //! [`Slots::find`] loads the current array and, while one is being migrated, the previous
-//! one, with `Acquire`, and probes linearly from the hash's low bits until an empty slot.
+//! one, with `Acquire`, and probes from the hash's low bits (triangular steps, see
+//! [`next_slot`]) until an empty slot.
 //! It writes nothing; the [`reclaim::Guard`] it is given keeps every array it loads (and,
 //! if the caller retires its entries through [`reclaim`], every entry) allocated.
 //!
@@ -59,7 +60,9 @@
 //! hit:     let guard = reclaim::pin();
 //!          slots.find(&guard, hash, |entry| bytes of entry == text)
 //!          then take a count unless it is 0 (never revive); drop the guard.
-//! miss:    let mut shard = slots.lock(); shard.find(..) again; else shard.insert(hash, entry).
+//! miss:    let version = slots.version() before the lock-free probe; then
+//!          let mut shard = slots.lock(); shard.find(..) again only if
+//!          shard.version() != version; else shard.insert(hash, entry).
 //! sweep:   shard.retain(|entry| keep unless its count goes 1 -> 0,
 //!                       |entry| unsafe { shard_retired.retire(entry, free_block) });
 //!          (collect the retired list from time to time, e.g. at each sweep and write.)
@@ -73,7 +76,9 @@ use std::ptr::{self, NonNull};
 
 use super::reclaim::{self, Retired};
 use crate::error::StrError;
-use crate::sync::{exclusive, exclusive_ptr, lock, raw_alloc, unshared_load, AtomicPtr, Mutex, MutexGuard, Ordering};
+use crate::sync::{
+    exclusive, exclusive_ptr, lock, raw_alloc, unshared_load, AtomicPtr, AtomicUsize, Mutex, MutexGuard, Ordering,
+};
 
 /// Bit 2 of a slot word: the entry carries a hash tag in the top bits.
 const TAGGED: usize = 0b100;
@@ -124,10 +129,11 @@ mod tag {
         }
     }
 
-    /// Whether a tagged word's tag is `wanted` (as made by [`of`]).
+    /// Whether `word` is tagged with `wanted` (as made by [`of`]), in one mask and compare.
+    /// A tombstone (tagged, tag 0) passes when `wanted` is 0: the caller checks for it.
     #[inline]
-    pub(super) fn matches(word: usize, wanted: usize) -> bool {
-        word & !ADDRESS == wanted
+    pub(super) fn tagged_with(word: usize, wanted: usize) -> bool {
+        word & (!ADDRESS | TAGGED) == wanted | TAGGED
     }
 
     /// The entry of a non-empty, non-tombstone word.
@@ -157,8 +163,8 @@ mod tag {
     }
 
     #[inline]
-    pub(super) fn matches(_word: usize, _wanted: usize) -> bool {
-        true
+    pub(super) fn tagged_with(_word: usize, _wanted: usize) -> bool {
+        false
     }
 
     #[inline]
@@ -272,11 +278,11 @@ impl Array {
     }
 
     /// Probes for an entry `matches` accepts. Stops at the first empty slot.
+    /// `visited` counts the slots read (the probe length the memory report shows).
     ///
     /// # Safety
     /// The array stays allocated for the call.
-    #[inline]
-    /// `visited` counts the slots read (the probe length the memory report shows).
+    #[inline(always)]
     unsafe fn find(
         self,
         hash: u64,
@@ -289,23 +295,30 @@ impl Array {
         let wanted = tag::of(hash);
         let mut index = hash as usize & mask;
         // Bounded for robustness: an array always keeps an empty slot.
-        for _ in 0..slots.len() {
+        for stride in 1..=slots.len() {
             // Acquire: pairs with the Release that stored the entry, so what the writer
             // wrote into the entry before inserting it is visible to `matches`.
             let word = slots[index].load(Ordering::Acquire);
             *visited += 1;
             let bits = word.addr();
-            if bits == 0 {
+            // The common cases first, one compare each: this entry's tag, another tag,
+            // empty. (Tombstones are tagged with tag 0; untagged entries are rare.)
+            let candidate = if tag::tagged_with(bits, wanted) {
+                bits != TOMBSTONE
+            } else if bits & TAGGED != 0 {
+                false
+            } else if bits == 0 {
                 return None;
-            }
-            let candidate = bits & TAGGED == 0 || (bits != TOMBSTONE && tag::matches(bits, wanted));
+            } else {
+                true
+            };
             if candidate {
                 let entry = NonNull::new(tag::unpack(word)).expect("an entry is not null");
                 if matches(entry) {
                     return Some(entry);
                 }
             }
-            index = (index + 1) & mask;
+            index = next_slot(index, stride, mask);
         }
         None
     }
@@ -318,6 +331,10 @@ pub(crate) struct Slots<S> {
     current: AtomicPtr<ArrayHeader>,
     /// The array being migrated from; null when no migration runs.
     previous: AtomicPtr<ArrayHeader>,
+    /// Raised (with Release) after every insert and removal: a writer that read it before
+    /// a lock-free probe and finds it unchanged under the lock knows the probe's answer
+    /// still holds (see [`Slots::version`]).
+    version: AtomicUsize,
     locked: Mutex<Locked<S>>,
 }
 
@@ -370,6 +387,7 @@ impl<S> Slots<S> {
         Slots {
             current: AtomicPtr::new(ptr::null_mut()),
             previous: AtomicPtr::new(ptr::null_mut()),
+            version: AtomicUsize::new(0),
             locked: Mutex::new(locked),
         }
     }
@@ -403,6 +421,40 @@ impl<S> Slots<S> {
         let previous = NonNull::new(previous).filter(|previous| *previous != current)?;
         // SAFETY: as above.
         unsafe { Array(previous).find(hash, &mut matches, &mut visited) }
+    }
+
+    /// As [`find`](Self::find), also saying how many slots it read.
+    #[inline]
+    pub(crate) fn find_counting(
+        &self,
+        _guard: &reclaim::Guard,
+        hash: u64,
+        mut matches: impl FnMut(NonNull<u8>) -> bool,
+    ) -> (Option<NonNull<u8>>, u64) {
+        // Acquire: as in `find`.
+        let Some(current) = NonNull::new(self.current.load(Ordering::Acquire)) else { return (None, 0) };
+        let previous = self.previous.load(Ordering::Acquire);
+        let mut visited = 0;
+        // SAFETY: as in `find`.
+        if let Some(found) = unsafe { Array(current).find(hash, &mut matches, &mut visited) } {
+            return (Some(found), visited);
+        }
+        let Some(previous) = NonNull::new(previous).filter(|previous| *previous != current) else {
+            return (None, visited);
+        };
+        // SAFETY: as above.
+        let found = unsafe { Array(previous).find(hash, &mut matches, &mut visited) };
+        (found, visited)
+    }
+
+    /// The set's write version, to read before a lock-free probe: if
+    /// [`SlotsGuard::version`] still equals it once the lock is taken, no entry was
+    /// inserted or removed since, so an entry the probe did not find is not in the set.
+    #[inline]
+    pub(crate) fn version(&self) -> usize {
+        // Acquire: pairs with the Release that raised it after a write, so the probe that
+        // follows sees every entry written before the version it read.
+        self.version.load(Ordering::Acquire)
     }
 
     /// Locks the set for writing (and the caller's state with it).
@@ -486,6 +538,19 @@ impl<S> std::ops::DerefMut for SlotsGuard<'_, S> {
 }
 
 impl<S> SlotsGuard<'_, S> {
+    /// The write version now (see [`Slots::version`]).
+    pub(crate) fn version(&self) -> usize {
+        // Relaxed: only the lock's holder writes it.
+        self.slots.version.load(Ordering::Relaxed)
+    }
+
+    /// Marks an insert or removal, after its slot stores.
+    fn raise_version(&self) {
+        let next = self.version().wrapping_add(1);
+        // Release: a reader that reads this version sees the slot stores before it.
+        self.slots.version.store(next, Ordering::Release);
+    }
+
     /// Entries in the set.
     pub(crate) fn len(&self) -> usize {
         self.locked.len
@@ -558,6 +623,7 @@ impl<S> SlotsGuard<'_, S> {
         }
         locked.occupied += 1;
         locked.len += 1;
+        self.raise_version();
         self.collect_now_and_then();
         Ok(())
     }
@@ -581,6 +647,7 @@ impl<S> SlotsGuard<'_, S> {
         }
         if found {
             self.locked.len -= 1;
+            self.raise_version();
         }
         self.migrate_some();
         self.collect_now_and_then();
@@ -618,6 +685,7 @@ impl<S> SlotsGuard<'_, S> {
     pub(crate) fn retain(&mut self, mut keep: impl FnMut(NonNull<u8>) -> bool, mut removed: impl FnMut(NonNull<u8>)) {
         self.finish_migration();
         let Some(array) = self.slots.arrays().0 else { return };
+        let len_before = self.locked.len;
         // SAFETY: under the lock the current array is allocated.
         for slot in unsafe { array.slots() } {
             let word = slot.load(Ordering::Relaxed);
@@ -637,6 +705,9 @@ impl<S> SlotsGuard<'_, S> {
             locked.tombstones += 1;
             locked.len -= 1;
             removed(entry);
+        }
+        if self.locked.len != len_before {
+            self.raise_version();
         }
         let capacity = self.capacity();
         // At most a quarter of the size at once: the copy of the old slots then takes
@@ -787,6 +858,16 @@ impl<S> SlotsGuard<'_, S> {
     }
 }
 
+/// The slot after `index` in a probe sequence, `stride` steps in (from 1): triangular
+/// probing, home + 1, + 3, + 6, ... It visits every slot of a power-of-two array once in
+/// `capacity` steps, and unlike linear probing it does not merge neighbouring runs into
+/// long clusters, so misses at the 3/4 load limit read fewer slots; the first few steps
+/// stay within a cache line or two of the home slot.
+#[inline(always)]
+fn next_slot(index: usize, stride: usize, mask: usize) -> usize {
+    (index + stride) & mask
+}
+
 /// The smallest capacity that holds `len` entries at most 3/8 full, so that a migration
 /// to it has as much room again for inserts before it must end.
 fn fitting_capacity(len: usize) -> usize {
@@ -808,6 +889,7 @@ unsafe fn store_in_free_slot(array: Array, hash: u64, word: *mut u8) -> bool {
     let slots = unsafe { array.slots() };
     let mask = slots.len() - 1;
     let mut index = hash as usize & mask;
+    let mut stride = 1;
     loop {
         let bits = slots[index].load(Ordering::Relaxed).addr();
         if bits == 0 || bits == TOMBSTONE {
@@ -816,7 +898,8 @@ unsafe fn store_in_free_slot(array: Array, hash: u64, word: *mut u8) -> bool {
             slots[index].store(word, Ordering::Release);
             return bits == TOMBSTONE;
         }
-        index = (index + 1) & mask;
+        index = next_slot(index, stride, mask);
+        stride += 1;
     }
 }
 
@@ -829,7 +912,7 @@ unsafe fn tombstone(array: Array, hash: u64, entry: NonNull<u8>) -> bool {
     let slots = unsafe { array.slots() };
     let mask = slots.len() - 1;
     let mut index = hash as usize & mask;
-    for _ in 0..slots.len() {
+    for stride in 1..=slots.len() {
         let word = slots[index].load(Ordering::Relaxed);
         let bits = word.addr();
         if bits == 0 {
@@ -840,7 +923,7 @@ unsafe fn tombstone(array: Array, hash: u64, entry: NonNull<u8>) -> bool {
             slots[index].store(ptr::without_provenance_mut(TOMBSTONE), Ordering::Relaxed);
             return true;
         }
-        index = (index + 1) & mask;
+        index = next_slot(index, stride, mask);
     }
     false
 }

@@ -1,6 +1,6 @@
 //! loom models of [`Slots`] and [`reclaim`]: a lock-free reader against a writer that
-//! removes and frees (through the reclaimer), grows, or sweeps an unused entry while its
-//! last other handle is dropped.
+//! removes and frees (through the reclaimer, also when another writer moves the epoch),
+//! grows, or sweeps an unused entry while its last other handle is dropped.
 //!
 //! Run with `RUSTFLAGS="--cfg loom" cargo test -p dynatom --release --lib loom_`.
 //! An entry's payload is a loom `UnsafeCell` that its free overwrites: a reader that reads
@@ -123,6 +123,48 @@ fn loom_reader_vs_remove_and_reclaim() {
         }
         reader.join().unwrap();
         assert!(!read(&slots, 7), "removed");
+        free_all(Arc::try_unwrap(slots).ok().expect("the reader is gone"));
+    });
+}
+
+unsafe fn free_dummy(ptr: NonNull<()>) {
+    // SAFETY: made by `Box::leak` in the model below, freed once.
+    drop(unsafe { Box::from_raw(ptr.cast::<u64>().as_ptr()) });
+}
+
+/// As [`loom_reader_vs_remove_and_reclaim`], but the epoch is moved by a third thread
+/// (another shard's writer collecting its own list), so the free relies on that thread's
+/// advance seeing the reader's announcement: its own barrier, not the stamping writer's.
+#[test]
+fn loom_reader_vs_reclaim_advanced_by_another_writer() {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(2);
+    builder.check(|| {
+        let slots = Arc::new(Slots::new(Retired::default(), hash_of));
+        let target = new_entry(7, 1);
+        slots.lock().insert(hash(7), target).unwrap();
+        let reader = thread::spawn({
+            let slots = slots.clone();
+            move || {
+                read(&slots, 7);
+            }
+        });
+        let mut guard = slots.lock();
+        assert!(guard.remove(hash(7), target));
+        // SAFETY: unlinked just now, retired once; the list is dropped with the set.
+        unsafe { guard.retire(target.cast(), free_entry) };
+        drop(guard);
+        let advancer = thread::spawn(|| {
+            let mut other = Retired::default();
+            // SAFETY: a fresh box nobody else reaches; `free_dummy` frees it.
+            unsafe { other.retire(NonNull::from(Box::leak(Box::new(0u64))).cast(), free_dummy) };
+            other.collect();
+            other.collect();
+        });
+        advancer.join().unwrap();
+        // Frees the target if the epoch has moved two steps since its stamp.
+        slots.lock().collect_without_advancing();
+        reader.join().unwrap();
         free_all(Arc::try_unwrap(slots).ok().expect("the reader is gone"));
     });
 }
