@@ -23,6 +23,14 @@ use foldhash::SharedSeed;
 /// Hashes `bytes` under `seed`. Zero is reserved for "not cached yet".
 #[inline]
 pub(crate) fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
+    hash_bytes_inlined(bytes, seed)
+}
+
+/// [`hash_bytes`], always inlined: for the atom table's intern path, where an out-of-line
+/// call's register saves showed in its counted cycles. (Inlining `hash_bytes` itself
+/// everywhere made `SmallMap`'s `Str` lookups, through `Str::hash64`, cost more.)
+#[inline(always)]
+pub(crate) fn hash_bytes_inlined(bytes: &[u8], seed: u64) -> u64 {
     match rapidhash::rapidhash_seeded(bytes, seed) {
         0 => 1,
         hash => hash,

@@ -172,15 +172,10 @@ impl TableShared {
         cacheable_hash(hash::hash_bytes(bytes, self.seed))
     }
 
-    /// [`hash`](Self::hash) inlined, for the intern path: an out-of-line call's register
-    /// saves showed in its counted cycles. (Inlining `hash` itself everywhere made
-    /// `SmallMap`'s `Str` lookups, through `Str::hash64`, cost more.)
+    /// [`hash`](Self::hash) inlined, for the intern path (see [`hash::hash_bytes_inlined`]).
     #[inline(always)]
     fn hash_inlined(&self, bytes: &[u8]) -> u64 {
-        cacheable_hash(match rapidhash::rapidhash_seeded(bytes, self.seed) {
-            0 => 1,
-            hash => hash,
-        })
+        cacheable_hash(hash::hash_bytes_inlined(bytes, self.seed))
     }
 
     /// Every shard, one at a time, locked.
