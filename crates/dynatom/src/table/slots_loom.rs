@@ -98,20 +98,26 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
     builder.check(f);
 }
 
+/// A set holding one entry (key 7), and a thread that looks it up once.
+fn entry_7_and_its_reader() -> (Arc<Slots<Retired>>, NonNull<u8>, thread::JoinHandle<()>) {
+    let slots = Arc::new(Slots::new(Retired::default(), hash_of));
+    let target = new_entry(7, 1);
+    slots.lock().insert(hash(7), target).unwrap();
+    let reader = thread::spawn({
+        let slots = slots.clone();
+        move || {
+            read(&slots, 7);
+        }
+    });
+    (slots, target, reader)
+}
+
 /// A reader finds an entry while the writer removes it and tries to free it: the entry is
 /// freed only after the reader is done with it.
 #[test]
 fn loom_reader_vs_remove_and_reclaim() {
     model(|| {
-        let slots = Arc::new(Slots::new(Retired::default(), hash_of));
-        let target = new_entry(7, 1);
-        slots.lock().insert(hash(7), target).unwrap();
-        let reader = thread::spawn({
-            let slots = slots.clone();
-            move || {
-                read(&slots, 7);
-            }
-        });
+        let (slots, target, reader) = entry_7_and_its_reader();
         {
             let mut guard = slots.lock();
             assert!(guard.remove(hash(7), target));
@@ -140,15 +146,7 @@ fn loom_reader_vs_reclaim_advanced_by_another_writer() {
     let mut builder = loom::model::Builder::new();
     builder.preemption_bound = Some(2);
     builder.check(|| {
-        let slots = Arc::new(Slots::new(Retired::default(), hash_of));
-        let target = new_entry(7, 1);
-        slots.lock().insert(hash(7), target).unwrap();
-        let reader = thread::spawn({
-            let slots = slots.clone();
-            move || {
-                read(&slots, 7);
-            }
-        });
+        let (slots, target, reader) = entry_7_and_its_reader();
         let mut guard = slots.lock();
         assert!(guard.remove(hash(7), target));
         // SAFETY: unlinked just now, retired once; the list is dropped with the set.
