@@ -224,6 +224,7 @@ fn for_each_sees_each_entry_once_even_mid_migration() {
 
 #[test]
 fn old_arrays_are_freed_once_readers_move_on() {
+    let _serial = reclaim::long_pins_serial();
     let slots = Slots::new((), mixed_hash_of);
     let mut guard = slots.lock();
     for key in 0..1_000u64 {
@@ -346,6 +347,7 @@ fn stress_ops() -> usize {
 /// churned key is found only as itself.
 #[test]
 fn lock_free_finds_survive_churn_growth_and_reclamation() {
+    let _serial = reclaim::long_pins_serial();
     const STABLE: u64 = 64;
     // More churned keys than ever live at once, so the live ones are distinct.
     const CHURN: u64 = 1024;
