@@ -156,6 +156,74 @@ fn growth_is_spread_over_later_writes() {
     assert!(guard.capacity() * 3 >= 10_000 * 4, "load at most 3/4");
 }
 
+/// The prepared array (its address and bytes touched), if any.
+fn prepared_of(guard: &SlotsGuard<'_, ()>) -> Option<(Array, usize)> {
+    guard.locked.prepared.as_ref().map(|prepared| (prepared.array, prepared.touched))
+}
+
+/// Inserts keys from `next` on until the current array has `capacity` slots and no
+/// migration runs.
+fn fill_until_settled_at(guard: &mut SlotsGuard<'_, ()>, next: &mut u64, capacity: usize) {
+    while guard.capacity() != capacity || guard.is_migrating() {
+        guard.insert(mixed_hash(*next), fake(*next, false)).unwrap();
+        *next += 1;
+    }
+}
+
+#[test]
+fn growth_moves_into_the_array_prepared_ahead_with_every_page_touched() {
+    let slots = Slots::new((), mixed_hash_of);
+    let mut guard = slots.lock();
+    let mut next = 0;
+    // 4,096 slots grow into 8,192: 64 KiB, 16 pages.
+    fill_until_settled_at(&mut guard, &mut next, 4096);
+    let mut prepared_at = None;
+    let mut last_prepared = None;
+    while guard.capacity() == 4096 {
+        guard.insert(mixed_hash(next), fake(next, false)).unwrap();
+        next += 1;
+        if let Some(prepared) = prepared_of(&guard) {
+            if prepared_at.is_none() {
+                prepared_at = Some(guard.len());
+                let (current, _) = Array::layout(4096).unwrap();
+                let (doubled, _) = Array::layout(8192).unwrap();
+                assert_eq!(guard.memory_size(), current.size() + doubled.size(), "counted while prepared");
+            }
+            last_prepared = Some(prepared);
+        }
+    }
+    let prepared_at = prepared_at.expect("an array was prepared before the growth");
+    assert!((2816..=2820).contains(&prepared_at), "prepared at 11/16 full: {prepared_at}");
+    let (array, touched) = last_prepared.unwrap();
+    assert!(touched >= Array::layout(8192).unwrap().0.size() - 4096, "every page touched: {touched} bytes");
+    assert!(guard.slots.arrays().0 == Some(array), "the growth migrates into the prepared array");
+    assert!(prepared_of(&guard).is_none());
+    for key in 0..next {
+        assert_eq!(guard.find(mixed_hash(key), |e| key_of(e) == key), Some(fake(key, false)));
+    }
+}
+
+#[test]
+fn a_prepared_array_of_the_wrong_size_is_freed() {
+    let slots = Slots::new((), mixed_hash_of);
+    let mut guard = slots.lock();
+    let mut next = 0;
+    fill_until_settled_at(&mut guard, &mut next, 4096);
+    while prepared_of(&guard).is_none() {
+        guard.insert(mixed_hash(next), fake(next, false)).unwrap();
+        next += 1;
+    }
+    // A sweep that leaves 10 entries shrinks the array instead of doubling it: the prepared
+    // array does not fit and is freed (valgrind and AddressSanitizer see a leak otherwise).
+    guard.retain(|entry| key_of(entry) < 10, |_| {});
+    assert!(prepared_of(&guard).is_none());
+    assert!(guard.capacity() < 4096);
+    assert_eq!(guard.len(), 10);
+    for key in 0..10 {
+        assert_eq!(guard.find(mixed_hash(key), |e| key_of(e) == key), Some(fake(key, false)));
+    }
+}
+
 #[test]
 fn tombstones_force_a_rebuild_not_endless_growth() {
     let slots = Slots::new((), mixed_hash_of);
