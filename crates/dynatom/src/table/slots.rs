@@ -52,12 +52,16 @@
 //! slot is copied, `previous` is cleared and the old array is retired through [`reclaim`].
 //!
 //! The new array's pages are made ready before the migration starts: once the current
-//! array is 11/16 full, the writer allocates the array it will grow into (zeroed memory,
-//! whose pages the kernel hands out on first touch) and touches one page of it per write.
-//! Otherwise the migration's copies, landing at random in an untouched array, would make
-//! single writes take several page faults each (measured in a 10⁶-key fill on a virtual
-//! machine: an intern that faults once takes about 2.5 µs, 5,600 interns faulted twice
-//! and 460 three times or more); prepared, no write takes more than one of the array's.
+//! array is 95/128 full (1/128 short of the limit), the writer allocates the array it will
+//! grow into (zeroed memory, whose pages the kernel maps on first write) and writes one
+//! page of it per insert. Otherwise the new entries, filed at random places in an
+//! unwritten array, and the copies, which walk two regions of it, take first-write page
+//! faults in the same writes as the block allocations do. Measured in a 10⁶-key fill on the
+//! 2-core development VM (where one fault costs an intern about 2.5 µs, some 15 medians):
+//! interns faulting twice 5,600 → 250, three times or more 460 → 190, all faults 25,000 →
+//! 19,000, p99.9 6.1–6.6 → 5.0 µs. The cost is memory held early: the doubled array from
+//! 95/128 full on (6 more bytes per atom at 11/16, when the keys corpus of the memory
+//! report had 7 shards of 64 in the window; 2.3 at 95/128).
 //!
 //! # How a shard uses it
 //!
@@ -854,18 +858,19 @@ impl<S> SlotsGuard<'_, S> {
         Ok(fresh)
     }
 
-    /// Once the current array is 11/16 full with entries (not tombstones), allocates the
-    /// array a growth will double it into, if not done yet, and touches its next page.
-    /// From 11/16 to the 3/4 limit there are capacity/16 inserts, and the doubled array has
-    /// capacity/256 pages: every page is touched before the migration needs it. Best
-    /// effort: without memory for it, growth allocates when it must, as before.
+    /// Once the current array is 95/128 full with entries (not tombstones), allocates the
+    /// array a growth will double it into, if not done yet, and writes its next page.
+    /// From 95/128 to the 3/4 limit there are capacity/128 inserts, and the doubled array
+    /// has about capacity/256 pages: every page is written before the migration needs it
+    /// (below 256 slots the doubled array is a page or two, written by its first inserts).
+    /// Best effort: without memory for it, growth allocates when it must, as before.
     fn prepare_growth(&mut self) {
         const PAGE: usize = 4096;
         let (Some(current), None) = self.slots.arrays() else { return };
         // SAFETY: under the lock the current array is allocated.
         let capacity = unsafe { current.capacity() };
         let locked = &mut *self.locked;
-        if (locked.occupied + locked.tombstones) * 16 < capacity * 11 || locked.len * 2 <= capacity {
+        if (locked.occupied + locked.tombstones) * 128 < capacity * 95 || locked.len * 2 <= capacity {
             return;
         }
         if locked.prepared.is_none() {
