@@ -366,6 +366,9 @@ struct Locked<S> {
     /// with readers, and how many of its bytes have been touched (see "Incremental
     /// growth" above).
     prepared: Option<Prepared>,
+    /// Entries plus tombstones from which on [`SlotsGuard::prepare_growth`] works: 95/128
+    /// of the current array, or `usize::MAX` while migrating (one compare per insert).
+    prepare_at: usize,
     /// Arrays left behind by growth, waiting for readers.
     retired: Retired,
     /// Bytes of the arrays in `retired` (until all of them are freed).
@@ -407,6 +410,7 @@ impl<S> Slots<S> {
             cursor: 0,
             step: MIGRATE_STEP,
             prepared: None,
+            prepare_at: usize::MAX,
             retired: Retired::default(),
             retired_bytes: 0,
             writes_to_collect: COLLECT_EVERY,
@@ -852,8 +856,10 @@ impl<S> SlotsGuard<'_, S> {
         locked.occupied = 0;
         locked.tombstones = 0;
         if current.is_none() {
+            locked.prepare_at = prepare_threshold(capacity);
             return Ok(fresh);
         }
+        locked.prepare_at = usize::MAX;
         self.migrate_some();
         Ok(fresh)
     }
@@ -864,7 +870,15 @@ impl<S> SlotsGuard<'_, S> {
     /// has about capacity/256 pages: every page is written before the migration needs it
     /// (below 256 slots the doubled array is a page or two, written by its first inserts).
     /// Best effort: without memory for it, growth allocates when it must, as before.
+    #[inline]
     fn prepare_growth(&mut self) {
+        if self.locked.occupied + self.locked.tombstones >= self.locked.prepare_at {
+            self.prepare_growth_step();
+        }
+    }
+
+    #[inline(never)]
+    fn prepare_growth_step(&mut self) {
         const PAGE: usize = 4096;
         let (Some(current), None) = self.slots.arrays() else { return };
         // SAFETY: under the lock the current array is allocated.
@@ -927,6 +941,8 @@ impl<S> SlotsGuard<'_, S> {
         // Every entry is in the new array: readers need the old one no more, except
         // those already in it, whom the retire waits for.
         self.slots.previous.store(ptr::null_mut(), Ordering::Release);
+        // SAFETY: under the lock the current array is allocated.
+        locked.prepare_at = prepare_threshold(unsafe { current.capacity() });
         let bytes = Array::layout(old_slots.len()).map_or(0, |(layout, _)| layout.size());
         // SAFETY: the old array is unlinked (neither field names it any more) and retired
         // once; `Array::free_erased` frees it from any thread; the `Retired` lives in the
@@ -945,6 +961,11 @@ impl<S> SlotsGuard<'_, S> {
 #[inline(always)]
 fn next_slot(index: usize, stride: usize, mask: usize) -> usize {
     (index + stride) & mask
+}
+
+/// Entries plus tombstones of an array of `capacity` from which its growth is prepared.
+fn prepare_threshold(capacity: usize) -> usize {
+    (capacity * 95).div_ceil(128)
 }
 
 /// The smallest capacity that holds `len` entries at most 3/8 full, so that a migration
