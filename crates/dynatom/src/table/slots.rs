@@ -51,18 +51,6 @@
 //! only to the current array; a removal tombstones the entry in both. When the last old
 //! slot is copied, `previous` is cleared and the old array is retired through [`reclaim`].
 //!
-//! The new array's pages are made ready before the migration starts: once the current
-//! array is 95/128 full (1/128 short of the limit), the writer allocates the array it will
-//! grow into (zeroed memory, whose pages the kernel maps on first write) and writes one
-//! page of it per insert. Otherwise the new entries, filed at random places in an
-//! unwritten array, and the copies, which walk two regions of it, take first-write page
-//! faults in the same writes as the block allocations do. Measured in a 10⁶-key fill on the
-//! 2-core development VM (where one fault costs an intern about 2.5 µs, some 15 medians):
-//! interns faulting twice 5,600 → 250, three times or more 460 → 190, all faults 25,000 →
-//! 19,000, p99.9 6.1–6.6 → 5.0 µs. The cost is memory held early: the doubled array from
-//! 95/128 full on (6 more bytes per atom at 11/16, when the keys corpus of the memory
-//! report had 7 shards of 64 in the window; 2.3 at 95/128).
-//!
 //! # How a shard uses it
 //!
 //! ```text
@@ -362,13 +350,6 @@ struct Locked<S> {
     cursor: usize,
     /// Old slots to copy per write in this migration.
     step: usize,
-    /// The array the next growth will migrate to, allocated ahead and not yet shared
-    /// with readers, and how many of its bytes have been touched (see "Incremental
-    /// growth" above).
-    prepared: Option<Prepared>,
-    /// Entries plus tombstones from which on [`SlotsGuard::prepare_growth`] works: 95/128
-    /// of the current array, or `usize::MAX` while migrating (one compare per insert).
-    prepare_at: usize,
     /// Arrays left behind by growth, waiting for readers.
     retired: Retired,
     /// Bytes of the arrays in `retired` (until all of them are freed).
@@ -380,18 +361,6 @@ struct Locked<S> {
     /// The caller's own shard state.
     state: S,
 }
-
-/// An array allocated ahead for the next growth, owned by the lock: no reader has it.
-struct Prepared {
-    array: Array,
-    /// Bytes from its start whose pages have been touched.
-    touched: usize,
-}
-
-// SAFETY: the array is owned by whoever holds the `Prepared` (never shared with readers
-// until `start_migration` takes it out), so moving it to another thread moves the only
-// access to it.
-unsafe impl Send for Prepared {}
 
 /// A writer's hold on a [`Slots`]: the lock, the caller's state through `Deref`.
 pub(crate) struct SlotsGuard<'a, S> {
@@ -409,8 +378,6 @@ impl<S> Slots<S> {
             tombstones: 0,
             cursor: 0,
             step: MIGRATE_STEP,
-            prepared: None,
-            prepare_at: usize::MAX,
             retired: Retired::default(),
             retired_bytes: 0,
             writes_to_collect: COLLECT_EVERY,
@@ -548,10 +515,6 @@ unsafe fn slot_clear_unshared(slot: &AtomicPtr<u8>) {
 
 impl<S> Drop for Slots<S> {
     fn drop(&mut self) {
-        if let Some(prepared) = exclusive(&mut self.locked).prepared.take() {
-            // SAFETY: a prepared array was never shared, and is freed once (taken here).
-            unsafe { prepared.array.free() };
-        }
         let (current, previous) = self.exclusive_arrays();
         for array in [current, previous].into_iter().flatten() {
             // SAFETY: `&mut self`: no reader can be probing; each array is freed once (a
@@ -614,11 +577,7 @@ impl<S> SlotsGuard<'_, S> {
             // SAFETY: under the lock both arrays are allocated.
             .map(|array| Array::layout(unsafe { array.capacity() }).map_or(0, |(layout, _)| layout.size()))
             .sum();
-        let prepared = self.locked.prepared.as_ref().map_or(0, |prepared| {
-            // SAFETY: the prepared array is allocated until taken or freed under the lock.
-            Array::layout(unsafe { prepared.array.capacity() }).map_or(0, |(layout, _)| layout.size())
-        });
-        arrays + prepared + self.locked.retired_bytes
+        arrays + self.locked.retired_bytes
     }
 
     /// The entry `matches` accepts among those filed under `hash` (as [`Slots::find`], but
@@ -654,7 +613,6 @@ impl<S> SlotsGuard<'_, S> {
     pub(crate) fn insert(&mut self, hash: u64, entry: NonNull<u8>) -> Result<(), StrError> {
         assert_eq!(entry.as_ptr().addr() & TAGGED, 0, "slot entries point to 8-aligned blocks");
         self.migrate_some();
-        self.prepare_growth();
         let array = self.reserve_one()?;
         let word = tag::pack(entry, hash);
         // SAFETY: under the lock the current array is allocated.
@@ -826,18 +784,7 @@ impl<S> SlotsGuard<'_, S> {
     /// few slots per write). Returns the new array.
     fn start_migration(&mut self, capacity: usize) -> Result<Array, StrError> {
         self.finish_migration();
-        let fresh = match self.locked.prepared.take() {
-            // SAFETY: the prepared array is allocated (it is freed only here and on drop).
-            Some(prepared) if unsafe { prepared.array.capacity() } == capacity => prepared.array,
-            other => {
-                if let Some(prepared) = other {
-                    // SAFETY: never shared with readers (only `start_migration` publishes a
-                    // prepared array), so it can be freed at once, and it is freed once.
-                    unsafe { prepared.array.free() };
-                }
-                Array::allocate(capacity)?
-            }
-        };
+        let fresh = Array::allocate(capacity)?;
         let (current, _) = self.slots.arrays();
         let locked = &mut *self.locked;
         if let Some(old) = current {
@@ -856,50 +803,10 @@ impl<S> SlotsGuard<'_, S> {
         locked.occupied = 0;
         locked.tombstones = 0;
         if current.is_none() {
-            locked.prepare_at = prepare_threshold(capacity);
             return Ok(fresh);
         }
-        locked.prepare_at = usize::MAX;
         self.migrate_some();
         Ok(fresh)
-    }
-
-    /// Once the current array is 95/128 full with entries (not tombstones), allocates the
-    /// array a growth will double it into, if not done yet, and writes its next page.
-    /// From 95/128 to the 3/4 limit there are capacity/128 inserts, and the doubled array
-    /// has about capacity/256 pages: every page is written before the migration needs it
-    /// (below 256 slots the doubled array is a page or two, written by its first inserts).
-    /// Best effort: without memory for it, growth allocates when it must, as before.
-    #[inline]
-    fn prepare_growth(&mut self) {
-        if self.locked.occupied + self.locked.tombstones >= self.locked.prepare_at {
-            self.prepare_growth_step();
-        }
-    }
-
-    #[inline(never)]
-    fn prepare_growth_step(&mut self) {
-        const PAGE: usize = 4096;
-        let (Some(current), None) = self.slots.arrays() else { return };
-        // SAFETY: under the lock the current array is allocated.
-        let capacity = unsafe { current.capacity() };
-        let locked = &mut *self.locked;
-        if (locked.occupied + locked.tombstones) * 128 < capacity * 95 || locked.len * 2 <= capacity {
-            return;
-        }
-        if locked.prepared.is_none() {
-            let Ok(array) = Array::allocate(capacity * 2) else { return };
-            locked.prepared = Some(Prepared { array, touched: 0 });
-        }
-        let Some(prepared) = &mut locked.prepared else { return };
-        // SAFETY: the prepared array is allocated and only the lock holder reaches it.
-        let slots = unsafe { prepared.array.slots() };
-        if let Some(slot) = slots.get(prepared.touched / std::mem::size_of::<AtomicPtr<u8>>()) {
-            // Relaxed: no reader can see this array yet. An empty slot stays empty: the
-            // store only makes the kernel map the page.
-            slot.store(ptr::null_mut(), Ordering::Relaxed);
-            prepared.touched += PAGE;
-        }
     }
 
     /// Copies the next `step` old slots, if migrating.
@@ -941,8 +848,6 @@ impl<S> SlotsGuard<'_, S> {
         // Every entry is in the new array: readers need the old one no more, except
         // those already in it, whom the retire waits for.
         self.slots.previous.store(ptr::null_mut(), Ordering::Release);
-        // SAFETY: under the lock the current array is allocated.
-        locked.prepare_at = prepare_threshold(unsafe { current.capacity() });
         let bytes = Array::layout(old_slots.len()).map_or(0, |(layout, _)| layout.size());
         // SAFETY: the old array is unlinked (neither field names it any more) and retired
         // once; `Array::free_erased` frees it from any thread; the `Retired` lives in the
@@ -961,11 +866,6 @@ impl<S> SlotsGuard<'_, S> {
 #[inline(always)]
 fn next_slot(index: usize, stride: usize, mask: usize) -> usize {
     (index + stride) & mask
-}
-
-/// Entries plus tombstones of an array of `capacity` from which its growth is prepared.
-fn prepare_threshold(capacity: usize) -> usize {
-    (capacity * 95).div_ceil(128)
 }
 
 /// The smallest capacity that holds `len` entries at most 3/8 full, so that a migration
