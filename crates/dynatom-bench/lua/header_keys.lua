@@ -1,7 +1,8 @@
 -- The third article's side of LuaJIT strings: a table keyed by request-header names,
 -- looked up LOOKUPS times from a stream of requests, with Lua strings as keys (native)
--- or dynatom atoms as keys (`t[atom:key()]`, the atom's word rotated and read as a
--- number, computed per lookup from the atom in hand: dynatom).
+-- or dynatom atoms as keys (`t[atom:key()]`, the small integer id that every atom object
+-- carries, read per lookup from the atom in hand: dynatom; equal atoms carry equal ids
+-- while a handle lives, here the `atoms` table's, so the keys sit in t's array part).
 -- The "-bytes" variants start from each header name as a C buffer and a length, as a
 -- server's parser has it: native-bytes makes a Lua string of it (`ffi.string`, an intern),
 -- dynatom-bytes finds its key with `dynatom.key_of` in a table filled by `dynatom.put`.

@@ -4,7 +4,7 @@
 --   local dynatom = require "dynatom"
 --   local body = dynatom.str(data)        -- one allocation and a copy: no hash, no table
 --   local name = dynatom.atom("host")     -- interned in dynatom's global table
---   local t = { [name:key()] = "value" }  -- atoms as table keys, by identity
+--   local t = { [name:key()] = "value" }  -- atoms as table keys: a small integer per atom
 --   dynatom.put(t, name, "value")         -- the same, and t keeps `name` alive (see Keys)
 --
 -- The library is loaded from $DYNATOM_LIB when set, else by `ffi.load("dynatom")`
@@ -13,7 +13,8 @@
 -- Objects
 --   dynatom.str(s) / dynatom.str(ptr, len)  a `dt_str` cdata: 16 bytes, strings of up to
 --       15 bytes live inside it, longer ones own one reference to a heap block.
---   dynatom.atom(s) / dynatom.atom(ptr, len) a `dt_atom` cdata: 8 bytes, interned.
+--   dynatom.atom(s) / dynatom.atom(ptr, len) an atom cdata (`dtlua_atom`, 16 bytes: the
+--       library's 8-byte `dt_atom` word `w`, interned, and the atom's key id `id`).
 --   #x, x == y (bytes; atoms compare their word), x .. y, x:sub(i, j) (O(1), shares the
 --   block), x:intern(), x:clone(), x:release(), x:data() (pointer and length, no copy).
 --   tostring(x) makes a Lua string: that is a copy AND an intern in LuaJIT's own string
@@ -21,28 +22,32 @@
 --   it for the edges where a Lua API insists on a string.
 --
 -- Keys
---   a:key() is a plain Lua value (a number; for the few 7-byte inline atoms whose number
---   would be a NaN, a Lua string of their bytes) naming the atom, for `t[a:key()]`:
---   equal atoms have equal keys, different atoms different keys. It is the atom's word,
---   so it is identity, not a handle: a key holds nothing alive. Atoms of 7 bytes or less
---   are values (the word is the bytes), so their keys never go stale. A longer atom's
---   word is the address of its block: once every handle to the atom is gone and the
---   global table has swept it, a later atom may get the same address, and an old key
---   left in a table would then name that other atom. So a table keyed by key() must
---   keep its atoms alive while their keys are in it: store them with
---   `dynatom.put(t, atom, value)`, which sets t[atom:key()] = value and pins a clone of
---   the atom to t (released when put(t, atom, nil) removes the key, or when t is
---   collected), or keep the atoms yourself (in the values, or in a list). Reading is a
---   plain `t[a:key()]`, or `t[dynatom.key_of(ptr, len)]` straight from bytes (no atom
---   object made). The key is computed per call (a rotate, three integer
---   compares, a store and a load: no allocation, no library call); what it costs
---   against a Lua string key is in BENCHMARKS.md ("header-keyed table").
+--   a:key() is a small positive integer naming the atom, for `t[a:key()]`: equal atoms
+--   have equal keys, different atoms different keys. Every atom object the module hands
+--   out carries it (the `id` field), so key() is one field load (no allocation, no
+--   library call). The ids come from a registry in the module: the atom's word -> id,
+--   with a count of the live Lua handles (atom objects: the atom, its clones, put's
+--   pins) that carry it. Making a handle looks the word up (or assigns the next free
+--   id); the last handle's release() or finaliser removes the entry and frees the id,
+--   which a later atom may then get (freed ids are reused first, so ids stay within
+--   1 .. the most distinct atoms held at once, and a table keyed by them keeps its keys
+--   in its array part: as fast as Lua string keys). So a key names its atom while some
+--   Lua handle of that atom is alive, for short (inline) atoms and heap atoms alike; a
+--   key holds nothing alive itself. A table keyed by key() must therefore keep its atoms
+--   alive while their keys are in it: store them with `dynatom.put(t, atom, value)`,
+--   which sets t[atom:key()] = value and pins a clone of the atom to t (released when
+--   put(t, atom, nil) removes the key, or when t is collected), or keep the atoms
+--   yourself (in the values, or in a list). Reading is a plain `t[a:key()]`, or
+--   `t[dynatom.key_of(ptr, len)]` straight from bytes (no atom object made; nil, which
+--   matches no key, when no Lua handle holds that atom). `dynatom.key_stats()` shows the
+--   registry. What a lookup costs against a Lua string key is in BENCHMARKS.md
+--   ("header-keyed table").
 --
 -- Release: every handle is released by its `__gc` metamethod; `x:release()` releases
 -- early (a released handle raises "released" errors; the later finaliser is harmless).
 -- A handle is a reference object: `local y = x` is the same handle. Never copy one with
 -- `ffi.new("dt_str", x)` or by storing it into a C array: the copy would not own a
--- reference (use `x:clone()`).
+-- reference (nor, for an atom, be counted as a holder of its key id; use `x:clone()`).
 --
 -- GC pressure: LuaJIT's collector sees a 16-byte cdata, not the megabyte block behind it
 -- (LuaJIT issue 872, the same problem `string.buffer` users meet). The module counts the
@@ -157,6 +162,27 @@ void dt_test_fail_allocations(size_t min_size);
 dt_status dt_test_panic(void);
 ]]
 ffi.cdef(CDEF)
+
+-- The atom objects the module hands to Lua: the library's dt_atom word (`w`, so the C
+-- functions read and write it through a pointer to the object) and the key id (`id`,
+-- see "Keys"; 0 while the object holds no atom). The library's functions that take or
+-- fill an atom are declared a second time for this type, under the same symbols, so
+-- calls pass the object itself (no cast, no reference cdata in the interpreter).
+ffi.cdef([[
+typedef struct dtlua_atom { uint64_t w; int32_t id; } dtlua_atom;
+dt_status dtlua_atom_from_bytes(const uint8_t *p, size_t len, dtlua_atom *out) __asm__("dt_atom_from_bytes");
+dt_status dtlua_atom_lookup(const uint8_t *p, size_t len, dtlua_atom *out) __asm__("dt_atom_lookup");
+dt_status dtlua_atom_clone(const dtlua_atom *a, dtlua_atom *out) __asm__("dt_atom_clone");
+dt_status dtlua_atom_release(dtlua_atom *a) __asm__("dt_atom_release");
+uint64_t dtlua_atom_hash(const dtlua_atom *a) __asm__("dt_atom_hash");
+dt_status dtlua_atom_bytes(const dtlua_atom *a, const uint8_t **data, size_t *len) __asm__("dt_atom_bytes");
+dt_status dtlua_atom_to_str(const dtlua_atom *a, dt_str *out) __asm__("dt_atom_to_str");
+dt_status dtlua_str_intern(const dt_str *s, dtlua_atom *out) __asm__("dt_str_intern");
+dt_status dtlua_table_intern(dt_table *t, const uint8_t *p, size_t len, dtlua_atom *out) __asm__("dt_table_intern");
+dt_status dtlua_table_intern_str(dt_table *t, const dt_str *s, dtlua_atom *out) __asm__("dt_table_intern_str");
+dt_status dtlua_table_lookup(dt_table *t, const uint8_t *p, size_t len, dtlua_atom *out) __asm__("dt_table_lookup");
+dt_status dtlua_pieces_push_atom(dt_pieces *p, const dtlua_atom *a) __asm__("dt_pieces_push_atom");
+]])
 
 local C = ffi.load(os.getenv("DYNATOM_LIB") or "dynatom")
 
@@ -300,6 +326,77 @@ end
 
 local Str, Atom -- ctypes, set below
 
+-- The key registry (see "Keys" at the top). Every atom object the module hands out
+-- carries an id: a small positive integer, the same for every live object of one atom
+-- (one word) and different for different live atoms. The registry maps the word, as a
+-- Lua value, to its id and counts per id the live objects that carry it; the last one's
+-- finaliser or release() removes the entry and frees the id for reuse (most recently
+-- freed first), so ids stay within 1 .. the most distinct atoms held at once, and a
+-- table keyed by them mostly lives in its array part.
+local id_of = {} -- word value -> id
+local word_of = {} -- id -> word value (false while the id is free)
+local holders = {} -- id -> live atom objects carrying it
+local free_ids = {} -- a stack of freed ids
+local free_top = 0
+local id_count = 0 -- ids ever handed out: the largest id
+
+local NAN_EXPONENT = 0x7FF0000000000000ULL
+local WORD_ROTATION = 4
+-- Where word_value turns a rotated word into a double. One union, written and read
+-- through its own fields: LuaJIT's alias analysis sees one base and offset, so under the
+-- JIT the read is never forwarded past or hoisted above the write (the Lua tests compare
+-- keys of atoms made by compiled code with the interpreter's).
+local word_bits = ffi.new("union { uint64_t word; double number; }")
+
+-- The word as a Lua value that equals only itself: rotated right by 4 bits and read as a
+-- double, bit for bit (a heap atom's word is a 16-byte-aligned address; rotating its
+-- zero low bits to the top spreads LuaJIT's number hash), except the patterns that
+-- would read as NaN (only 7-byte inline atoms ending in 0xff), which become a string.
+-- Integer tests only: a NaN pattern must never be loaded as a double (LuaJIT NaN-tags its
+-- values, so a foreign NaN would read as another type).
+local function word_value(w)
+  local rotated = bit.ror(w, WORD_ROTATION)
+  if band(rotated, NAN_EXPONENT) == NAN_EXPONENT then
+    return tostring(w) -- "<digits>ULL": rare, never a number
+  end
+  word_bits.word = rotated
+  return word_bits.number
+end
+
+-- Gives a freshly filled atom object its id (the word's, or a new one).
+local function hold(a)
+  local v = word_value(a.w)
+  local id = id_of[v]
+  if id then
+    holders[id] = holders[id] + 1
+  else
+    if free_top > 0 then
+      id = free_ids[free_top]
+      free_ids[free_top] = nil
+      free_top = free_top - 1
+    else
+      id_count = id_count + 1
+      id = id_count
+    end
+    id_of[v] = id
+    word_of[id] = v
+    holders[id] = 1
+  end
+  a.id = id
+end
+
+-- One object carrying `id` is gone (finalised or released).
+local function unhold(id)
+  local n = holders[id] - 1
+  holders[id] = n
+  if n == 0 then
+    id_of[word_of[id]] = nil
+    word_of[id] = false
+    free_top = free_top + 1
+    free_ids[free_top] = id
+  end
+end
+
 -- Pointer and length of anything that can take part in a string: a Lua string, a
 -- number (as Lua would print it), a dt_str or a dt_atom. For inline handles the pointer
 -- points into the handle itself, which the caller keeps alive.
@@ -317,7 +414,7 @@ local function bytes_of(v)
     end
     return out_data[0], tonumber(out_len[0])
   elseif ffi_istype(Atom, v) then
-    local st = C.dt_atom_bytes(v, out_data, out_len)
+    local st = C.dtlua_atom_bytes(v, out_data, out_len)
     if st ~= 0 then
       fail(st, 3)
     end
@@ -356,10 +453,11 @@ function M.atom(s, len)
     p, n = bytes_of(s)
   end
   local out = Atom()
-  local st = C.dt_atom_from_bytes(p, n, out)
+  local st = C.dtlua_atom_from_bytes(p, n, out)
   if st ~= 0 then
     fail(st, 2)
   end
+  hold(out)
   return out
 end
 
@@ -370,12 +468,13 @@ function M.lookup(s, len)
     p, n = bytes_of(s)
   end
   local out = Atom()
-  local st = C.dt_atom_lookup(p, n, out)
+  local st = C.dtlua_atom_lookup(p, n, out)
   if st == 8 then -- DT_ERR_NOT_FOUND
     return nil
   elseif st ~= 0 then
     fail(st, 2)
   end
+  hold(out)
   return out
 end
 
@@ -556,10 +655,11 @@ end
 --- x:intern(): the atom of x's bytes; adopts x's block when the bytes are new.
 function str_methods.intern(s)
   local out = Atom()
-  local st = C.dt_str_intern(s, out)
+  local st = C.dtlua_str_intern(s, out)
   if st ~= 0 then
     fail(st, 2)
   end
+  hold(out)
   return out
 end
 
@@ -619,7 +719,7 @@ Str = ffi.metatype("dt_str", {
 local atom_methods = {}
 
 function atom_methods.data(a)
-  local st = C.dt_atom_bytes(a, out_data, out_len)
+  local st = C.dtlua_atom_bytes(a, out_data, out_len)
   if st ~= 0 then
     fail(st, 2)
   end
@@ -629,7 +729,7 @@ end
 --- a:str(): the atom's bytes as a str, O(1) (shares the block).
 function atom_methods.str(a)
   local out = Str()
-  local st = C.dt_atom_to_str(a, out)
+  local st = C.dtlua_atom_to_str(a, out)
   if st ~= 0 then
     fail(st, 2)
   end
@@ -638,22 +738,34 @@ end
 
 --- a:hash(): the cached 64-bit hash (a uint64_t cdata).
 function atom_methods.hash(a)
-  return C.dt_atom_hash(a)
+  return C.dtlua_atom_hash(a)
 end
 
 function atom_methods.clone(a)
   local out = Atom()
-  local st = C.dt_atom_clone(a, out)
+  local st = C.dtlua_atom_clone(a, out)
   if st ~= 0 then
     fail(st, 2)
+  end
+  local id = a.id -- the same word, so the same id
+  if id ~= 0 then
+    holders[id] = holders[id] + 1
+    out.id = id
+  else
+    hold(out)
   end
   return out
 end
 
 function atom_methods.release(a)
-  local st = C.dt_atom_release(a)
+  local st = C.dtlua_atom_release(a)
   if st ~= 0 then
     fail(st, 2)
+  end
+  local id = a.id
+  if id ~= 0 then
+    a.id = 0
+    unhold(id)
   end
 end
 
@@ -671,56 +783,36 @@ function atom_methods.tostring(a)
   return ffi_string(p, n)
 end
 
-local NAN_EXPONENT = 0x7FF0000000000000ULL
-local KEY_ROTATION = 4
--- Where key() turns a rotated word into a double. One union, written and read through its
--- own fields: LuaJIT's alias analysis sees one base and offset, so under the JIT the read
--- is never forwarded past or hoisted above the write (the Lua tests compare keys made
--- by compiled code with keys made by the interpreter).
-local key_bits = ffi.new("union { uint64_t word; double number; }")
+-- dt_atom_release's marker word (DT_RELEASED_MARK in the header).
+local RELEASED_MARK = 16045690981097406495ULL
 
--- dt_atom_release's marker word (DT_RELEASED_MARK in the header), rotated.
-local released_rotated = bit.ror(16045690981097406495ULL, KEY_ROTATION)
-
--- The words key() does not turn into numbers: uninitialised and released handles (errors)
--- and the inline words that would read as NaN (their bytes, as a Lua string).
-local function rare_key(a, rotated)
-  if rotated == 0 then
-    error("dynatom: key of an uninitialised atom", 3)
-  elseif rotated == released_rotated then
+-- key() of an object without an id: a released or uninitialised handle.
+local function no_key(a)
+  if a.w == RELEASED_MARK then
     error("dynatom: released", 3)
   end
-  local p, n = atom_methods.data(a) -- only 7-byte inline atoms ending in 0xff
-  return ffi_string(p, n)
+  error("dynatom: key of an uninitialised atom", 3)
 end
 
---- a:key(): a Lua value that is the same for equal atoms of one table and different for
---- different ones, for use as a Lua table key. It is the atom's 8-byte word rotated
---- right by 4 bits and read as a double, bit for bit: no Lua string made, no library
---- call, no allocation. Rotation is a bijection, so distinct words are distinct numbers,
---- except the words that would read as NaN (only 7-byte inline atoms whose last byte is
---- 0xff), whose key is a Lua string of their 7 bytes instead. Why rotate: a heap atom's
---- word is a 16-byte-aligned address whose low 4 bits are always zero, and with those at
---- the bottom of the double LuaJIT's number hash spread blocks allocated close together
---- badly (the header-keyed table measured 2.4-4x the cost of Lua string keys unrotated,
---- varying from run to run with the addresses malloc hands out; rotated about 2.2x,
---- steady; the same keys precomputed, i.e. the lookup alone, 1.4-1.7x).
---- A heap atom's key names that atom only while it is alive: keep the atom (or a clone)
---- as long as its key is used, or a later atom may reuse the address (see "Keys" at the
---- top, and dynatom.put, which does that for you).
+--- a:key(): a Lua value for use as a Lua table key, the same for equal atoms and
+--- different for different ones: a small positive integer id that the object carries
+--- (one field load; no Lua string made, no library call, no allocation). Ids are dense
+--- (1 .. the most distinct atoms held at once), so a table keyed by them keeps its keys
+--- in its array part: LuaJIT looks such a key up as fast as a Lua string key or faster,
+--- where the atom's word read as a double (the key before ids) hashed slowly (2.2x the
+--- cost of a string key in the header-keyed table). An id names its atom while some Lua
+--- handle of the atom (an object from this module: the atom, a clone, a pin of
+--- dynatom.put) is alive; once the last one is released or collected the id is freed
+--- and a later atom may get it (see "Keys" at the top, and dynatom.put).
 function atom_methods.key(a)
-  local rotated = bit.ror(a.w, KEY_ROTATION)
-  -- Integer tests only: a NaN pattern must never be loaded as a double (LuaJIT NaN-tags
-  -- its values, so a foreign NaN would read as another type), and integer compares
-  -- measured cheaper than testing the double for 0 and the released marker.
-  if band(rotated, NAN_EXPONENT) == NAN_EXPONENT or rotated == 0 or rotated == released_rotated then
-    return rare_key(a, rotated)
+  local id = a.id
+  if id == 0 then
+    return no_key(a)
   end
-  key_bits.word = rotated
-  return key_bits.number
+  return id
 end
 
-Atom = ffi.metatype("dt_atom", {
+Atom = ffi.metatype("dtlua_atom", {
   __index = atom_methods,
   __len = atom_methods.len,
   __tostring = atom_methods.tostring,
@@ -735,7 +827,11 @@ Atom = ffi.metatype("dt_atom", {
     return equal_bytes(b, a)
   end,
   __gc = function(a)
-    C.dt_atom_release(a)
+    C.dtlua_atom_release(a)
+    local id = a.id
+    if id ~= 0 then
+      unhold(id)
+    end
   end,
 })
 
@@ -755,10 +851,11 @@ end
 -- so a collected table drops its pins and the clones' finalisers release the atoms.
 local pins_of = setmetatable({}, { __mode = "k" })
 
---- dynatom.put(t, atom, value): t[atom:key()] = value, and t keeps the atom alive for as
---- long as the key is in it, so the key can never name a later atom that reuses the
---- address. put(t, atom, nil) removes the key and releases the pin; a collected t releases
---- its pins. Keys removed by a plain `t[k] = nil` stay pinned until t is collected.
+--- dynatom.put(t, atom, value): t[atom:key()] = value, and t keeps a clone of the atom
+--- alive for as long as the key is in it, so the key keeps naming the atom (a key is an
+--- id, valid while some handle of its atom lives: inline atoms are pinned too).
+--- put(t, atom, nil) removes the key and releases the pin; a collected t releases its
+--- pins. Keys removed by a plain `t[k] = nil` stay pinned until t is collected.
 function M.put(t, a, v)
   if not ffi_istype(Atom, a) then
     error("dynatom: put expects a dynatom atom, got " .. type(a), 2)
@@ -770,14 +867,11 @@ function M.put(t, a, v)
     local pin = pins and pins[k]
     if pin then
       pins[k] = nil
-      C.dt_atom_release(pin)
+      atom_methods.release(pin) -- `a` still holds the id
     end
     return
   end
   t[k] = v
-  if band(a.w, 1ULL) ~= 0 then
-    return -- an inline atom is its own bytes: its key cannot go stale
-  end
   if pins == nil then
     pins = {}
     pins_of[t] = pins
@@ -799,14 +893,15 @@ end
 -- Where key_of receives the atom it only looks at (released before returning).
 local key_of_scratch = ffi.new("dt_atom[1]")
 
---- dynatom.key_of(s) / dynatom.key_of(ptr, len): the key (as a:key() would give) of the
---- atom of these bytes if one exists, else nil. Makes no atom object (no cdata, no
---- finaliser: most of what dynatom.atom costs from Lua) and never interns: one library
---- call that finds the atom and takes a reference, the key, one call that gives the
---- reference back. For reading a table keyed by atoms straight from a socket's bytes:
---- `t[dynatom.key_of(ptr, len)]`. Sound for any table whose keys are sound (their atoms
---- kept alive, e.g. stored with put): a live atom's address is not reused, so the key of
---- other bytes cannot equal a key stored there.
+--- dynatom.key_of(s) / dynatom.key_of(ptr, len): the key (as a:key() gives it) of the
+--- atom of these bytes when some Lua handle of that atom is alive, else nil (which
+--- matches no key: `t[nil]` reads nil). Makes no atom object (no cdata, no finaliser:
+--- most of what dynatom.atom costs from Lua) and never interns: one library call that
+--- finds the atom and takes a reference, a registry lookup of its word, one call that
+--- gives the reference back. For reading a table keyed by atoms straight from a socket's
+--- bytes: `t[dynatom.key_of(ptr, len)]`. Sound for any table whose keys are sound (their
+--- atoms held, e.g. stored with put): a key can be in a table only while a handle of its
+--- atom lives, and then key_of finds that handle's id.
 function M.key_of(s, len)
   local p, n = s, len
   if len == nil then
@@ -818,9 +913,15 @@ function M.key_of(s, len)
   elseif st ~= 0 then
     fail(st, 2)
   end
-  local k = atom_methods.key(key_of_scratch[0])
+  local id = id_of[word_value(key_of_scratch[0].w)]
   C.dt_atom_release(key_of_scratch)
-  return k
+  return id
+end
+
+--- dynatom.key_stats(): the key registry: `live` ids (distinct atoms held by Lua
+--- handles), `largest` id ever handed out, `free` ids waiting for reuse.
+function M.key_stats()
+  return { live = id_count - free_top, largest = id_count, free = free_top }
 end
 
 -- Builder: appends strings, numbers, strs and atoms; finish() hands the buffer to a str
@@ -899,7 +1000,7 @@ function Pieces:push(...)
     if ffi_istype(Str, v) then
       st = C.dt_pieces_push_str(self.ptr, v)
     elseif ffi_istype(Atom, v) then
-      st = C.dt_pieces_push_atom(self.ptr, v)
+      st = C.dtlua_pieces_push_atom(self.ptr, v)
     else
       local p, n = bytes_of(v)
       st = C.dt_pieces_push_bytes(self.ptr, p, n)
@@ -961,17 +1062,18 @@ function Table:intern(s, len)
   local out = Atom()
   local st
   if ffi_istype(Str, s) then
-    st = C.dt_table_intern_str(self.ptr, s, out)
+    st = C.dtlua_table_intern_str(self.ptr, s, out)
   else
     local p, n = s, len
     if len == nil then
       p, n = bytes_of(s)
     end
-    st = C.dt_table_intern(self.ptr, p, n, out)
+    st = C.dtlua_table_intern(self.ptr, p, n, out)
   end
   if st ~= 0 then
     fail(st, 2)
   end
+  hold(out)
   return out
 end
 
@@ -981,12 +1083,13 @@ function Table:lookup(s, len)
     p, n = bytes_of(s)
   end
   local out = Atom()
-  local st = C.dt_table_lookup(self.ptr, p, n, out)
+  local st = C.dtlua_table_lookup(self.ptr, p, n, out)
   if st == 8 then
     return nil
   elseif st ~= 0 then
     fail(st, 2)
   end
+  hold(out)
   return out
 end
 

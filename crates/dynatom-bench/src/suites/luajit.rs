@@ -315,11 +315,11 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     rep.para(&format!(
         "A table keyed by 40 request-header names (`lua/header_keys.lua`), {n_lookups} lookups from a \
          stream of 4,096 header references: Lua strings as keys against dynatom atoms as keys \
-         (`t[atom:key()]`: the atom's 8-byte word rotated right by 4 bits and read as a double, bit for bit), \
+         (`t[atom:key()]`: the small integer id every atom object carries, one per live atom), \
          each key already in hand. The \"from bytes\" rows time what a server does with a header name it \
          has read: from a C buffer and length to the value, through a Lua string made by `ffi.string` (an \
          intern in LuaJIT) or through `dynatom.key_of(ptr, len)` (finds the existing atom, no atom object \
-         made) into a table filled with `dynatom.put`. The whole loop's thread CPU time after a warm-up \
+         made; the key is the id registered for that atom's word) into a table filled with `dynatom.put`. The whole loop's thread CPU time after a warm-up \
          run; median of repetitions."
     ));
     rep.table(&kt);

@@ -10,7 +10,8 @@ local function test(name, fn)
 end
 
 -- Names of every atom form: inline (0..7 bytes, ASCII and not), heap, and the 7-byte
--- ASCII and non-ASCII cases that key() encodes differently.
+-- ASCII and non-ASCII cases whose words the key registry encodes differently (a word
+-- that would read as a NaN becomes a string there).
 local function names()
   local v = { "", "a", "ab", "host", "accept", "referer", "upgrade", "\0", "\0\0", "a\0", "\255",
     "\255\254\253\252\251\250\249", "\255\255\255\255\255\255\255", "\127\127\127\127\127\127\127", "abcdefg", "abcdefh",
@@ -57,7 +58,7 @@ test("key() is equal for equal atoms and distinct for distinct ones", function()
     local a = dynatom.atom(n)
     atoms[i] = a -- keep every atom alive while its key is in use
     local k = a:key()
-    assert(type(k) == "number" or type(k) == "string")
+    assert(type(k) == "number" and k >= 1 and k % 1 == 0, "a positive integer id")
     assert(k == k, "never NaN (NaN cannot be a table key)")
     if seen[k] ~= nil then
       assert(list[seen[k]] == n, string.format("%q and %q share key %s", list[seen[k]], n, tostring(k)))
@@ -65,17 +66,90 @@ test("key() is equal for equal atoms and distinct for distinct ones", function()
     seen[k] = i
     assert(dynatom.atom(n):key() == k, "a fresh atom of the same bytes has the same key")
   end
-  assert(type(dynatom.atom("\255\255\255\255\255\255\255"):key()) == "string", "a word that reads as NaN")
+  local nan_word = dynatom.atom("\255\255\255\255\255\255\255") -- its word reads as NaN
+  assert(type(nan_word:key()) == "number" and nan_word:key() == dynatom.atom("\255\255\255\255\255\255\255"):key())
+  assert(nan_word:key() ~= dynatom.atom("\255\254\253\252\251\250\249"):key())
   assert(type(dynatom.atom("referer"):key()) == "number")
   assert(type(dynatom.atom("user-agent"):key()) == "number")
+  local distinct_names, distinct_keys = {}, {}
+  for i, n in ipairs(list) do
+    distinct_names[n] = true
+    distinct_keys[atoms[i]:key()] = true
+  end
+  local function count(set)
+    local c = 0
+    for _ in pairs(set) do
+      c = c + 1
+    end
+    return c
+  end
+  assert(count(distinct_keys) == count(distinct_names), "one key per distinct atom")
+  assert(count(distinct_keys) <= dynatom.key_stats().live)
+end)
+
+test("keys are ids: small, dense, reused after release and after collection", function()
+  collectgarbage("collect")
+  collectgarbage("collect")
+  local function batch(tag, n)
+    local list, largest = {}, 0
+    for i = 1, n do
+      local a = dynatom.atom(i % 3 == 0 and string.format("%s%d", tag, i % 1000) or string.format("x-ids-%s-%d", tag, i))
+      list[i] = a
+      largest = math.max(largest, a:key())
+    end
+    return list, largest
+  end
+  local before = dynatom.key_stats()
+  local first, largest = batch("a", 3000)
+  assert(largest <= before.live + 3000, "ids beyond the live atoms: " .. largest)
+  for _, a in ipairs(first) do
+    a:release()
+  end
+  assert(dynatom.key_stats().live <= before.live, "release freed the ids")
+  local second, largest2 = batch("b", 3000) -- new words, the freed ids
+  assert(largest2 <= largest, string.format("released ids not reused: %d > %d", largest2, largest))
+  second = nil
+  collectgarbage("collect")
+  collectgarbage("collect")
+  assert(dynatom.key_stats().live <= before.live, "the finalisers freed the ids")
+  local _, largest3 = batch("c", 3000)
+  assert(largest3 <= largest, string.format("collected ids not reused: %d > %d", largest3, largest))
+  assert(dynatom.key_stats().largest <= before.largest + 3000 + 100)
+end)
+
+test("equal atoms share a key across handles of every kind; released handles have none", function()
+  local t = dynatom.table()
+  for _, n in ipairs({ "x-every-handle-kind", "kinds" }) do
+    local a = dynatom.atom(n)
+    local k = a:key()
+    assert(a:clone():key() == k and dynatom.lookup(n):key() == k and dynatom.str(n):intern():key() == k)
+    assert(a:str():intern():key() == k)
+    local loc = t:intern(n)
+    if a:is_inline() then
+      assert(loc:key() == k and t:lookup(n):key() == k, "an inline atom is the same atom in every table")
+    else
+      assert(loc:key() ~= k, "a heap atom of another table is another atom")
+      assert(t:lookup(n):key() == loc:key() and t:intern(dynatom.str(n)):key() == loc:key())
+    end
+    local c = a:clone()
+    c:release()
+    h.raises("released", c.key, c)
+    assert(a:key() == k, "releasing one handle leaves the others' key")
+  end
+  h.raises("uninitialised", function()
+    return dynatom.Atom():key()
+  end)
 end)
 
 test("keys made by JIT-compiled code equal the interpreter's", function()
   local list = names()
   local atoms, expected = {}, {}
+  -- The keys of the held atoms, and of fresh atoms of the same bytes: a fresh atom's id
+  -- comes from the registry, looked up by its word as compiled code computes it.
   local function keys_of(into)
     for i, a in ipairs(atoms) do
       into[i] = a:key()
+      into[#atoms + i] = dynatom.atom(list[i]):key()
     end
   end
   for i, n in ipairs(list) do
@@ -84,12 +158,16 @@ test("keys made by JIT-compiled code equal the interpreter's", function()
   jit.off(keys_of)
   keys_of(expected)
   jit.on(keys_of)
+  for i = 1, #atoms do
+    assert(expected[#atoms + i] == expected[i], "interpreted: a fresh atom has the held atom's key")
+  end
   for round = 1, 300 do -- hot: the loop is compiled after a few dozen rounds
     local got = {}
     keys_of(got)
-    for i = 1, #atoms do
+    for i = 1, 2 * #atoms do
       if got[i] ~= expected[i] then
-        error(string.format("round %d: key of %q is %s under the JIT, %s interpreted", round, list[i], tostring(got[i]), tostring(expected[i])))
+        local n = list[(i - 1) % #atoms + 1]
+        error(string.format("round %d: key of %q is %s under the JIT, %s interpreted", round, n, tostring(got[i]), tostring(expected[i])))
       end
     end
   end
@@ -109,18 +187,19 @@ test("atoms as Lua table keys by key()", function()
   assert(t[dynatom.atom("no-such-header-anywhere"):key()] == nil)
 end)
 
-test("put sets t[a:key()] and pins heap atoms until the key is removed", function()
+test("put sets t[a:key()] and pins heap and inline atoms until the key is removed", function()
   local t = {}
   local heap, inline = dynatom.atom("x-put-pinned-heap-name"), dynatom.atom("put")
   dynatom.put(t, heap, 1)
   dynatom.put(t, inline, 2)
   assert(t[heap:key()] == 1 and t[dynatom.atom("x-put-pinned-heap-name"):key()] == 1)
   assert(t[inline:key()] == 2)
-  assert(dynatom.pinned(t) == 1, "only the heap atom needs a pin")
+  assert(dynatom.pinned(t) == 2, "an inline atom's key is an id too: it needs a pin")
   dynatom.put(t, dynatom.atom("x-put-pinned-heap-name"), 3)
-  assert(t[heap:key()] == 3 and dynatom.pinned(t) == 1, "one pin per key")
+  assert(t[heap:key()] == 3 and dynatom.pinned(t) == 2, "one pin per key")
   dynatom.put(t, heap, nil)
-  assert(t[heap:key()] == nil and dynatom.pinned(t) == 0)
+  assert(t[heap:key()] == nil and dynatom.pinned(t) == 1)
+  assert(t[inline:key()] == 2)
   dynatom.put(t, inline, nil)
   assert(t[inline:key()] == nil and next(t) == nil)
   h.raises("put expects a dynatom atom", dynatom.put, t, "host", 1)
@@ -186,8 +265,51 @@ test("key_of finds the key of existing atoms from bytes, never interning", funct
   local absent = "x-key-of-absent-" .. os.time() .. "-header"
   assert(dynatom.key_of(absent) == nil)
   assert(dynatom.lookup(absent) == nil, "key_of interned")
-  assert(dynatom.key_of("tiny") == dynatom.atom("tiny"):key(), "inline atoms always exist")
   h.raises("expected a string", dynatom.key_of, {})
+end)
+
+test("key_of of an atom no Lua handle holds matches no key", function()
+  collectgarbage("collect")
+  collectgarbage("collect")
+  for _, n in ipairs({ "kOf7", "x-key-of-unheld-" .. os.time() }) do
+    assert(dynatom.key_of(n) == nil, "no handle yet: " .. n)
+    local a = dynatom.atom(n)
+    local k = a:key()
+    assert(dynatom.key_of(n) == k, "held: " .. n)
+    local t = {}
+    dynatom.put(t, a, "v")
+    a:release()
+    assert(dynatom.key_of(n) == k and t[dynatom.key_of(n)] == "v", "held by the pin: " .. n)
+    dynatom.put(t, dynatom.lookup(n), nil)
+    collectgarbage("collect")
+    collectgarbage("collect")
+    assert(dynatom.key_of(n) == nil, "every handle gone: " .. n)
+    assert(t[dynatom.key_of(n)] == nil)
+  end
+end)
+
+test("put's pins keep keys from going stale when every other handle is gone", function()
+  -- Without the pins, releasing the last handle frees the id and the next new atom
+  -- takes it (the most recently freed id is reused first): t would then answer for it,
+  -- and the original bytes would get a new id that t does not hold.
+  for _, n in ipairs({ "st4le", "x-stale-key-heap-name-" .. os.time() }) do
+    local t = {}
+    local a = dynatom.atom(n)
+    local k = a:key()
+    dynatom.put(t, a, "mine")
+    a:release()
+    a = nil
+    collectgarbage("collect")
+    collectgarbage("collect")
+    local others = {}
+    for i = 1, 50 do
+      others[i] = dynatom.atom(string.format("x-stale-other-%s-%d", n, i))
+      assert(others[i]:key() ~= k, "a new atom took the pinned key of " .. n)
+      assert(t[others[i]:key()] == nil, "t answers for another atom")
+    end
+    assert(dynatom.atom(n):key() == k and t[dynatom.atom(n):key()] == "mine", n)
+    assert(t[dynatom.key_of(n)] == "mine", n)
+  end
 end)
 
 test("hashes are cached and equal for equal atoms", function()
