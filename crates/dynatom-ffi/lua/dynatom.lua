@@ -919,7 +919,10 @@ function M.key_of(s, len)
 end
 
 --- dynatom.key_stats(): the key registry: `live` ids (distinct atoms held by Lua
---- handles), `largest` id ever handed out, `free` ids waiting for reuse.
+--- handles), `largest` id ever handed out, `free` ids waiting for reuse. A handle counts
+--- until it is released or finalised, and a compiled trace keeps the objects it was
+--- specialised on alive until it is flushed (`jit.flush()`), so `live` can exceed the
+--- atoms a program still references even after a full collection.
 function M.key_stats()
   return { live = id_count - free_top, largest = id_count, free = free_top }
 end
