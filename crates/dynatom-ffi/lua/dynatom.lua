@@ -26,18 +26,18 @@
 --   have equal keys, different atoms different keys. Every atom object the module hands
 --   out carries it (the `id` field), so key() is one field load (no allocation, no
 --   library call). The ids come from a registry in the module: the atom's word -> id,
---   with a count of the live Lua handles (atom objects: the atom, its clones, put's
---   pins) that carry it. Making a handle looks the word up (or assigns the next free
---   id); the last handle's release() or finaliser removes the entry and frees the id,
---   which a later atom may then get (freed ids are reused first, so ids stay within
---   1 .. the most distinct atoms held at once, and a table keyed by them keeps its keys
---   in its array part: as fast as Lua string keys). So a key names its atom while some
---   Lua handle of that atom is alive, for short (inline) atoms and heap atoms alike; a
---   key holds nothing alive itself. A table keyed by key() must therefore keep its atoms
---   alive while their keys are in it: store them with `dynatom.put(t, atom, value)`,
---   which sets t[atom:key()] = value and pins a clone of the atom to t (released when
---   put(t, atom, nil) removes the key, or when t is collected), or keep the atoms
---   yourself (in the values, or in a list). Reading is a plain `t[a:key()]`, or
+--   with a count of the live Lua handles (atom objects: the atom, its clones, put's pins)
+--   that carry it. Making a handle looks the word up (or assigns the next free id); the
+--   last handle's release() or finaliser removes the entry and frees the id, which a
+--   later atom may then get (freed ids are reused first, so ids stay within 1 .. the most
+--   distinct atoms held at once, and a table keyed by them keeps its keys in its array
+--   part: 0.86-1.22x the cost of Lua string keys in BENCHMARKS.md). So a key names its
+--   atom while some Lua handle of that atom is alive, for short (inline) atoms and heap
+--   atoms alike; a key holds nothing alive itself. A table keyed by key() must therefore
+--   keep its atoms alive while their keys are in it: store them with `dynatom.put(t,
+--   atom, value)`, which sets t[atom:key()] = value and pins a clone of the atom to t
+--   (released when put(t, atom, nil) removes the key, or when t is collected), or keep
+--   the atoms yourself (in the values, or in a list). Reading is a plain `t[a:key()]`, or
 --   `t[dynatom.key_of(ptr, len)]` straight from bytes (no atom object made; nil, which
 --   matches no key, when no Lua handle holds that atom). `dynatom.key_stats()` shows the
 --   registry. What a lookup costs against a Lua string key is in BENCHMARKS.md
@@ -798,7 +798,7 @@ end
 --- different for different ones: a small positive integer id that the object carries
 --- (one field load; no Lua string made, no library call, no allocation). Ids are dense
 --- (1 .. the most distinct atoms held at once), so a table keyed by them keeps its keys
---- in its array part: LuaJIT looks such a key up as fast as a Lua string key or faster,
+--- in its array part: LuaJIT looks such a key up about as fast as a Lua string key,
 --- where the atom's word read as a double (the key before ids) hashed slowly (2.2x the
 --- cost of a string key in the header-keyed table). An id names its atom while some Lua
 --- handle of the atom (an object from this module: the atom, a clone, a pin of
