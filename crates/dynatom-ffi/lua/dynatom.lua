@@ -762,16 +762,21 @@ function atom_methods.clone(a)
   return out
 end
 
-function atom_methods.release(a)
-  local st = C.dtlua_atom_release(a)
-  if st ~= 0 then
-    fail(st, 2)
-  end
+-- Gives an object's id back (its handle was just released); a second call does nothing.
+local function drop_id(a)
   local id = a.id
   if id ~= 0 then
     a.id = 0
     unhold(id)
   end
+end
+
+function atom_methods.release(a)
+  local st = C.dtlua_atom_release(a)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+  drop_id(a)
 end
 
 function atom_methods.len(a)
@@ -833,10 +838,7 @@ Atom = ffi.metatype("dtlua_atom", {
   end,
   __gc = function(a)
     C.dtlua_atom_release(a)
-    local id = a.id
-    if id ~= 0 then
-      unhold(id)
-    end
+    drop_id(a)
   end,
 })
 
