@@ -13,6 +13,39 @@
  *    dt_str_release / dt_atom_release (which overwrite the handle with the released marker).
  *  - Thread safety is stated per function. In short: dt_str / dt_atom handles and dt_table:
  *    any thread; a dt_builder / dt_pieces / dt_interner: one thread at a time.
+ *
+ * What is checked, and what is not
+ *  Detected, on every call that takes the argument (nothing is read through a bad one):
+ *  - a NULL pointer argument: DT_ERR_NULL;
+ *  - a misaligned pointer to a handle, object or out-parameter: DT_ERR_INVALID_HANDLE;
+ *  - an all-zero dt_str / dt_atom (never initialised): DT_ERR_INVALID_HANDLE;
+ *  - the released marker that dt_str_release / dt_atom_release wrote into the very
+ *    variable passed: DT_ERR_RELEASED;
+ *  - handle words without a handle's shape (an unknown tag, an inline length over 15 bytes,
+ *    7 for an atom, non-zero padding after an inline atom's bytes, a misaligned block
+ *    pointer, an offset + length over DT_MAX_LEN): DT_ERR_INVALID_HANDLE;
+ *  - an opaque object of another kind (a dt_builder * passed as a dt_table *, ...):
+ *    DT_ERR_INVALID_HANDLE;
+ *  - a freed opaque object, until its memory is reused (below): DT_ERR_RELEASED, a second
+ *    free included.
+ *  NOT detected: undefined behaviour, as a dangling or forged pointer is in C (the library
+ *  may crash, or act on whatever the words name):
+ *  - handle words with a handle's shape that no handle of this library holds (dt_str
+ *    {0x1000, 20} names 20 bytes at address 0x1000);
+ *  - a copy of a dt_str / dt_atom whose reference was released through another copy (only
+ *    the variable passed to the release holds the marker);
+ *  - a pointer to an object that this library did not make;
+ *  - a freed object's pointer once its memory holds a new object (below).
+ *
+ * Freed objects (dt_table, dt_builder, dt_pieces, dt_interner)
+ *  The library never gives an object's memory back to the allocator. Freeing one
+ *  (dt_*_free, or dt_builder_finish) drops its contents, marks its memory freed and keeps
+ *  it for a later object of the same kind, so a second free or any use of the freed pointer
+ *  returns DT_ERR_RELEASED without reading or freeing memory that the allocator owns. The
+ *  memory is not reused before DT_FREE_QUARANTINE (64) other objects of the same kind have
+ *  been freed after it; once reused, the stale pointer names the new object and the library
+ *  cannot tell. Memory kept: per kind, at most (the most objects alive at once +
+ *  DT_FREE_QUARANTINE) blocks of a few hundred bytes at most, until the process exits.
  */
 
 #ifndef DYNATOM_H
@@ -25,9 +58,18 @@
  * The word a release writes into a `dt_atom` (and into `w1` of a `dt_str`, whose `w0`
  * becomes 0), so that a second release or a use after release is reported as
  * `DT_ERR_RELEASED`. Its low byte reads as an inline atom of 15 bytes, which no atom
- * can be (inline atoms hold at most 7), so it never collides with a live handle.
+ * can be (inline atoms hold at most 7), so it never collides with a live handle. Only
+ * the variable passed to the release holds it: other copies of the handle still hold the
+ * old words, and using one is undefined behaviour that no call detects.
  */
 #define DT_RELEASED_MARK 16045690981097406495ull
+
+/**
+ * How many other objects of the same kind are freed after an opaque object before its
+ * memory may be reused for a new one: until then its stale pointer reports
+ * `DT_ERR_RELEASED` (see "Freed objects" at the top of the header).
+ */
+#define DT_FREE_QUARANTINE 64
 
 /**
  * The longest string, in bytes (4 GiB - 1): longer input is `DT_ERR_TOO_LONG`.
@@ -65,11 +107,14 @@ typedef enum dt_status {
    */
   DT_ERR_UTF8 = 5,
   /**
-   * A handle or object is not valid: never initialised, garbage, or of another kind.
+   * A handle or object is not valid: an all-zero (never initialised) handle, words
+   * without a handle's shape, a misaligned pointer, or an object of another kind. Forged
+   * words with a handle's shape are not detected (see the header's "What is checked").
    */
   DT_ERR_INVALID_HANDLE = 6,
   /**
-   * A handle or object was already released or freed.
+   * The handle variable passed holds the released marker, or the object was freed (and
+   * its memory not yet reused).
    */
   DT_ERR_RELEASED = 7,
   /**
@@ -153,6 +198,8 @@ typedef struct dt_atom {
  * NOT take a reference: use `dt_str_clone`, and give every handle back with
  * `dt_str_release`, which overwrites it with the released marker
  * (`w0 == 0`, `w1 == DT_RELEASED_MARK`). An all-zero `dt_str` is "never initialised".
+ * Words that only a library handle may hold cannot be told from forged ones: see "What
+ * is checked, and what is not" at the top of the header.
  *
  * Thread safety: a handle is immutable; distinct handles to the same string may be used
  * and released on any threads at once. One handle's release must not race its uses.
@@ -173,7 +220,7 @@ typedef struct dt_str {
  */
 typedef struct dt_memory_report {
   /**
-   * Live atoms in the table.
+   * Atoms in use filed in the table (unused ones, kept until a sweep, are not counted).
    */
   size_t atoms;
   /**
@@ -193,15 +240,18 @@ typedef struct dt_memory_report {
    */
   int64_t slop_bytes;
   /**
-   * Lookups made (interning and lookup).
+   * Lookups on the filing path only: interns that the lock-free probe could not
+   * answer and that took the shard's lock. Lookups answered without the lock are not
+   * counted (counting them would write shared memory on that path).
    */
   uint64_t lookups;
   /**
-   * Lookups that found a live atom.
+   * Of `lookups`, those that found the atom under the lock (filed meanwhile by another
+   * thread).
    */
   uint64_t hits;
   /**
-   * Lookups that found none.
+   * Of `lookups`, those that found none and filed the atom.
    */
   uint64_t misses;
   /**
@@ -209,7 +259,7 @@ typedef struct dt_memory_report {
    */
   uint64_t inserts;
   /**
-   * Atoms removed after their last reference was released.
+   * Unused atoms (no reference left) freed by sweeps.
    */
   uint64_t removals;
 } dt_memory_report;
@@ -243,7 +293,10 @@ enum dt_status dt_atom_clone(const struct dt_atom *a, struct dt_atom *out);
 
 /**
  * Gives back the reference held by `*a` and overwrites it with `DT_RELEASED_MARK`; a
- * second release is `DT_ERR_RELEASED`. The last reference removes the atom from its table.
+ * second release of the same variable is `DT_ERR_RELEASED`. Releasing the last reference
+ * does not remove the atom: it stays in its table, unused (`dt_table_len` no longer
+ * counts it), so that a later intern of the same bytes revives it without allocating;
+ * the table frees its unused atoms in sweeps.
  *
  * Thread safety: any thread, but not while another thread uses this same variable.
  */
@@ -340,14 +393,17 @@ size_t dt_builder_len(const struct dt_builder *b);
 /**
  * Turns the builder into a string in `*out`, without copying the bytes. Consumes `b`:
  * it is freed even when the call fails (`DT_ERR_NULL` for a NULL `out`, `DT_ERR_ALLOC`),
- * except when `b` itself is NULL or not a builder.
+ * except when `b` itself is NULL, not a builder or already freed (`DT_ERR_RELEASED`:
+ * see "Freed objects" at the top of the header).
  *
  * Thread safety: one thread, with no other call on this builder running.
  */
 enum dt_status dt_builder_finish(struct dt_builder *b, struct dt_str *out);
 
 /**
- * Frees a builder without finishing it.
+ * Frees a builder without finishing it. A second free of the same pointer (or a free
+ * after `dt_builder_finish`) is `DT_ERR_RELEASED`, until the memory is reused (see
+ * "Freed objects" at the top of the header).
  *
  * Thread safety: one thread, with no other call on this builder running.
  */
@@ -373,7 +429,9 @@ enum dt_status dt_interner_new_with_limits(size_t max_symbols,
 
 /**
  * Frees an interner and every string it holds; pointers from `dt_interner_resolve`
- * die with it. `DT_ERR_NULL` for NULL, `DT_ERR_INVALID_HANDLE` for another kind of object.
+ * die with it. `DT_ERR_NULL` for NULL, `DT_ERR_INVALID_HANDLE` for another kind of object,
+ * `DT_ERR_RELEASED` for a second free, until the memory is reused (see "Freed objects"
+ * at the top of the header).
  *
  * Thread safety: one thread, with no other call on this interner running.
  */
@@ -484,7 +542,9 @@ enum dt_status dt_pieces_writev(const struct dt_pieces *p, int fd, size_t *writt
 enum dt_status dt_pieces_to_str(const struct dt_pieces *p, struct dt_str *out);
 
 /**
- * Frees a piece list and its references.
+ * Frees a piece list and its references. A second free of the same pointer is
+ * `DT_ERR_RELEASED`, until the memory is reused (see "Freed objects" at the top of the
+ * header).
  *
  * Thread safety: one thread, with no other call on this list running.
  */
@@ -607,7 +667,8 @@ enum dt_status dt_table_new(struct dt_table **out);
 /**
  * Frees an independent table. Atoms still held stay valid (they keep what they need
  * alive) but can no longer be found by lookups. The global table cannot be freed:
- * `DT_ERR_INVALID_HANDLE`.
+ * `DT_ERR_INVALID_HANDLE`. A second free of the same pointer is `DT_ERR_RELEASED`, until
+ * the memory is reused (see "Freed objects" at the top of the header).
  *
  * Thread safety: any thread, with no other call on this table running.
  */
@@ -666,24 +727,29 @@ enum dt_status dt_table_memory_report(const struct dt_table *t, struct dt_memory
  */
 enum dt_status dt_table_memory_report_json(const struct dt_table *t, struct dt_str *out);
 
+#if defined(DYNATOM_TEST_HOOKS)
 /**
- * TEST HOOK. While `min_size` is non-zero, every allocation of at least `min_size` bytes
- * made by the library fails (functions with a fallible path return `DT_ERR_ALLOC`);
- * 0 turns it off. Only for test suites: a program that arms it may abort where the
+ * TEST HOOK, only in a library built with the `test-hooks` feature (the test suites'
+ * `target/test-hooks` build; the production library does not export it). While
+ * `min_size` is non-zero, every allocation of at least `min_size` bytes made by the
+ * library fails (functions with a fallible path return `DT_ERR_ALLOC`); 0 turns it off. Only for test suites: a program that arms it may abort where the
  * library has no fallible path.
  *
  * Thread safety: any thread; it affects all threads at once.
  */
 void dt_test_fail_allocations(size_t min_size);
+#endif
 
+#if defined(DYNATOM_TEST_HOOKS)
 /**
- * TEST HOOK. Panics inside the library's panic boundary, so a binding can see that a
- * panic comes back as `DT_ERR_PANIC` (always the result). The panic message goes to
- * stderr.
+ * TEST HOOK, only in a library built with the `test-hooks` feature. Panics inside the
+ * library's panic boundary, so a binding can see that a panic comes back as
+ * `DT_ERR_PANIC` (always the result). The panic message goes to stderr.
  *
  * Thread safety: any thread.
  */
 enum dt_status dt_test_panic(void);
+#endif
 
 #ifdef __cplusplus
 }  // extern "C"

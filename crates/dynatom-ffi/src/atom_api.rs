@@ -51,7 +51,10 @@ pub extern "C" fn dt_atom_clone(a: *const dt_atom, out: *mut dt_atom) -> dt_stat
 }
 
 /// Gives back the reference held by `*a` and overwrites it with `DT_RELEASED_MARK`; a
-/// second release is `DT_ERR_RELEASED`. The last reference removes the atom from its table.
+/// second release of the same variable is `DT_ERR_RELEASED`. Releasing the last reference
+/// does not remove the atom: it stays in its table, unused (`dt_table_len` no longer
+/// counts it), so that a later intern of the same bytes revives it without allocating;
+/// the table frees its unused atoms in sweeps.
 ///
 /// Thread safety: any thread, but not while another thread uses this same variable.
 #[no_mangle]

@@ -4,7 +4,7 @@ use dynatom_core::ByteStrBuilder;
 
 use crate::guard::{guarded, status};
 use crate::handles::{str_ref, str_to_c};
-use crate::objects::{self, Opaque};
+use crate::objects::{self, FreedShells, Opaque};
 use crate::pointers::{bytes, Out};
 use crate::{dt_status, dt_str};
 
@@ -27,6 +27,10 @@ impl std::fmt::Debug for dt_builder {
 impl Opaque for dt_builder {
     const MAGIC: u64 = u64::from_le_bytes(*b"dt_build");
     type Inner = ByteStrBuilder;
+    fn freed() -> &'static FreedShells<ByteStrBuilder> {
+        static FREED: FreedShells<ByteStrBuilder> = FreedShells::new();
+        &FREED
+    }
 }
 
 /// A new, empty builder with room for `capacity` bytes, in `*out`. `DT_ERR_TOO_LONG` past
@@ -78,7 +82,8 @@ pub extern "C" fn dt_builder_len(b: *const dt_builder) -> usize {
 
 /// Turns the builder into a string in `*out`, without copying the bytes. Consumes `b`:
 /// it is freed even when the call fails (`DT_ERR_NULL` for a NULL `out`, `DT_ERR_ALLOC`),
-/// except when `b` itself is NULL or not a builder.
+/// except when `b` itself is NULL, not a builder or already freed (`DT_ERR_RELEASED`:
+/// see "Freed objects" at the top of the header).
 ///
 /// Thread safety: one thread, with no other call on this builder running.
 #[no_mangle]
@@ -91,7 +96,9 @@ pub extern "C" fn dt_builder_finish(b: *mut dt_builder, out: *mut dt_str) -> dt_
     })
 }
 
-/// Frees a builder without finishing it.
+/// Frees a builder without finishing it. A second free of the same pointer (or a free
+/// after `dt_builder_finish`) is `DT_ERR_RELEASED`, until the memory is reused (see
+/// "Freed objects" at the top of the header).
 ///
 /// Thread safety: one thread, with no other call on this builder running.
 #[no_mangle]

@@ -9,7 +9,7 @@ use dynatom_core::interner::{Interner, Limits, Symbol};
 
 use crate::dt_status;
 use crate::guard::{guarded, status};
-use crate::objects::{self, Opaque};
+use crate::objects::{self, FreedShells, Opaque};
 use crate::pointers::{bytes, Out};
 
 /// A single-threaded string interner: 4-byte symbols, strings packed in chunks that never
@@ -32,6 +32,10 @@ impl std::fmt::Debug for dt_interner {
 impl Opaque for dt_interner {
     const MAGIC: u64 = u64::from_le_bytes(*b"dt_inter");
     type Inner = Interner;
+    fn freed() -> &'static FreedShells<Interner> {
+        static FREED: FreedShells<Interner> = FreedShells::new();
+        &FREED
+    }
 }
 
 fn text(data: *const u8, len: usize) -> Result<&'static str, dt_status> {
@@ -78,7 +82,9 @@ pub extern "C" fn dt_interner_new_with_limits(
 }
 
 /// Frees an interner and every string it holds; pointers from `dt_interner_resolve`
-/// die with it. `DT_ERR_NULL` for NULL, `DT_ERR_INVALID_HANDLE` for another kind of object.
+/// die with it. `DT_ERR_NULL` for NULL, `DT_ERR_INVALID_HANDLE` for another kind of object,
+/// `DT_ERR_RELEASED` for a second free, until the memory is reused (see "Freed objects"
+/// at the top of the header).
 ///
 /// Thread safety: one thread, with no other call on this interner running.
 #[no_mangle]

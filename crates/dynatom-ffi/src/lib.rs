@@ -24,10 +24,20 @@
 //! points at memory of the stated type; `data`/`len` pairs are readable). All pointer
 //! casts live in three small modules, one per raw representation: `handles` (the words
 //! of `dt_str`/`dt_atom`), `pointers` (byte buffers, arrays, out-parameters, file
-//! descriptors) and `objects` (the boxed opaque objects, each with a magic word that
-//! names its kind and is overwritten when it is freed). A fourth, `test_hooks`, holds the
-//! global allocator that can be told to fail for tests. The `*_api` modules above them
-//! contain no `unsafe` at all.
+//! descriptors) and `objects` (the opaque objects: shells that are never given back to the
+//! allocator, each with a state word that names its kind while it is live and says
+//! "freed" after). A fourth, `test_hooks`, holds the global allocator that can be told
+//! to fail for tests; it is compiled only with the `test-hooks` feature, which the
+//! production library does not have. The `*_api` modules above them contain no `unsafe`
+//! at all.
+//!
+//! ## Test hooks
+//!
+//! With the cargo feature `test-hooks` the library also exports `dt_test_fail_allocations`
+//! and `dt_test_panic` (declared in the header under `#if defined(DYNATOM_TEST_HOOKS)`) and
+//! routes every allocation through a wrapper that can be told to fail. The C and LuaJIT
+//! test suites build that library in their own target directory (`target/test-hooks`);
+//! `cargo build --release -p dynatom-ffi` builds the production one, without either.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
@@ -46,6 +56,7 @@ mod pointers;
 mod status;
 mod str_api;
 mod table_api;
+#[cfg(feature = "test-hooks")]
 mod test_hooks;
 
 pub use crate::atom_api::*;
@@ -56,6 +67,7 @@ pub use crate::pieces_api::*;
 pub use crate::status::{dt_status, dt_status_code, dt_status_message};
 pub use crate::str_api::*;
 pub use crate::table_api::*;
+#[cfg(feature = "test-hooks")]
 pub use crate::test_hooks::{dt_test_fail_allocations, dt_test_panic};
 
 /// A byte string: the two words of a dynatom `ByteStr`, passed and stored by value.
@@ -66,6 +78,8 @@ pub use crate::test_hooks::{dt_test_fail_allocations, dt_test_panic};
 /// NOT take a reference: use `dt_str_clone`, and give every handle back with
 /// `dt_str_release`, which overwrites it with the released marker
 /// (`w0 == 0`, `w1 == DT_RELEASED_MARK`). An all-zero `dt_str` is "never initialised".
+/// Words that only a library handle may hold cannot be told from forged ones: see "What
+/// is checked, and what is not" at the top of the header.
 ///
 /// Thread safety: a handle is immutable; distinct handles to the same string may be used
 /// and released on any threads at once. One handle's release must not race its uses.
@@ -94,8 +108,15 @@ pub struct dt_atom {
 /// The word a release writes into a `dt_atom` (and into `w1` of a `dt_str`, whose `w0`
 /// becomes 0), so that a second release or a use after release is reported as
 /// `DT_ERR_RELEASED`. Its low byte reads as an inline atom of 15 bytes, which no atom
-/// can be (inline atoms hold at most 7), so it never collides with a live handle.
+/// can be (inline atoms hold at most 7), so it never collides with a live handle. Only
+/// the variable passed to the release holds it: other copies of the handle still hold the
+/// old words, and using one is undefined behaviour that no call detects.
 pub const DT_RELEASED_MARK: u64 = 0xDEAD_BEEF_0000_001F;
+
+/// How many other objects of the same kind are freed after an opaque object before its
+/// memory may be reused for a new one: until then its stale pointer reports
+/// `DT_ERR_RELEASED` (see "Freed objects" at the top of the header).
+pub const DT_FREE_QUARANTINE: usize = 64;
 
 /// The longest string, in bytes (4 GiB - 1): longer input is `DT_ERR_TOO_LONG`.
 pub const DT_MAX_LEN: usize = u32::MAX as usize;

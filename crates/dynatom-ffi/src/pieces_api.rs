@@ -6,7 +6,7 @@ use dynatom_core::{ByteStr, PartialWrite, Pieces};
 
 use crate::guard::{guarded, status};
 use crate::handles::{atom_ref, str_ref, str_to_c};
-use crate::objects::{self, Opaque};
+use crate::objects::{self, FreedShells, Opaque};
 use crate::pointers::{bytes, out_optional, set_errno, with_fd, Out};
 use crate::{dt_atom, dt_status, dt_str};
 
@@ -29,6 +29,10 @@ impl std::fmt::Debug for dt_pieces {
 impl Opaque for dt_pieces {
     const MAGIC: u64 = u64::from_le_bytes(*b"dt_piece");
     type Inner = Pieces;
+    fn freed() -> &'static FreedShells<Pieces> {
+        static FREED: FreedShells<Pieces> = FreedShells::new();
+        &FREED
+    }
 }
 
 /// `EIO`: a writer that accepted nothing without an OS error.
@@ -141,7 +145,9 @@ pub extern "C" fn dt_pieces_to_str(p: *const dt_pieces, out: *mut dt_str) -> dt_
     })
 }
 
-/// Frees a piece list and its references.
+/// Frees a piece list and its references. A second free of the same pointer is
+/// `DT_ERR_RELEASED`, until the memory is reused (see "Freed objects" at the top of the
+/// header).
 ///
 /// Thread safety: one thread, with no other call on this list running.
 #[no_mangle]

@@ -25,9 +25,12 @@ pub enum dt_status {
     DT_ERR_RANGE = 4,
     /// The bytes are not UTF-8 where text is required (the interner).
     DT_ERR_UTF8 = 5,
-    /// A handle or object is not valid: never initialised, garbage, or of another kind.
+    /// A handle or object is not valid: an all-zero (never initialised) handle, words
+    /// without a handle's shape, a misaligned pointer, or an object of another kind. Forged
+    /// words with a handle's shape are not detected (see the header's "What is checked").
     DT_ERR_INVALID_HANDLE = 6,
-    /// A handle or object was already released or freed.
+    /// The handle variable passed holds the released marker, or the object was freed (and
+    /// its memory not yet reused).
     DT_ERR_RELEASED = 7,
     /// A lookup found nothing.
     DT_ERR_NOT_FOUND = 8,

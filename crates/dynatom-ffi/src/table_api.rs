@@ -6,7 +6,7 @@ use dynatom_core::{AtomTable, ByteStr, MemoryReport};
 
 use crate::guard::{guarded, status};
 use crate::handles::{atom_to_c, str_ref, str_to_c};
-use crate::objects::{self, Boxed, Opaque};
+use crate::objects::{self, FreedShells, Opaque, Shell};
 use crate::pointers::{bytes, Out};
 use crate::{dt_atom, dt_status, dt_str};
 
@@ -46,9 +46,13 @@ impl TableRef {
 impl Opaque for dt_table {
     const MAGIC: u64 = u64::from_le_bytes(*b"dt_table");
     type Inner = TableRef;
+    fn freed() -> &'static FreedShells<TableRef> {
+        static FREED: FreedShells<TableRef> = FreedShells::new();
+        &FREED
+    }
 }
 
-static GLOBAL: Boxed<TableRef> = Boxed::new_static::<dt_table>(TableRef::Global);
+static GLOBAL: Shell<TableRef> = Shell::live::<dt_table>(TableRef::Global);
 
 fn table<'a>(t: *const dt_table) -> Result<&'a AtomTable, dt_status> {
     objects::get(t).map(TableRef::table)
@@ -58,7 +62,7 @@ fn table<'a>(t: *const dt_table) -> Result<&'a AtomTable, dt_status> {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct dt_memory_report {
-    /// Live atoms in the table.
+    /// Atoms in use filed in the table (unused ones, kept until a sweep, are not counted).
     pub atoms: usize,
     /// The table's own structures (shards, locks, hash-table storage).
     pub table_bytes: usize,
@@ -68,15 +72,18 @@ pub struct dt_memory_report {
     pub char_bytes: usize,
     /// Bytes the allocator gave beyond those requested; -1 when it cannot be known.
     pub slop_bytes: i64,
-    /// Lookups made (interning and lookup).
+    /// Lookups on the filing path only: interns that the lock-free probe could not
+    /// answer and that took the shard's lock. Lookups answered without the lock are not
+    /// counted (counting them would write shared memory on that path).
     pub lookups: u64,
-    /// Lookups that found a live atom.
+    /// Of `lookups`, those that found the atom under the lock (filed meanwhile by another
+    /// thread).
     pub hits: u64,
-    /// Lookups that found none.
+    /// Of `lookups`, those that found none and filed the atom.
     pub misses: u64,
     /// Atoms filed.
     pub inserts: u64,
-    /// Atoms removed after their last reference was released.
+    /// Unused atoms (no reference left) freed by sweeps.
     pub removals: u64,
 }
 
@@ -147,7 +154,8 @@ pub extern "C" fn dt_table_new(out: *mut *mut dt_table) -> dt_status {
 
 /// Frees an independent table. Atoms still held stay valid (they keep what they need
 /// alive) but can no longer be found by lookups. The global table cannot be freed:
-/// `DT_ERR_INVALID_HANDLE`.
+/// `DT_ERR_INVALID_HANDLE`. A second free of the same pointer is `DT_ERR_RELEASED`, until
+/// the memory is reused (see "Freed objects" at the top of the header).
 ///
 /// Thread safety: any thread, with no other call on this table running.
 #[no_mangle]

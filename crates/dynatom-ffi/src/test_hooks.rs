@@ -1,9 +1,11 @@
 //! Hooks that let the C and LuaJIT test suites reach the two error paths they cannot
-//! provoke from outside: allocation failure and a panic inside the library.
+//! provoke from outside: allocation failure and a panic inside the library. Compiled
+//! only with the `test-hooks` feature: the test suites build that library in their own
+//! target directory, and the production library has neither the hooks nor the wrapping
+//! allocator.
 //!
-//! Allocation failure: the library's global allocator is the system allocator behind
-//! one relaxed atomic load (the cost a production build pays for this hook; malloc
-//! itself costs far more). While armed, every request of at least a threshold size
+//! Allocation failure: the test library's global allocator is the system allocator
+//! behind one relaxed atomic load. While armed, every request of at least a threshold size
 //! fails, so a test can fail one large allocation without failing the small ones that
 //! infallible paths (which would abort) make around it.
 
@@ -63,9 +65,10 @@ unsafe impl GlobalAlloc for FailableSystem {
 #[global_allocator]
 static ALLOCATOR: FailableSystem = FailableSystem;
 
-/// TEST HOOK. While `min_size` is non-zero, every allocation of at least `min_size` bytes
-/// made by the library fails (functions with a fallible path return `DT_ERR_ALLOC`);
-/// 0 turns it off. Only for test suites: a program that arms it may abort where the
+/// TEST HOOK, only in a library built with the `test-hooks` feature (the test suites'
+/// `target/test-hooks` build; the production library does not export it). While
+/// `min_size` is non-zero, every allocation of at least `min_size` bytes made by the
+/// library fails (functions with a fallible path return `DT_ERR_ALLOC`); 0 turns it off. Only for test suites: a program that arms it may abort where the
 /// library has no fallible path.
 ///
 /// Thread safety: any thread; it affects all threads at once.
@@ -74,9 +77,9 @@ pub extern "C" fn dt_test_fail_allocations(min_size: usize) {
     guarded(|| FAIL_FROM_SIZE.store(min_size, Ordering::Relaxed))
 }
 
-/// TEST HOOK. Panics inside the library's panic boundary, so a binding can see that a
-/// panic comes back as `DT_ERR_PANIC` (always the result). The panic message goes to
-/// stderr.
+/// TEST HOOK, only in a library built with the `test-hooks` feature. Panics inside the
+/// library's panic boundary, so a binding can see that a panic comes back as
+/// `DT_ERR_PANIC` (always the result). The panic message goes to stderr.
 ///
 /// Thread safety: any thread.
 #[no_mangle]
