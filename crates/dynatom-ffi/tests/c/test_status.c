@@ -1,5 +1,8 @@
 /* dt_status_message, and the two test hooks: a panic caught at the boundary, and
  * allocation failure reported as DT_ERR_ALLOC. */
+#if !defined(DYNATOM_TEST_HOOKS)
+#error "uses the test hooks: scripts/c-tests builds it with -DDYNATOM_TEST_HOOKS against the test-hooks library"
+#endif
 #include <stdlib.h>
 
 #include "harness.h"

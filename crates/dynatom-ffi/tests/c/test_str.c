@@ -1,4 +1,7 @@
 /* dt_str_*: byte strings, their handles' life cycle, and every error path. */
+#if !defined(DYNATOM_TEST_HOOKS)
+#error "uses the test hooks: scripts/c-tests builds it with -DDYNATOM_TEST_HOOKS against the test-hooks library"
+#endif
 #include <stdlib.h>
 
 #include "harness.h"

@@ -29,7 +29,7 @@ static void independent_tables_intern_and_look_up(void) {
     EXPECT_STATUS(DT_OK, dt_atom_release(&short_global));
     dt_atom all[] = {a, b, found, global, via_api};
     for (size_t i = 0; i < 5; i++) EXPECT_STATUS(DT_OK, dt_atom_release(&all[i]));
-    EXPECT(dt_table_len(t) == 0); /* the last reference removed it */
+    EXPECT(dt_table_len(t) == 0); /* released: unused, kept until a sweep, not counted */
     EXPECT_STATUS(DT_OK, dt_table_free(t));
 }
 
