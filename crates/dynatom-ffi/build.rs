@@ -6,7 +6,10 @@
 
 fn main() {
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
-    if matches!(os.as_str(), "linux" | "android" | "freebsd" | "netbsd" | "openbsd" | "dragonfly" | "illumos" | "solaris") {
+    if matches!(
+        os.as_str(),
+        "linux" | "android" | "freebsd" | "netbsd" | "openbsd" | "dragonfly" | "illumos" | "solaris"
+    ) {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-z,nodelete");
     }
     println!("cargo:rerun-if-changed=build.rs");

@@ -45,7 +45,7 @@
  *  memory is not reused before DT_FREE_QUARANTINE (64) other objects of the same kind have
  *  been freed after it; once reused, the stale pointer names the new object and the library
  *  cannot tell. Memory kept: per kind, at most (the most objects alive at once +
- *  DT_FREE_QUARANTINE) blocks of a few hundred bytes at most, until the process exits.
+ *  DT_FREE_QUARANTINE) blocks of at most 512 bytes each, until the process exits.
  */
 
 #ifndef DYNATOM_H

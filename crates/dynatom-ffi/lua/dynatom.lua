@@ -158,6 +158,8 @@ dt_status dt_interner_get(const dt_interner *i, const uint8_t *p, size_t len, ui
 dt_status dt_interner_resolve(const dt_interner *i, uint32_t sym, const uint8_t **data, size_t *len);
 size_t dt_interner_len(const dt_interner *i);
 
+/* Only in a library built with the test-hooks feature (the test suites' build): declared
+   here so the cdef matches the header; resolving one in the production library fails. */
 void dt_test_fail_allocations(size_t min_size);
 dt_status dt_test_panic(void);
 ]]

@@ -10,9 +10,13 @@
 //! ## Errors
 //!
 //! Every fallible function returns a [`dt_status`]; [`dt_status_message`] turns one
-//! into static text. NULL pointers, lengths past the maximum, never-initialised or
-//! released handles, the wrong kind of opaque object and allocation failure (on the
-//! paths that have a `try_` form) come back as a status, never as a crash. No panic
+//! into static text. NULL pointers, lengths past the maximum, never-initialised
+//! handles, the released marker, handle words without a handle's shape, the wrong kind
+//! of opaque object, a freed object (until its memory is reused) and allocation failure
+//! (on the paths that have a `try_` form) come back as a status, never as a crash. Forged
+//! words with a handle's shape, copies of a released handle and a reused object's stale
+//! pointer cannot be told from live ones: the header lists both sides under "What is
+//! checked, and what is not". No panic
 //! crosses the boundary: every entry point runs inside one guard
 //! (`guard::guarded`) that turns a panic into `DT_ERR_PANIC`, `0` or `NULL`.
 //!

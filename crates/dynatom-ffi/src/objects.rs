@@ -296,6 +296,19 @@ mod tests {
         assert_eq!(free(reused).unwrap(), vec![9]);
     }
 
+    /// The header promises that what a freed object keeps is at most 512 bytes.
+    #[test]
+    fn every_kinds_shell_is_at_most_512_bytes() {
+        use std::mem::size_of;
+        let sizes = [
+            size_of::<Shell<crate::table_api::TableRef>>(),
+            size_of::<Shell<dynatom_core::ByteStrBuilder>>(),
+            size_of::<Shell<dynatom_core::Pieces>>(),
+            size_of::<Shell<dynatom_core::interner::Interner>>(),
+        ];
+        assert!(sizes.iter().all(|&size| size <= 512), "{sizes:?}");
+    }
+
     #[test]
     fn statics_are_found_by_their_magic() {
         static STATIC: Shell<Vec<u8>> = Shell::live::<Thing>(Vec::new());
