@@ -210,8 +210,9 @@ impl Atom {
         Str::from_utf8_handle(text)
     }
 
-    /// The atom's cached hash: the hash its table filed it under (for inline atoms, a
-    /// fixed mix of the word). Reads no bytes.
+    /// The atom's cached hash: the hash its table filed it under (for inline atoms, a mix
+    /// of the word under a random per-process seed, the same in every table and thread).
+    /// Reads no bytes.
     ///
     /// ```
     /// let atom = dynatom::Atom::from("hashed once");

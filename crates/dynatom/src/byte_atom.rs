@@ -160,8 +160,8 @@ impl ByteAtom {
         ByteStr::from_word(self.word.to_str_word())
     }
 
-    /// The atom's cached hash: the hash its table filed it under (for inline atoms, a fixed
-    /// mix of the word). Reads no bytes; equal to [`Atom::hash64`](crate::Atom::hash64) of
+    /// The atom's cached hash: the hash its table filed it under (for inline atoms, a mix
+    /// of the word under a random per-process seed). Reads no bytes; equal to [`Atom::hash64`](crate::Atom::hash64) of
     /// the same atom.
     ///
     /// ```
@@ -174,9 +174,10 @@ impl ByteAtom {
     pub fn hash64(&self) -> u64 {
         match self.word.table_hash() {
             Some(hash) => hash,
-            // Inline atoms are values, in no table: a fixed mix of the word (which holds
-            // all the bytes) is enough, and spares a trip to the global table's seed.
-            None => crate::hash::hash_word(self.word.bits() as u64, crate::hash::INLINE_ATOM_SEED),
+            // Inline atoms are values, in no table: a mix of the word (which holds all the
+            // bytes) under the process's word seed, so that every table and thread agrees
+            // on it while no one can compute colliding atoms offline.
+            None => crate::hash::hash_word(self.word.bits() as u64, crate::hash::word_seed()),
         }
     }
 

@@ -8,14 +8,18 @@
 //!   identifiers and short keys: foldhash takes one folded multiply up to 16 bytes and
 //!   two independent ones up to 32, while rapidhash's mixing steps depend on each
 //!   other; the `intern-local` suite measured the difference on its `keys` corpus.
-//! * [`hash_word`]: inline atoms and the small map's word-sized keys.
+//! * [`hash_word`]: inline atoms' `hash64` and the small map's integer keys.
+//! * [`mix_word`]: atoms as small map keys, on every lookup, so one multiply.
 //!
 //! Seeds: [`random_seed`] for every table by default (so inputs cannot be chosen to
 //! collide without knowing it), [`DETERMINISTIC_SEED`] for the `deterministic`
-//! constructors, and [`INLINE_ATOM_SEED`] for values that every table must agree on.
-//! None of these hashes is cryptographic; every byte and the length take part.
+//! constructors, and [`word_seed`], one random seed per process, for values that every
+//! table and thread must agree on (inline atoms, which belong to no table) and for the
+//! small map's word-sized keys. None of these hashes is cryptographic; every byte and
+//! the length take part.
 
 use std::hash::{BuildHasher, Hasher, RandomState};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use foldhash::fast::FoldHasher;
 use foldhash::SharedSeed;
@@ -37,9 +41,64 @@ pub(crate) fn hash_bytes_inlined(bytes: &[u8], seed: u64) -> u64 {
     }
 }
 
-/// The seed for inline atoms' hashes: they are values, not table entries, so every
-/// table and thread must agree on them.
-pub(crate) const INLINE_ATOM_SEED: u64 = 0x243F_6A88_85A3_08D3;
+/// The process's word seed; 0 until first used or fixed, odd once chosen.
+static WORD_SEED: AtomicU64 = AtomicU64::new(0);
+
+/// The process-wide seed of word-sized keys: inline atoms' `hash64` (they are values, not
+/// table entries, so every table and thread must agree on it) and the small map's atom and
+/// integer keys. Random, so that keys cannot be computed offline to collide; odd, so that
+/// it serves as [`mix_word`]'s multiplier.
+#[inline]
+pub(crate) fn word_seed() -> u64 {
+    match WORD_SEED.load(Ordering::Relaxed) {
+        0 => choose_random_word_seed(),
+        seed => seed,
+    }
+}
+
+/// The word seed if it has been chosen, else 0: one load, for the small map's lookups
+/// (a map that holds an entry hashed its key with [`word_seed`], which chose the seed;
+/// a map that holds none finds nothing whatever it hashes with).
+#[inline(always)]
+pub(crate) fn word_seed_if_chosen() -> u64 {
+    WORD_SEED.load(Ordering::Relaxed)
+}
+
+/// Out of line, so that the callers of [`word_seed`] carry only a load and a test.
+#[cold]
+#[inline(never)]
+fn choose_random_word_seed() -> u64 {
+    choose_word_seed(random_seed()).1
+}
+
+/// Makes a seed derived from `candidate` the word seed unless one is chosen already.
+/// Returns whether it was, and the seed in force. The seed is one self-contained value,
+/// so relaxed ordering is enough: every thread sees either 0 (and races to choose; one
+/// wins) or the chosen seed.
+pub(crate) fn choose_word_seed(candidate: u64) -> (bool, u64) {
+    // Spread, so that a small fixed seed (0, 1, 42) still makes a multiplier whose bits
+    // reach both halves of the product; odd, so that no bit of the word is lost.
+    let seed = hash_word(candidate, DETERMINISTIC_SEED) | 1;
+    match WORD_SEED.compare_exchange(0, seed, Ordering::Relaxed, Ordering::Relaxed) {
+        Ok(_) => (true, seed),
+        Err(chosen) => (false, chosen),
+    }
+}
+
+/// A keyed mix of a whole word: the word times the (odd, secret) seed as a 128-bit
+/// product; the low half, with the high half shifted down and XORed under it.
+///
+/// The top seven bits (the small map's hint, and hashbrown's tag) are the low half's
+/// alone: multiply-shift hashing, a universal family over the random odd seed (two
+/// distinct words share them with probability at most 2/128, whatever the words), and
+/// cheap enough that a small map's lookup pays one multiply by a loaded value for them.
+/// The bits below mix in the high half, which every bit of the word reaches, for the
+/// buckets that hashbrown takes from the low bits.
+#[inline(always)]
+pub(crate) fn mix_word(word: u64, seed: u64) -> u64 {
+    let product = u128::from(word) * u128::from(seed);
+    (product as u64) ^ ((product >> 64) as u64 >> 7)
+}
 
 /// The seed of the interners' `deterministic` constructors: their memory layout and
 /// statistics are then the same run to run.
@@ -96,9 +155,26 @@ mod tests {
     fn hashes_are_never_zero_and_depend_on_the_seed() {
         assert_ne!(hash_bytes(b"text", 1), hash_bytes(b"text", 2));
         assert_ne!(hash_word(0, 0), 0);
+        assert_ne!(mix_word(7, 0x1235), mix_word(7, 0x4321));
+        assert_eq!(word_seed() & 1, 1);
+        assert_eq!(word_seed_if_chosen(), word_seed());
+        assert_eq!(choose_word_seed(5), (false, word_seed()));
+        assert_eq!(word_seed(), word_seed());
         assert_ne!(random_seed(), random_seed());
         assert_ne!(StrHasher::new(1).hash(b"main"), StrHasher::new(2).hash(b"main"));
         assert_eq!(StrHasher::new(DETERMINISTIC_SEED).seed(), DETERMINISTIC_SEED);
+    }
+
+    /// Words that differ only in their top byte (the last bytes of a 7-byte inline atom)
+    /// spread over the hint's seven top bits, and the spread moves with the seed.
+    #[test]
+    fn high_bits_of_the_word_reach_the_top_bits() {
+        for seed in [hash_word(1, 2) | 1, 0x1234_5678_9abc_def1, u64::MAX] {
+            let hints: HashSet<u64> = (0u64..256).map(|top| mix_word((top << 56) | 0x0f, seed) >> 57).collect();
+            assert!(hints.len() > 64, "{} distinct hints under seed {seed:#x}", hints.len());
+        }
+        let under = |seed| (0u64..64).map(|top| mix_word((top << 56) | 0x0f, seed) >> 57).collect::<Vec<_>>();
+        assert_ne!(under(hash_word(1, 2) | 1), under(hash_word(3, 4) | 1));
     }
 
     #[test]

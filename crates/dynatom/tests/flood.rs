@@ -26,7 +26,7 @@ use std::hash::Hasher;
 use std::sync::Mutex;
 
 use dynatom::interner::Interner;
-use dynatom::{AtomTable, SmallMap, SmallMapStats, Str};
+use dynatom::{Atom, AtomTable, HintKey, SmallMap, SmallMapStats, Str};
 
 /// The seed the attacker crafted the keys for (the victims use random seeds).
 const ATTACKER_SEED: u64 = 0x0bad_5eed;
@@ -248,4 +248,153 @@ fn crafted_keys_collide_under_the_seed_they_were_made_for() {
     assert!(atoms.iter().all(|a| a.hash64() >> 56 == 0), "every crafted key hashes into one tag class");
     let Keys::Listed(keys) = crafted_keys(2000, foldhash_attacker) else { unreachable!("crafted keys are listed") };
     assert!(keys.iter().all(|k| foldhash_attacker(k.as_bytes()) >> 56 == 0));
+}
+
+/// The small map's hash of an atom as it once was: a fixed multiply-and-fold of the
+/// atom's word, no seed. Atoms of up to 7 bytes are values (byte 0 is `len << 1 | 1`,
+/// then the bytes, little-endian), so anyone could compute their hashes offline.
+fn unkeyed_word_hash(text: &[u8]) -> u64 {
+    assert!(text.len() <= 7);
+    let mut raw = [0u8; 8];
+    raw[0] = (text.len() << 1 | 1) as u8;
+    raw[1..=text.len()].copy_from_slice(text);
+    let mixed = u64::from_le_bytes(raw).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    mixed ^ (mixed >> 32)
+}
+
+/// The `i`th 7-byte text: `i` in base 62, most significant digit first.
+fn short_candidate(mut i: u64) -> [u8; 7] {
+    const DIGITS: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    let mut text = [b'0'; 7];
+    for byte in text.iter_mut().rev() {
+        *byte = DIGITS[(i % 62) as usize];
+        i /= 62;
+    }
+    text
+}
+
+fn atom_of(text: [u8; 7]) -> Atom {
+    Atom::from(std::str::from_utf8(&text).expect("base-62 digits are text"))
+}
+
+/// `n` distinct 7-byte atoms drawn at random (a fixed stream), not consecutive ones:
+/// consecutive texts differ only in their last bytes, which the unkeyed hash spread
+/// so badly that even they crowded the large form.
+fn random_short_atoms(n: usize) -> Vec<Atom> {
+    let mut seen = std::collections::HashSet::new();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut atoms = Vec::with_capacity(n);
+    while atoms.len() < n {
+        // splitmix64
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        let text = short_candidate((z ^ (z >> 31)) % 62u64.pow(7));
+        if seen.insert(text) {
+            atoms.push(atom_of(text));
+        }
+    }
+    atoms
+}
+
+/// `n` 7-byte atoms whose unkeyed hash has its top 8 bits zero: one hint class of the
+/// small form and one tag class of the large form, under the hash as it was.
+fn crafted_short_atoms(n: usize) -> Vec<Atom> {
+    (0..).map(short_candidate).filter(|text| unkeyed_word_hash(text) >> 56 == 0).take(n).map(atom_of).collect()
+}
+
+/// Fills small maps of 8 consecutive atoms and counts the keys compared by each lookup.
+fn small_map_atom_probes(atoms: &[Atom]) -> Probes {
+    let (mut total, mut max, mut lookups) = (0u64, 0u64, 0u64);
+    for group in atoms.chunks(8) {
+        let map: SmallMap<Atom, usize> = group.iter().cloned().enumerate().map(|(i, k)| (k, i)).collect();
+        for (i, key) in group.iter().enumerate() {
+            let before = SmallMapStats::current_thread();
+            assert_eq!(map.get(key), Some(&i));
+            let delta = SmallMapStats::current_thread().since(&before);
+            let compared = delta.hint_hits + delta.false_matches;
+            total += compared;
+            max = max.max(compared);
+            lookups += 1;
+        }
+    }
+    Probes { mean: total as f64 / lookups as f64, max }
+}
+
+thread_local! {
+    static COMPARES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// An atom key that counts its compares, hashed exactly as an `Atom` key is: what a
+/// map's large form (a hashbrown table) compares while it looks one up.
+#[derive(Clone)]
+struct CountedAtom(Atom);
+
+impl PartialEq for CountedAtom {
+    fn eq(&self, other: &Self) -> bool {
+        COMPARES.with(|c| c.set(c.get() + 1));
+        self.0 == other.0
+    }
+}
+
+impl Eq for CountedAtom {}
+
+impl HintKey for CountedAtom {
+    fn key_hash(&self) -> u64 {
+        self.0.key_hash()
+    }
+}
+
+/// Puts every atom in one map (its large form) and counts the keys compared by each
+/// lookup.
+fn large_map_atom_probes(atoms: &[Atom]) -> Probes {
+    let map: SmallMap<CountedAtom, usize> =
+        atoms.iter().cloned().enumerate().map(|(i, k)| (CountedAtom(k), i)).collect();
+    assert_eq!(map.len(), atoms.len(), "every key is a distinct atom");
+    let (mut total, mut max) = (0u64, 0u64);
+    for (i, atom) in atoms.iter().enumerate() {
+        let key = CountedAtom(atom.clone());
+        let before = COMPARES.with(std::cell::Cell::get);
+        assert_eq!(map.get(&key), Some(&i));
+        let compared = COMPARES.with(std::cell::Cell::get) - before;
+        total += compared;
+        max = max.max(compared);
+    }
+    Probes { mean: total as f64 / atoms.len() as f64, max }
+}
+
+fn check_hostile_atoms(structure: &str, probes: fn(&[Atom]) -> Probes) {
+    let n = key_count();
+    let random = probes(&random_short_atoms(n));
+    let crafted = probes(&crafted_short_atoms(n));
+    eprintln!(
+        "{structure}: {n} random 7-byte atoms mean {:.3} max {}; {n} crafted for the unkeyed hash mean {:.3} max {}",
+        random.mean, random.max, crafted.mean, crafted.max
+    );
+    assert_within_twice(&format!("{structure}, crafted atoms"), random, crafted);
+}
+
+#[test]
+fn small_map_atom_probes_stay_within_twice_random_under_crafted_atoms() {
+    if !SmallMapStats::ENABLED {
+        eprintln!("SmallMap<Atom>: probe counters need the `stats` feature; skipped");
+        return;
+    }
+    check_hostile_atoms("SmallMap<Atom> (small form)", small_map_atom_probes);
+}
+
+#[test]
+fn large_map_atom_probes_stay_within_twice_random_under_crafted_atoms() {
+    check_hostile_atoms("SmallMap<Atom> (large form)", large_map_atom_probes);
+}
+
+/// The crafted atoms really are hostile to the unkeyed hash: distinct 7-byte atoms, all
+/// in one hint class under it.
+#[test]
+fn crafted_atoms_collide_under_the_unkeyed_hash() {
+    let atoms = crafted_short_atoms(500);
+    let distinct: std::collections::HashSet<&str> = atoms.iter().map(|a| a.as_str()).collect();
+    assert_eq!(distinct.len(), 500);
+    assert!(atoms.iter().all(|a| a.len() == 7 && unkeyed_word_hash(a.as_bytes()) >> 57 == 0));
 }

@@ -12,6 +12,7 @@ use crate::atom::Atom;
 use crate::byte_atom::ByteAtom;
 use crate::byte_str::ByteStr;
 use crate::error::StrError;
+use crate::repr::atom_word::AtomWord;
 use crate::str::Str;
 
 /// A map keyed by text that interns each key on insert, so that the map itself only ever
@@ -27,6 +28,11 @@ use crate::str::Str;
 ///   fastest lookup.
 ///
 /// Keys of up to 7 bytes are atoms by value and never touch the table at all.
+///
+/// One text is one key: every key is the global table's atom of its text. An atom of
+/// another table ([`AtomTable::new`](crate::AtomTable::new)) given to
+/// [`AtomMap::insert_atom`] is re-interned in the global table first, and a lookup by
+/// such an atom finds the entry of its text.
 ///
 /// Keys may also come as bytes ([`AtomMap::get_bytes`], [`AtomMap::insert_bytes`]): text
 /// and bytes share atoms, so `b"host"` finds the entry `"host"` made. For keys that need
@@ -105,17 +111,37 @@ impl<V> AtomMap<V> {
         self.map.insert(key.into().intern(), value)
     }
 
-    /// Inserts `value` under an atom the caller already holds.
+    /// Inserts `value` under an atom the caller already holds. An atom of the global
+    /// table (or of up to 7 bytes) is the key as it is; one of another table is
+    /// re-interned in the global table, so that its text has one entry, found by text too.
     ///
     /// ```
-    /// use dynatom::{Atom, AtomMap};
+    /// use dynatom::{Atom, AtomMap, AtomTable};
     ///
     /// let mut map = AtomMap::new();
     /// map.insert_atom(Atom::from("an atom already"), 1);
     /// assert_eq!(map.get("an atom already"), Some(&1));
+    ///
+    /// let local = AtomTable::new();
+    /// assert_eq!(map.insert_atom(local.intern("an atom already"), 2), Some(1));
+    /// assert_eq!(map.len(), 1);
     /// ```
     pub fn insert_atom(&mut self, key: Atom, value: V) -> Option<V> {
-        self.map.insert(key, value)
+        self.map.insert(global_atom(key), value)
+    }
+
+    /// The position of the entry whose key is `atom` or, for an atom of another table,
+    /// has its text.
+    fn index_of_atom(&self, atom: &Atom) -> Option<usize> {
+        match self.map.get_index_of(atom) {
+            Some(at) => Some(at),
+            None => self.map.get_index_of(&global_twin(atom)?),
+        }
+    }
+
+    /// The position of the entry for `key`.
+    fn index_of<Q: AtomMapKey + ?Sized>(&self, key: &Q) -> Option<usize> {
+        self.index_of_atom(&*key.find_atom()?)
     }
 
     /// The entry for `key` (interned first), to insert or update with one search.
@@ -140,7 +166,7 @@ impl<V> AtomMap<V> {
     /// assert_eq!(map.get("absent key"), None);
     /// ```
     pub fn get<Q: AtomMapKey + ?Sized>(&self, key: &Q) -> Option<&V> {
-        self.map.get(&*key.find_atom()?)
+        Some(&self.map.entries()[self.index_of(key)?].1)
     }
 
     /// The value for `key`, mutable.
@@ -151,7 +177,8 @@ impl<V> AtomMap<V> {
     /// assert_eq!(map.get("key"), Some(&2));
     /// ```
     pub fn get_mut<Q: AtomMapKey + ?Sized>(&mut self, key: &Q) -> Option<&mut V> {
-        self.map.get_mut(&*key.find_atom()?)
+        let at = self.index_of(key)?;
+        Some(&mut self.map.entries_mut()[at].1)
     }
 
     /// The value for `key` given as bytes: `None` at once if no atom has those bytes
@@ -181,7 +208,20 @@ impl<V> AtomMap<V> {
     /// ```
     #[inline]
     pub fn get_byte_atom(&self, key: &ByteAtom) -> Option<&V> {
-        self.map.get(key)
+        match self.map.get(key) {
+            Some(value) => Some(value),
+            None => self.get_bytes_of_foreign(key),
+        }
+    }
+
+    /// [`AtomMap::get_byte_atom`]'s miss: a byte atom of another table finds the entry
+    /// of its bytes.
+    #[cold]
+    fn get_bytes_of_foreign(&self, key: &ByteAtom) -> Option<&V> {
+        if is_global_or_inline(key.word()) {
+            return None;
+        }
+        self.map.get(&ByteAtom::lookup(key.as_bytes())?)
     }
 
     /// Inserts `value` under a key given as bytes, which must be UTF-8 (checked once, no
@@ -224,7 +264,10 @@ impl<V> AtomMap<V> {
     /// ```
     #[inline]
     pub fn get_atom(&self, key: &Atom) -> Option<&V> {
-        self.map.get(key)
+        match self.map.get(key) {
+            Some(value) => Some(value),
+            None => Some(&self.map.entries()[self.map.get_index_of(&global_twin(key)?)?].1),
+        }
     }
 
     /// Whether `key` is present.
@@ -246,7 +289,7 @@ impl<V> AtomMap<V> {
     /// assert_eq!(map.remove("a"), None);
     /// ```
     pub fn remove<Q: AtomMapKey + ?Sized>(&mut self, key: &Q) -> Option<V> {
-        self.map.remove(&*key.find_atom()?)
+        self.remove_atom(&*key.find_atom()?)
     }
 
     /// Removes an atom key, returning its value.
@@ -258,7 +301,10 @@ impl<V> AtomMap<V> {
     /// assert_eq!(map.remove_atom(&Atom::from("a")), Some(1));
     /// ```
     pub fn remove_atom(&mut self, key: &Atom) -> Option<V> {
-        self.map.remove(key)
+        match self.map.remove(key) {
+            Some(value) => Some(value),
+            None => self.map.remove(&global_twin(key)?),
+        }
     }
 
     /// Keeps only the entries for which `keep` returns `true`, in order.
@@ -374,9 +420,43 @@ impl<V: fmt::Debug> fmt::Debug for AtomMap<V> {
 }
 
 impl<V> From<SmallMap<Atom, V>> for AtomMap<V> {
+    /// Keeps the map as it is if every key is a global (or inline) atom; otherwise
+    /// re-interns the others' texts, and of keys with equal text the first keeps its
+    /// place and the last value stays (as [`AtomMap::insert_atom`] would leave them).
     fn from(map: SmallMap<Atom, V>) -> Self {
-        AtomMap { map }
+        if map.keys().all(|key| is_global_or_inline(key.word())) {
+            return AtomMap { map };
+        }
+        let mut atoms = AtomMap::with_capacity(map.len());
+        for (key, value) in map {
+            atoms.insert_atom(key, value);
+        }
+        atoms
     }
+}
+
+/// Whether an atom is one of the global table's, or of up to 7 bytes (the same in every
+/// table): the atoms an [`AtomMap`] keys by as they are.
+fn is_global_or_inline(word: &AtomWord) -> bool {
+    word.is_inline() || word.is_global_entry()
+}
+
+/// The global table's atom of `key`'s text: `key` itself if it is one already.
+fn global_atom(key: Atom) -> Atom {
+    if is_global_or_inline(key.word()) {
+        return key;
+    }
+    Atom::from(key.as_str())
+}
+
+/// For an atom of another table, the global table's atom of its text if it has one; the
+/// slow side of a lookup by an atom that missed.
+#[cold]
+fn global_twin(atom: &Atom) -> Option<Atom> {
+    if is_global_or_inline(atom.word()) {
+        return None;
+    }
+    Atom::lookup(atom.as_str())
 }
 
 impl<S: Into<Str>, V> FromIterator<(S, V)> for AtomMap<V> {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::atom::Atom;
 use crate::byte_atom::ByteAtom;
 use crate::byte_str::ByteStr;
+use crate::hash;
 use crate::str::Str;
 use crate::table::AtomTable;
 
@@ -20,8 +21,9 @@ use crate::table::AtomTable;
 /// its tags from the top bits and its buckets from the low ones. Poor top bits only cost
 /// speed (more key compares).
 ///
-/// * [`Atom`]: a mix of the atom's 8-byte word (equal atoms are equal words); no text
-///   byte, and not even the header's cached hash, is read.
+/// * [`Atom`]: a mix of the atom's 8-byte word (equal atoms are equal words) under a
+///   random per-process seed; no text byte, and not even the header's cached hash, is
+///   read.
 /// * [`Str`]: [`Str::hash64`], cached in the header of a heap string.
 /// * `str`, `String`, `Box<str>`, `Rc<str>`, `Arc<str>`, `Cow<str>`: the same global-table
 ///   hash of the text as `Str`, so a `SmallMap<Str, V>` or `SmallMap<String, V>` can be
@@ -77,29 +79,76 @@ pub trait HintKey: Eq {
     /// assert!(!<Str as HintKey>::WORD_EQ);
     /// ```
     const WORD_EQ: bool = false;
+
+    /// The hash a map's lookup uses: always equal to [`HintKey::key_hash`] (the default
+    /// returns it) wherever the map holds an entry. A key type may compute it more
+    /// cheaply from state that inserting any key has set up: [`Atom`] skips the check
+    /// that its per-process seed has been chosen. Not meant to be overridden elsewhere.
+    ///
+    /// ```
+    /// use dynatom::{Atom, HintKey, SmallMap};
+    ///
+    /// let key = Atom::from("k");
+    /// let map: SmallMap<Atom, u8> = [(key.clone(), 1)].into_iter().collect();
+    /// assert_eq!(key.lookup_hash(), key.key_hash());
+    /// ```
+    #[doc(hidden)]
+    #[inline]
+    fn lookup_hash(&self) -> u64 {
+        self.key_hash()
+    }
 }
 
 impl HintKey for Atom {
     const WORD_EQ: bool = true;
 
-    /// A mix of the atom's word: equal atoms are equal words, so this is as good a key
-    /// hash as the cached one, and it is computed without touching memory at all (the
-    /// cached hash would cost a load from the atom's header).
+    /// A keyed mix of the atom's word: equal atoms are equal words, so this is as good a
+    /// key hash as the cached one, and it reads nothing of the atom (the cached hash
+    /// would cost a load from the atom's header).
     #[inline]
     fn key_hash(&self) -> u64 {
-        // One multiply by an odd constant spreads every bit of the word into the top
-        // byte (the hint); folding the top half down mixes the low bits too, which the
-        // large form's hashbrown table takes its buckets from. Short, since a lookup
-        // waits on this chain before it can touch an entry.
-        word_hash(self.word().bits())
+        hash::mix_word(self.word().bits() as u64, hash::word_seed())
+    }
+
+    /// [`Atom`]'s `key_hash` without the check that the seed has been chosen: a map that
+    /// holds an entry chose it when it hashed that entry's key.
+    #[inline]
+    fn lookup_hash(&self) -> u64 {
+        lookup_word_hash(self.word().bits())
     }
 }
 
-/// The hint source of an atom: a mix of its word.
+/// An atom's key hash, as a lookup computes it: a keyed mix of its whole word under the
+/// process's word seed. Atoms of up to 7 bytes are values, so an unkeyed mix would let
+/// anyone compute, offline, atoms that share a hint or a bucket; the seed's randomness is
+/// what keeps them from it. One load and one multiply, since a lookup waits on this chain
+/// before it can touch an entry.
 #[inline]
-fn word_hash(bits: usize) -> u64 {
-    let mixed = (bits as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    mixed ^ (mixed >> 32)
+fn lookup_word_hash(bits: usize) -> u64 {
+    hash::mix_word(bits as u64, hash::word_seed_if_chosen())
+}
+
+/// Fixes the process-wide seed that word-sized keys hash under, for runs that must repeat
+/// exactly (benchmarks that count instructions, reproductions of a bug): [`Atom`] and
+/// integer keys of a [`SmallMap`](crate::SmallMap), [`Hashed`](crate::small_map::Hashed)
+/// keys, and [`Atom::hash64`] of atoms of up to 7 bytes. Returns whether it did: once the
+/// seed is chosen (by this call, or by the first hash that needed it) it stays, since
+/// hashes already computed must keep matching.
+///
+/// Without this call the seed is random per process, so that no one can compute keys
+/// that collide. A program that fixes it gives that up: call it only when the keys are
+/// not an adversary's.
+///
+/// ```
+/// use dynatom::small_map::fix_word_seed;
+/// use dynatom::{Atom, HintKey};
+///
+/// let hash = Atom::from("key").key_hash(); // chooses a random seed...
+/// assert!(!fix_word_seed(42)); // ...which stays
+/// assert_eq!(Atom::from("key").key_hash(), hash);
+/// ```
+pub fn fix_word_seed(seed: u64) -> bool {
+    hash::choose_word_seed(seed).0
 }
 
 impl HintKey for ByteAtom {
@@ -108,7 +157,12 @@ impl HintKey for ByteAtom {
     /// Exactly [`Atom`]'s: the same atom seen as bytes has the same word.
     #[inline]
     fn key_hash(&self) -> u64 {
-        word_hash(self.word().bits())
+        hash::mix_word(self.word().bits() as u64, hash::word_seed())
+    }
+
+    #[inline]
+    fn lookup_hash(&self) -> u64 {
+        lookup_word_hash(self.word().bits())
     }
 }
 
@@ -175,6 +229,11 @@ impl<T: HintKey + ?Sized> HintKey for &T {
     #[inline]
     fn key_hash(&self) -> u64 {
         T::key_hash(self)
+    }
+
+    #[inline]
+    fn lookup_hash(&self) -> u64 {
+        T::lookup_hash(self)
     }
 }
 

@@ -6,6 +6,7 @@ use std::borrow::Borrow;
 use hashbrown::HashTable;
 
 use super::key::HintKey;
+use super::retain;
 
 /// Entries in insertion order, and an index from key hash to position. Positions are
 /// `u32` to halve the index (a map of 2^32 entries would need 64 GiB of entries anyway).
@@ -35,20 +36,16 @@ impl<K: HintKey, V> Large<K, V> {
         Large { entries: Vec::with_capacity(capacity), index: HashTable::with_capacity(capacity) }
     }
 
-    /// Indexes `entries`, which must have distinct keys.
-    pub(crate) fn from_entries(entries: Vec<(K, V)>) -> Large<K, V> {
-        let mut large = Large { index: HashTable::with_capacity(entries.len()), entries };
-        large.reindex();
-        large
-    }
-
-    /// Rebuilds the index from the entries (after a bulk change such as `retain`).
-    pub(crate) fn reindex(&mut self) {
-        let Large { entries, index } = self;
-        index.clear();
-        for (at, (key, _)) in entries.iter().enumerate() {
-            index.insert_unique(key.key_hash(), position(at), |&at| entries[at as usize].0.key_hash());
+    /// Indexes `entries`, which must have distinct keys, with room for one more entry
+    /// (the one whose insert is making this form). Every key is hashed before the
+    /// entries are touched: a `key_hash` that panics leaves the caller's vector as it was.
+    pub(crate) fn from_entries(entries: &mut Vec<(K, V)>) -> Large<K, V> {
+        let hashes = hashes_of(entries);
+        let mut index = HashTable::with_capacity(entries.len() + 1);
+        for (at, &hash) in hashes.iter().enumerate() {
+            index.insert_unique(hash, position(at), |&at| hashes[at as usize]);
         }
+        Large { entries: std::mem::take(entries), index }
     }
 
     /// The position of `key`, whose hash is `hash`.
@@ -65,6 +62,13 @@ impl<K: HintKey, V> Large<K, V> {
     /// Appends a new entry (its key must not be present) and returns its position.
     pub(crate) fn push(&mut self, hash: u64, entry: (K, V)) -> usize {
         let at = self.entries.len();
+        if self.index.len() == self.index.capacity() {
+            // The index must grow (or rehash in place), hashing every key again. Hashing
+            // them here first keeps the keys' own code out of hashbrown's rehash: if it
+            // panicked there, a rehash in place would lose the positions it was moving.
+            let hashes = hashes_of(&self.entries);
+            self.index.reserve(1, |&at| hashes[at as usize]);
+        }
         let entries = &self.entries;
         self.index.insert_unique(hash, position(at), |&at| entries[at as usize].0.key_hash());
         self.entries.push(entry);
@@ -89,10 +93,50 @@ impl<K: HintKey, V> Large<K, V> {
         self.entries.remove(at)
     }
 
+    /// Keeps the entries for which `keep` says so, in order, moving their positions in the
+    /// index rather than hashing them again; if `keep` panics, the index still matches the
+    /// entries left (see [`retain::retain`]).
+    pub(crate) fn retain(&mut self, keep: impl FnMut(&K, &mut V) -> bool) {
+        let moved = vec![GONE; self.entries.len()];
+        retain::retain(&mut self.entries, keep, IndexPlacement { index: &mut self.index, moved });
+    }
+
     /// Releases spare capacity.
     pub(crate) fn shrink_to_fit(&mut self) {
         self.entries.shrink_to_fit();
-        let entries = &self.entries;
-        self.index.shrink_to_fit(|&at| entries[at as usize].0.key_hash());
+        let hashes = hashes_of(&self.entries);
+        self.index.shrink_to_fit(|&at| hashes[at as usize]);
+    }
+}
+
+/// Every entry's key hash, in order (the keys' own code runs here, and nowhere inside a
+/// hashbrown operation that would be left half done if it panicked).
+fn hashes_of<K: HintKey, V>(entries: &[(K, V)]) -> Vec<u64> {
+    entries.iter().map(|(key, _)| key.key_hash()).collect()
+}
+
+/// The new position of a removed entry.
+const GONE: u32 = u32::MAX;
+
+/// Records where each staying entry moves, then renumbers the index to match.
+struct IndexPlacement<'a> {
+    index: &'a mut HashTable<u32>,
+    moved: Vec<u32>,
+}
+
+impl retain::Placement for IndexPlacement<'_> {
+    fn place(&mut self, from: usize, to: usize) {
+        self.moved[from] = position(to);
+    }
+
+    fn finish(&mut self) {
+        let moved = &self.moved;
+        self.index.retain(|at| match moved.get(*at as usize) {
+            Some(&to) if to != GONE => {
+                *at = to;
+                true
+            }
+            _ => false,
+        });
     }
 }

@@ -295,11 +295,11 @@ impl<K: HintKey, V> SmallMap<K, V> {
                 if !Q::WORD_EQ && entries.is_empty() {
                     return small::find_nothing();
                 }
-                small::find(*hints, entries, || Hint::from_hash(key.key_hash()), key, Q::WORD_EQ, found)
+                small::find(*hints, entries, || Hint::from_hash(key.lookup_hash()), key, Q::WORD_EQ, found)
             }
             Repr::Large(large) => {
                 large_form();
-                let at = large.find(key.key_hash(), key)?;
+                let at = large.find(key.lookup_hash(), key)?;
                 Some(found(at, large.entries.get(at)?))
             }
         }
@@ -443,10 +443,13 @@ impl<K: HintKey, V> SmallMap<K, V> {
                 small::push(hints, entries, Hint::from_hash(hash), (key, value))
             }
             Repr::Small { entries, .. } => {
-                let mut large = Large::from_entries(std::mem::take(entries));
-                let at = large.push(hash, (key, value));
+                // The large form is in place before the push, so that a key whose hash
+                // panics in it leaves the entries in the map (`from_entries` keeps room
+                // for this one, so the push does not grow the index).
+                let large = Large::from_entries(entries);
                 self.repr = Repr::Large(Box::new(large));
-                at
+                let Repr::Large(large) = &mut self.repr else { unreachable!("just made large") };
+                large.push(hash, (key, value))
             }
             Repr::Large(large) => large.push(hash, (key, value)),
         }
@@ -471,9 +474,10 @@ impl<K: HintKey, V> SmallMap<K, V> {
     fn make_small(&mut self) {
         if let Repr::Large(large) = &mut self.repr {
             debug_assert!(large.entries.len() <= SMALL_CAPACITY);
+            // Hints first: a key whose hash panics then leaves the large form whole.
+            let hints = small::hints_of(&large.entries, K::key_hash);
             let mut entries = std::mem::take(&mut large.entries);
             entries.shrink_to(SMALL_CAPACITY);
-            let hints = small::hints_of(&entries, K::key_hash);
             self.repr = Repr::Small { hints, entries };
         }
     }
@@ -519,6 +523,10 @@ impl<K: HintKey, V> SmallMap<K, V> {
 
     /// Keeps only the entries for which `keep` returns `true`, in order.
     ///
+    /// If `keep` panics, the map stays whole: it holds the entries kept so far and every
+    /// entry `keep` had not yet decided on (the one it panicked on included), in order,
+    /// and lookups, inserts and removals work on it as on any map.
+    ///
     /// ```
     /// use dynatom::SmallMap;
     ///
@@ -531,13 +539,9 @@ impl<K: HintKey, V> SmallMap<K, V> {
         match &mut self.repr {
             Repr::Small { hints, entries } => small::retain(hints, entries, keep),
             Repr::Large(large) => {
-                let mut keep = keep;
-                let before = large.entries.len();
-                large.entries.retain_mut(|(key, value)| keep(key, value));
+                large.retain(keep);
                 if large.entries.len() <= BACK_TO_SMALL {
                     self.make_small();
-                } else if large.entries.len() != before {
-                    large.reindex();
                 }
             }
         }

@@ -36,6 +36,7 @@ mod iter;
 mod key;
 mod large;
 mod map;
+mod retain;
 #[cfg(feature = "serde")]
 mod serde;
 mod small;
@@ -48,7 +49,7 @@ pub use atom_map::AtomMap;
 pub use entry::{Entry, OccupiedEntry, VacantEntry};
 pub use hint::Hint;
 pub use iter::{IntoIter, Iter, IterMut, Keys, Values, ValuesMut};
-pub use key::HintKey;
+pub use key::{fix_word_seed, HintKey};
 pub use map::SmallMap;
 pub use stats::SmallMapStats;
 pub use std_keys::Hashed;

@@ -3,6 +3,7 @@
 use std::borrow::Borrow;
 
 use super::hint::{Hint, Hints, Matches};
+use super::retain;
 use super::stats;
 
 /// Most entries the small form holds; the ninth moves the map to the large form.
@@ -113,23 +114,27 @@ pub(crate) fn remove<K, V>(hints: &mut Hints, entries: &mut Vec<(K, V)>, slot: u
     entries.remove(slot)
 }
 
-/// Keeps the entries for which `keep` says so, in order, with their hints.
-pub(crate) fn retain<K, V>(hints: &mut Hints, entries: &mut Vec<(K, V)>, mut keep: impl FnMut(&K, &mut V) -> bool) {
-    let old = *hints;
-    *hints = Hints::EMPTY;
-    let mut slot = 0;
-    let mut kept = 0;
-    entries.retain_mut(|(key, value)| {
-        let stays = keep(key, value);
-        if stays {
-            if let Some(hint) = old.get(slot) {
-                hints.set(kept, hint);
-            }
-            kept += 1;
+/// Keeps the entries for which `keep` says so, in order, with their hints; if `keep`
+/// panics, the hints still match the entries left (see [`retain::retain`]).
+pub(crate) fn retain<K, V>(hints: &mut Hints, entries: &mut Vec<(K, V)>, keep: impl FnMut(&K, &mut V) -> bool) {
+    let old = std::mem::replace(hints, Hints::EMPTY);
+    retain::retain(entries, keep, HintPlacement { hints, old });
+}
+
+/// Moves each staying entry's hint down with it; the slots above stay empty.
+struct HintPlacement<'a> {
+    hints: &'a mut Hints,
+    old: Hints,
+}
+
+impl retain::Placement for HintPlacement<'_> {
+    fn place(&mut self, from: usize, to: usize) {
+        if let Some(hint) = self.old.get(from) {
+            self.hints.set(to, hint);
         }
-        slot += 1;
-        stays
-    });
+    }
+
+    fn finish(&mut self) {}
 }
 
 /// The hints of `entries` (at most eight), computed from their keys' hashes.

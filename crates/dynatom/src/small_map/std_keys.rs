@@ -8,19 +8,10 @@
 //! `SmallMap<Str, V>` can be searched by `&str`.
 
 use std::hash::{BuildHasher, Hash};
-use std::sync::OnceLock;
 
 use super::key::HintKey;
-use crate::hash::{hash_word, random_seed};
+use crate::hash::{hash_word, word_seed as seed};
 use crate::interner::Symbol;
-
-/// The process-wide seed of non-string keys: random, so that keys cannot be chosen to
-/// collide in a map's large (hashbrown) form without knowing it.
-#[inline]
-fn seed() -> u64 {
-    static SEED: OnceLock<u64> = OnceLock::new();
-    *SEED.get_or_init(random_seed)
-}
 
 /// Integers that fit in a word hash as that word: one folded multiply.
 macro_rules! hint_key_as_word {
