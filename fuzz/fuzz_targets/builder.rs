@@ -1,13 +1,16 @@
 //! `StrBuilder`, `str_format!`, `Str::concat`/`Str::join` and `Pieces` against `String`;
+//! `concat`/`join` of pieces whose `AsRef` answers differently when asked again (the
+//! result is the text the copy read);
 //! `Pieces::write_to` with a writer that takes random short writes, is interrupted, and
 //! fails at random points: what it reports written must be exactly what got through.
 
 #![no_main]
 
+use std::cell::Cell;
 use std::io::{self, IoSlice, Write};
 
 use arbitrary::Arbitrary;
-use dynatom::{str_format, Atom, PartialWrite, Pieces, Str, StrBuilder};
+use dynatom::{str_format, Atom, ByteStr, PartialWrite, Pieces, Str, StrBuilder};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
@@ -32,6 +35,50 @@ impl Part {
             Part::Long(n) => "long piece ".repeat(usize::from(*n) + 1),
         }
     }
+}
+
+/// A piece that answers `first` the first time it is asked and `second` from then on.
+struct Fickle {
+    first: String,
+    second: String,
+    asked: Cell<bool>,
+}
+
+impl Fickle {
+    fn answer(&self) -> &str {
+        if self.asked.replace(true) {
+            &self.second
+        } else {
+            &self.first
+        }
+    }
+}
+
+impl AsRef<str> for Fickle {
+    fn as_ref(&self) -> &str {
+        self.answer()
+    }
+}
+
+impl AsRef<[u8]> for Fickle {
+    fn as_ref(&self) -> &[u8] {
+        self.answer().as_bytes()
+    }
+}
+
+/// `concat`, `join` and `ByteStr::concat` of fickle pieces give the pieces' second
+/// answers, the ones the copy pass read.
+fn check_fickle(pairs: &[(Part, Part)], separator: &str) {
+    let fickle = || -> Vec<Fickle> {
+        pairs.iter().map(|(a, b)| Fickle { first: a.text(), second: b.text(), asked: Cell::new(false) }).collect()
+    };
+    let seconds: Vec<String> = pairs.iter().map(|(_, b)| b.text()).collect();
+    let expected = seconds.concat();
+    let text = Str::concat(&fickle());
+    assert_eq!(text, expected.as_str());
+    assert_eq!(text.is_inline(), expected.len() <= 15);
+    assert_eq!(ByteStr::concat(&fickle()), expected.as_bytes());
+    assert_eq!(Str::join(separator, &fickle()), seconds.join(separator).as_str());
 }
 
 #[derive(Arbitrary, Debug)]
@@ -91,6 +138,7 @@ struct Input {
     builder: Vec<BuilderOp>,
     parts: Vec<Part>,
     separator: String,
+    fickle: Vec<(Part, Part)>,
     script: Vec<Step>,
 }
 
@@ -142,6 +190,7 @@ fn check_builder(ops: Vec<BuilderOp>) {
 
 fuzz_target!(|input: Input| {
     check_builder(input.builder);
+    check_fickle(&input.fickle, &input.separator);
 
     let texts: Vec<String> = input.parts.iter().map(Part::text).collect();
     let joined = texts.concat();

@@ -1,7 +1,8 @@
 //! `Str`, `Atom` and `AtomTable` operations against `String` and a map of live atoms:
 //! creation (inline, heap, static, from bytes), slices, clones, interning into the
-//! global and a local table, lookups, drops, comparisons and hashes. At the end every
-//! handle is dropped, and neither table may still hold one of the texts.
+//! global and a local table, lookups, drops, comparisons and hashes; `is_interned` against
+//! what `intern` then does, also for buffers an adopting local table holds. At the end
+//! every handle is dropped, and no table may still hold one of the texts.
 
 #![no_main]
 
@@ -37,6 +38,7 @@ enum Op {
     DropStr(u8),
     InternGlobal(u8),
     InternLocal(u8),
+    InternAdopting(u8),
     AtomFrom(String),
     AtomStatic(u8),
     LookupGlobal(String),
@@ -59,6 +61,8 @@ struct Model {
     strs: Vec<(Str, String)>,
     atoms: Vec<(Atom, String, Table)>,
     table: AtomTable,
+    /// A local table with the process seed, which adopts whole buffers as `intern` does.
+    adopting: AtomTable,
     texts: HashSet<String>,
     hasher: RandomState,
 }
@@ -179,8 +183,24 @@ impl Model {
             }
             Op::InternGlobal(at) => {
                 let Some(i) = pick(&self.strs, at) else { return };
+                let was_interned = self.strs[i].0.is_interned();
                 let (atom, text) = (self.strs[i].0.intern(), self.strs[i].1.clone());
+                if was_interned && !atom.is_inline() {
+                    assert_eq!(atom.as_ptr(), self.strs[i].0.as_ptr(), "is_interned, yet intern made a copy");
+                }
                 self.push_atom(atom, text, Table::Global);
+            }
+            Op::InternAdopting(at) => {
+                let Some(i) = pick(&self.strs, at) else { return };
+                let s = &self.strs[i].0;
+                let atom = s.intern_in(&self.adopting);
+                assert_eq!(atom.as_str(), self.strs[i].1);
+                if !atom.is_inline() && atom.as_ptr() == s.as_ptr() {
+                    assert!(!s.is_interned(), "a buffer a local table holds is not the global atom");
+                }
+                if s.is_interned() && !atom.is_inline() {
+                    assert_eq!(s.intern().as_ptr(), s.as_ptr(), "is_interned, yet intern made a copy");
+                }
             }
             Op::InternLocal(at) => {
                 let Some(i) = pick(&self.strs, at) else { return };
@@ -258,16 +278,18 @@ fuzz_target!(|input: Input| {
         strs: Vec::new(),
         atoms: Vec::new(),
         table: AtomTable::with_seed(0x5eed),
+        adopting: AtomTable::new(),
         texts: HashSet::new(),
         hasher: RandomState::new(),
     };
     for op in input.ops {
         model.apply(op);
     }
-    let Model { strs, atoms, table, texts, .. } = model;
+    let Model { strs, atoms, table, adopting, texts, .. } = model;
     drop(strs);
     drop(atoms);
     assert_eq!(table.len(), 0, "the local table outlived every handle");
+    assert_eq!(adopting.len(), 0, "the adopting table outlived every handle");
     // Interning a static `Str` (or a slice of one) in the global table files an immortal
     // entry; every other entry must have left with its last handle.
     let mortal = texts.iter().filter(|t| t.len() > 7 && !STATICS.iter().any(|s| s.contains(t.as_str())));

@@ -191,21 +191,27 @@ impl ByteStr {
         matches!(self.word.form(), StrForm::Inline(_))
     }
 
-    /// Whether interning is O(1): the whole buffer already is an atom's, or the string
-    /// is short enough (7 bytes) to be an atom by value.
+    /// Whether [`ByteStr::intern`] is O(1) and returns these very bytes: the whole buffer
+    /// already is the global table's atom, or the string is short enough (7 bytes) to be
+    /// an atom by value. A buffer that a local [`AtomTable`](crate::AtomTable) holds does
+    /// not count: `intern` copies it into the global table.
     ///
     /// ```
-    /// let s = dynatom::ByteStr::copy_from_slice(b"not interned until it has to be");
+    /// use dynatom::{AtomTable, ByteStr};
+    ///
+    /// let s = ByteStr::copy_from_slice(b"not interned until it has to be");
     /// assert!(!s.is_interned());
-    /// let _atom = s.intern();
-    /// assert!(s.is_interned());
+    /// let table = AtomTable::new();
+    /// let local = s.intern_in(&table);
+    /// assert_eq!(local.as_ptr(), s.as_ptr()); // the local table adopted the buffer
+    /// assert!(!s.is_interned());
+    /// let atom = s.intern(); // a copy in the global table
+    /// assert!(atom.to_byte_str().is_interned());
     /// ```
     #[inline]
     pub fn is_interned(&self) -> bool {
         match self.word.form() {
-            StrForm::Heap { block, offset: 0, len } => {
-                len == block.len() && block.flags() & crate::repr::heap::INTERNED != 0
-            }
+            StrForm::Heap { block, offset: 0, len } => len == block.len() && block.is_global_entry(),
             _ => self.len() <= crate::repr::atom_word::INLINE_ATOM_CAPACITY,
         }
     }

@@ -245,16 +245,24 @@ impl Str {
         self.text.get().is_inline()
     }
 
-    /// Whether interning this string is O(1): its whole buffer already is an atom's
-    /// buffer, or it is short enough (7 bytes) to be an atom by value.
+    /// Whether [`Str::intern`] is O(1) and returns this very buffer: the whole buffer
+    /// already is the global table's atom, or the text is short enough (7 bytes) to be
+    /// an atom by value. A buffer that a local [`AtomTable`](crate::AtomTable) adopted or
+    /// holds does not count: `intern` copies it into the global table (that table's own
+    /// [`Str::intern_in`] still finds it without hashing or comparing text).
     ///
     /// ```
-    /// use dynatom::Str;
+    /// use dynatom::{AtomTable, Str};
     ///
-    /// let s = Str::from("not interned until it has to be");
+    /// let s = Str::from(format!("not interned until it has to be, {}", 1));
     /// assert!(!s.is_interned());
-    /// let _atom = s.intern();
-    /// assert!(s.is_interned());
+    /// let table = AtomTable::new();
+    /// let local = s.intern_in(&table);
+    /// assert_eq!(local.as_ptr(), s.as_ptr()); // the local table adopted the buffer
+    /// assert!(!s.is_interned()); // but the global table does not hold it
+    /// let atom = s.intern();
+    /// assert_ne!(atom.as_ptr(), s.as_ptr()); // a copy
+    /// assert!(Str::from(&atom).is_interned());
     /// ```
     #[inline]
     pub fn is_interned(&self) -> bool {

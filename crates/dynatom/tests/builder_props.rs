@@ -2,12 +2,16 @@
 //! `_str` access methods behave exactly like their `String`/`str` models.
 
 mod common;
+mod realloc_log;
 use common::ChunkedWriter;
 
 use std::fmt::Write as _;
 
 use dynatom::{str_format, Pieces, Str, StrBuilder};
 use proptest::prelude::*;
+
+#[global_allocator]
+static ALLOCATOR: realloc_log::LoggingAllocator = realloc_log::LoggingAllocator;
 
 /// Texts of every size class: inline, just past inline, long, non-ASCII.
 fn text() -> impl Strategy<Value = String> {
@@ -70,12 +74,17 @@ proptest! {
             prop_assert_eq!(b.len(), model.len());
             prop_assert!(b.capacity() >= b.len());
         }
+        let trimmed = StrBuilder::with_capacity(b.len()).capacity() != b.capacity();
+        let sees_blocks = realloc_log::sees_string_blocks();
         let before = b.as_str().as_ptr();
+        let start = realloc_log::calls();
         let s = b.finish();
+        let end = realloc_log::calls();
         prop_assert_eq!(s.as_str(), model.as_str());
         prop_assert_eq!(s.is_inline(), model.len() <= 15);
-        if model.len() > 15 && !copy_free::under_valgrind() {
-            prop_assert_eq!(s.as_ptr(), before, "finish copied the bytes");
+        if model.len() > 15 {
+            let checked = realloc_log::check_finish(before, s.as_ptr(), trimmed, (start, end), sees_blocks);
+            prop_assert!(checked.is_ok(), "finish copied the bytes: {:?}", checked);
         }
     }
 
@@ -184,14 +193,6 @@ fn check_pieces<'a>(
         }
     }
     Ok(())
-}
-
-mod copy_free {
-    /// Valgrind's `realloc` always moves a block (by design, to catch stale pointers),
-    /// so the in-place check only means something outside it.
-    pub(super) fn under_valgrind() -> bool {
-        std::fs::read_to_string("/proc/self/maps").is_ok_and(|maps| maps.contains("vgpreload"))
-    }
 }
 
 #[test]

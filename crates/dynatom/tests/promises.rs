@@ -1,7 +1,7 @@
 //! Tests that pin the core's promises: sizes, inline vs heap, adoption, O(1) re-intern,
 //! copy-free hand-back, slice sharing and the retention policy.
 
-use dynatom::{Atom, AtomTable, MemoryReport, Str, StrError};
+use dynatom::{Atom, AtomTable, ByteStr, MemoryReport, Str, StrError};
 use std::mem::size_of;
 
 #[test]
@@ -72,16 +72,46 @@ fn reinterning_is_o1_without_probing() {
     assert_eq!(s.intern(), atom);
     // A local table has no room in the header to name itself: it finds its own entry by
     // address under the cached hash, without the lock, hashing and comparing no text.
+    // `is_interned` speaks of the global table only: `intern()` would copy these.
     for table in [AtomTable::with_seed(21), AtomTable::new()] {
         let atom = table.intern("a local atom handed out as a string");
         let s = Str::from(&atom);
-        assert!(s.is_interned());
+        assert!(!s.is_interned());
         let before = table.memory_report().lookups;
         for _ in 0..10 {
             assert_eq!(s.intern_in(&table), atom);
         }
         assert_eq!(table.memory_report().lookups, before, "re-intern must not probe the table");
     }
+}
+
+#[test]
+fn is_interned_means_the_global_table_holds_the_buffer() {
+    // Adopted by a local table: that table's atom, but `intern()` copies.
+    let table = AtomTable::new();
+    let s = Str::from(format!("a buffer a local table adopts, {}", line!()));
+    let local = s.intern_in(&table);
+    assert_eq!(local.as_ptr(), s.as_ptr(), "the local table adopted the buffer");
+    assert!(!s.is_interned());
+    assert!(!s.as_byte_str().is_interned());
+    let global = s.intern();
+    assert_ne!(global.as_ptr(), s.as_ptr(), "the global table copied it");
+    assert!(!s.is_interned());
+    assert!(Str::from(&global).is_interned());
+    assert_eq!(Str::from(&global).intern().as_ptr(), global.as_ptr());
+
+    // Adopted by the global table: `intern()` hands back this very buffer.
+    let s = ByteStr::copy_from_slice(format!("a buffer the global table adopts, {}", line!()).as_bytes());
+    assert!(!s.is_interned());
+    let atom = s.intern();
+    assert_eq!(atom.as_ptr(), s.as_ptr());
+    assert!(s.is_interned());
+    assert_eq!(s.intern().as_ptr(), s.as_ptr());
+    // A local table's copy of an atom's text is not the global atom either.
+    let other = AtomTable::with_seed(3);
+    let copy = s.intern_in(&other).to_byte_str();
+    assert_ne!(copy.as_ptr(), s.as_ptr());
+    assert!(!copy.is_interned());
 }
 
 #[test]

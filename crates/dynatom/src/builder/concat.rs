@@ -1,29 +1,111 @@
 //! [`Str::concat`], [`Str::join`] and [`ByteStr::concat`]: measure, then one allocation
 //! of the exact size.
+//!
+//! Measuring asks every piece for its text, and copying asks again. A piece's `AsRef`
+//! may answer differently the second time (nothing in the trait forbids it), so the
+//! copy pass never trusts the measurement: the result is exactly the text the copy pass
+//! read. Text past the measured total moves what was copied into a growable buffer,
+//! and text short of it is copied out at the end: a slower path, taken only for such
+//! pieces, instead of a wrong result or a panic.
 
 use std::convert::Infallible;
 
+use super::byte_builder::finish_buffer;
 use super::error::or_panic;
 use crate::byte_str::ByteStr;
 use crate::error::{Fallibility, StrError};
+use crate::repr::growable::GrowableBlock;
 use crate::repr::str_word::ExactSink;
 use crate::str::Str;
 use crate::utf8::Utf8;
 
-/// An empty sink for `total` bytes of text.
-pub(crate) fn text_sink(total: usize, fallibility: Fallibility) -> Result<Utf8<ExactSink>, StrError> {
-    Utf8::from_text("", |_| ExactSink::new(total, fallibility))
+/// Whether `len` more bytes fit after `filled` of a `total`-byte buffer.
+fn fits(filled: usize, len: usize, total: usize) -> bool {
+    filled.checked_add(len).is_some_and(|end| end <= total)
 }
 
-/// Appends `text` to a text sink.
-pub(crate) fn push_text(sink: &mut Utf8<ExactSink>, text: &str) {
-    sink.append(text, |sink, bytes| sink.push_bytes(bytes));
+/// Where the copy pass of [`Str::concat`] and [`Str::join`] puts text (see the module
+/// docs).
+enum TextCopy {
+    /// The buffer the measuring pass sized, with that size.
+    Measured(Utf8<ExactSink>, usize),
+    /// Everything copied so far, once a piece did not fit what was measured.
+    Grown(Utf8<GrowableBlock>),
 }
 
-/// The string a filled text sink holds.
-pub(crate) fn finish_text(sink: Utf8<ExactSink>) -> Str {
-    let Ok(text) = sink.into_same_bytes(|sink| Ok::<_, Infallible>(ByteStr::from_word(sink.finish())));
-    Str::from_utf8_handle(text)
+impl TextCopy {
+    fn new(total: usize, fallibility: Fallibility) -> Result<TextCopy, StrError> {
+        let sink = Utf8::from_text("", |_| ExactSink::new(total, fallibility))?;
+        Ok(TextCopy::Measured(sink, total))
+    }
+
+    fn push(&mut self, text: &str, fallibility: Fallibility) -> Result<(), StrError> {
+        match self {
+            TextCopy::Measured(sink, total) if fits(sink.as_str().len(), text.len(), *total) => {
+                sink.append(text, |sink, bytes| sink.push_bytes(bytes));
+                Ok(())
+            }
+            TextCopy::Measured(sink, _) => {
+                let mut grown = Utf8::empty_buffer();
+                for part in [sink.as_str(), text] {
+                    grown.append(part, |buf, bytes| buf.push_bytes(bytes, fallibility))?;
+                }
+                *self = TextCopy::Grown(grown);
+                Ok(())
+            }
+            TextCopy::Grown(grown) => grown.append(text, |buf, bytes| buf.push_bytes(bytes, fallibility)),
+        }
+    }
+
+    fn finish(self, fallibility: Fallibility) -> Result<Str, StrError> {
+        match self {
+            TextCopy::Measured(sink, total) if sink.as_str().len() == total => {
+                let Ok(text) = sink.into_same_bytes(|sink| Ok::<_, Infallible>(ByteStr::from_word(sink.finish())));
+                Ok(Str::from_utf8_handle(text))
+            }
+            TextCopy::Measured(sink, _) => Str::from_str_fallibility(sink.as_str(), fallibility),
+            TextCopy::Grown(grown) => {
+                grown.into_same_bytes(|buf| finish_buffer(buf, fallibility)).map(Str::from_utf8_handle)
+            }
+        }
+    }
+}
+
+/// Where the copy pass of [`ByteStr::concat`] puts bytes: [`TextCopy`] for bytes.
+enum ByteCopy {
+    Measured(ExactSink, usize),
+    Grown(GrowableBlock),
+}
+
+impl ByteCopy {
+    fn new(total: usize, fallibility: Fallibility) -> Result<ByteCopy, StrError> {
+        Ok(ByteCopy::Measured(ExactSink::new(total, fallibility)?, total))
+    }
+
+    fn push(&mut self, bytes: &[u8], fallibility: Fallibility) -> Result<(), StrError> {
+        match self {
+            ByteCopy::Measured(sink, total) if fits(sink.filled().len(), bytes.len(), *total) => {
+                sink.push_bytes(bytes);
+                Ok(())
+            }
+            ByteCopy::Measured(sink, _) => {
+                let mut grown = GrowableBlock::new();
+                grown.push_bytes(sink.filled(), fallibility)?;
+                grown.push_bytes(bytes, fallibility)?;
+                *self = ByteCopy::Grown(grown);
+                Ok(())
+            }
+            ByteCopy::Grown(grown) => grown.push_bytes(bytes, fallibility),
+        }
+    }
+
+    fn finish(self, fallibility: Fallibility) -> Result<ByteStr, StrError> {
+        match self {
+            ByteCopy::Measured(sink, total) if sink.filled().len() == total => Ok(ByteStr::from_word(sink.finish())),
+            ByteCopy::Measured(sink, _) => ByteStr::copy_fallibility(sink.filled(), fallibility),
+            ByteCopy::Grown(grown) => finish_buffer(grown, fallibility),
+        }
+    }
 }
 
 /// Sums lengths, reporting overflow the way an over-long string is reported.
@@ -34,6 +116,10 @@ fn total_len(mut lens: impl Iterator<Item = usize>) -> Result<usize, StrError> {
 impl Str {
     /// All `pieces` back to back, in one allocation sized for the total (none for a
     /// total of at most 15 bytes; see [`Str`] for the size classes of very long texts).
+    ///
+    /// Each piece is asked for its text twice, to measure and then to copy; the result
+    /// is the text the copy read, also from an `AsRef` that answers differently each
+    /// time (such pieces cost a second allocation, never a wrong result).
     ///
     /// # Panics
     /// If the total exceeds [`Str::MAX_LEN`] bytes.
@@ -63,14 +149,19 @@ impl Str {
 
     fn concat_fallibility<T: AsRef<str>>(pieces: &[T], fallibility: Fallibility) -> Result<Str, StrError> {
         let total = total_len(pieces.iter().map(|piece| piece.as_ref().len()))?;
-        let mut sink = text_sink(total, fallibility)?;
-        pieces.iter().for_each(|piece| push_text(&mut sink, piece.as_ref()));
-        Ok(finish_text(sink))
+        let mut copy = TextCopy::new(total, fallibility)?;
+        for piece in pieces {
+            copy.push(piece.as_ref(), fallibility)?;
+        }
+        copy.finish(fallibility)
     }
 
     /// The `items` with `separator` between each two, in one allocation sized for the
     /// total. The iterator is walked twice (once to measure, once to copy), hence
-    /// the `Clone` bound; slices, `Vec`s and most adapters over them qualify.
+    /// the `Clone` bound; slices, `Vec`s and most adapters over them qualify. The result
+    /// is what the second walk yields, also where it differs from the first (an
+    /// iterator or `AsRef` that answers differently each time costs a second allocation,
+    /// never a wrong result).
     ///
     /// # Panics
     /// If the total exceeds [`Str::MAX_LEN`] bytes.
@@ -123,20 +214,21 @@ impl Str {
         let separators_len = separator.len().checked_mul(count.saturating_sub(1));
         let total =
             separators_len.and_then(|len| len.checked_add(text_len)).ok_or(StrError::TooLong { len: usize::MAX })?;
-        let mut sink = text_sink(total, fallibility)?;
+        let mut copy = TextCopy::new(total, fallibility)?;
         for (index, item) in items.enumerate() {
             if index > 0 {
-                push_text(&mut sink, separator);
+                copy.push(separator, fallibility)?;
             }
-            push_text(&mut sink, item.as_ref());
+            copy.push(item.as_ref(), fallibility)?;
         }
-        Ok(finish_text(sink))
+        copy.finish(fallibility)
     }
 }
 
 impl ByteStr {
     /// All `pieces` back to back, in one allocation sized for the total (none for a
-    /// total of at most 15 bytes).
+    /// total of at most 15 bytes). As with [`Str::concat`], the result holds the bytes
+    /// the copy read, even from an `AsRef` that answers differently each time.
     ///
     /// # Panics
     /// If the total exceeds [`ByteStr::MAX_LEN`] bytes.
@@ -167,8 +259,10 @@ impl ByteStr {
 
     fn concat_fallibility<T: AsRef<[u8]>>(pieces: &[T], fallibility: Fallibility) -> Result<ByteStr, StrError> {
         let total = total_len(pieces.iter().map(|piece| piece.as_ref().len()))?;
-        let mut sink = ExactSink::new(total, fallibility)?;
-        pieces.iter().for_each(|piece| sink.push_bytes(piece.as_ref()));
-        Ok(ByteStr::from_word(sink.finish()))
+        let mut copy = ByteCopy::new(total, fallibility)?;
+        for piece in pieces {
+            copy.push(piece.as_ref(), fallibility)?;
+        }
+        copy.finish(fallibility)
     }
 }

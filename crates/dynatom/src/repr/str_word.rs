@@ -238,8 +238,8 @@ impl ExactSink {
     /// Appends `bytes`.
     ///
     /// # Panics
-    /// If more is pushed than announced: only an `AsRef` that answers differently when
-    /// asked twice can cause that.
+    /// If more is pushed than announced (the callers check the room first: their pieces'
+    /// `AsRef` may answer differently when asked twice).
     pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
         match self {
             ExactSink::Inline { buf, len } => {
