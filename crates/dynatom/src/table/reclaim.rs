@@ -288,6 +288,37 @@ impl Drop for Guard {
     }
 }
 
+/// The reclaimer's lock, held by the thread that forks across `fork()` (see
+/// `table::shared`'s fork handlers), so that no record is being registered while the
+/// process is copied.
+#[cfg(not(loom))]
+pub(crate) struct ForkHold {
+    records: crate::sync::MutexGuard<'static, Vec<Arc<Record>>>,
+}
+
+#[cfg(not(loom))]
+pub(crate) fn hold_for_fork() -> ForkHold {
+    ForkHold { records: lock(&DOMAIN.records) }
+}
+
+#[cfg(not(loom))]
+impl ForkHold {
+    /// Releases the lock in a forked child, where only the forking thread lives: every
+    /// other thread's record is cleared and given back, since its owner will never unpin
+    /// (a reader pinned in the parent at the fork would otherwise hold the epoch, and so
+    /// every later free in the child, for good). The forking thread holds no guard while
+    /// it forks (guards live inside the crate's calls), so its own record is idle too.
+    pub(crate) fn release_in_child(self) {
+        let own = HOT.try_with(|hot| hot.record.get()).unwrap_or(std::ptr::null());
+        for record in self.records.iter() {
+            if !std::ptr::eq(Arc::as_ptr(record), own) {
+                record.state.store(0, Ordering::Release);
+                record.owned.store(0, Ordering::Release);
+            }
+        }
+    }
+}
+
 /// Something unlinked, waiting for readers to move on.
 struct Item {
     ptr: NonNull<()>,

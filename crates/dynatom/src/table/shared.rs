@@ -144,6 +144,7 @@ impl TableShared {
         }
         if kind == TableKind::Global {
             sweep_global_table_at_exit();
+            fork::keep_locks_across_fork();
         }
         TableShared {
             seed,
@@ -528,6 +529,83 @@ fn sweep_global_table_at_exit() {
 
 #[cfg(loom)]
 fn sweep_global_table_at_exit() {}
+
+/// Keeps the global table usable in a child of `fork()`.
+///
+/// A lock held by another thread when a threaded program forks stays locked for good in
+/// the child, where that thread does not exist: the exit-time sweep (and any intern) would
+/// wait on it forever. So the forking thread takes every lock the global table uses before
+/// the fork (its shards' in order, the static entries', the block cache's, then the
+/// reclaimer's: the order the crate's own paths nest them in) and releases them on both
+/// sides after it. In the child the reclaimer also forgets the records of the threads that
+/// did not survive the fork. A child may then use the global table as the parent did.
+/// Tables made with `AtomTable::new()` or `with_seed` are not covered: like any structure
+/// behind a lock, one that another thread was writing when the process forked must not
+/// be used in the child.
+#[cfg(all(unix, not(loom)))]
+mod fork {
+    use std::cell::RefCell;
+
+    use super::ShardGuard;
+    use crate::repr::block_cache::cache;
+    use crate::sync::{lock, MutexGuard};
+    use crate::table::reclaim;
+
+    struct Held {
+        // Dropped in declaration order: the reverse of the order they were taken in.
+        reclaimer: Option<reclaim::ForkHold>,
+        _cache: cache::ForkHold,
+        _statics: MutexGuard<'static, Vec<usize>>,
+        _shards: Vec<ShardGuard<'static>>,
+    }
+
+    std::thread_local! {
+        static HELD: RefCell<Option<Held>> = const { RefCell::new(None) };
+    }
+
+    extern "C" fn prepare() {
+        let table = crate::table::AtomTable::global().shared();
+        let held = Held {
+            _shards: table.shards.iter().map(|padded| padded.slots.lock()).collect(),
+            _statics: lock(&table.static_entries),
+            _cache: cache::hold_for_fork(),
+            reclaimer: Some(reclaim::hold_for_fork()),
+        };
+        // A fork from a thread whose locals are being destroyed goes unprotected: the
+        // locks are released at once.
+        let _ = HELD.try_with(|slot| *slot.borrow_mut() = Some(held));
+    }
+
+    extern "C" fn in_parent() {
+        let _ = HELD.try_with(|slot| drop(slot.borrow_mut().take()));
+    }
+
+    extern "C" fn in_child() {
+        let _ = HELD.try_with(|slot| {
+            if let Some(mut held) = slot.borrow_mut().take() {
+                if let Some(reclaimer) = held.reclaimer.take() {
+                    reclaimer.release_in_child();
+                }
+            }
+        });
+    }
+
+    pub(super) fn keep_locks_across_fork() {
+        type Handler = Option<extern "C" fn()>;
+        extern "C" {
+            fn pthread_atfork(prepare: Handler, parent: Handler, child: Handler) -> std::ffi::c_int;
+        }
+        // SAFETY: `pthread_atfork` is the C library's; the handlers are plain functions
+        // that neither panic (they lock, ignoring poisoning, and collect a vector) nor
+        // unwind into C.
+        let _ = unsafe { pthread_atfork(Some(prepare), Some(in_parent), Some(in_child)) };
+    }
+}
+
+#[cfg(not(all(unix, not(loom))))]
+mod fork {
+    pub(super) fn keep_locks_across_fork() {}
+}
 
 /// The hook `repr::heap` calls when a global atom becomes unused.
 fn note_global_unused(hash: u64) {
