@@ -37,13 +37,20 @@ use crate::sync::Arc;
 /// * Deferred reclamation: the table holds one count of every atom it files. When the last
 ///   [`Str`](crate::Str) and [`Atom`](crate::Atom) of an interned text are dropped, the
 ///   atom stays, *unused*, and a later intern of the same text revives it without
-///   allocating. A shard frees its unused atoms in one sweep once they outnumber
-///   `max(floor, in_use / 2)`, where `floor` is the table's unused limit
-///   ([`AtomTable::set_unused_limit`], 4096 atoms by default, divided among the shards):
-///   beyond that fixed floor the table holds at most half again as many atoms as are in
-///   use. [`AtomTable::shrink`] sweeps at once, and a local table frees its unused atoms
-///   when it is dropped (atoms still in use stay valid). [`AtomTable::lookup`] finds only
-///   atoms in use.
+///   allocating. Unused atoms are bounded in number and in bytes (headers and texts, as
+///   [`MemoryReport::unused_bytes`] counts them): at most `max(floor, in_use / 2)` atoms,
+///   where `floor` is the table's unused limit ([`AtomTable::set_unused_limit`], 4096
+///   atoms by default), and at most `max(byte floor, in-use bytes / 2)` bytes, where the
+///   byte floor is [`AtomTable::set_unused_bytes_limit`]'s (4 MiB by default). Both are
+///   shared among the 64 shards, each checking its share when drops or filings could
+///   have passed it and sweeping its unused atoms once they pass half of it: an atom
+///   larger than a shard's share (64 KiB by default) is freed as soon as it is unused.
+///   In the global table a drop that leaves an atom unused makes the check; a table made
+///   with `AtomTable::new()` or `with_seed` hears of no drop and checks when it files
+///   atoms, so its unused atoms may pass the bounds by what was dropped since its last
+///   filing. [`AtomTable::shrink`] sweeps at once, and a local table frees its unused
+///   atoms when it is dropped (atoms still in use stay valid). [`AtomTable::lookup`]
+///   finds only atoms in use.
 /// * Hashing: rapidhash over every byte, computed at most once per heap string and
 ///   cached in its header. The global table and `AtomTable::new()` tables share the
 ///   process's random seed, so a cached hash serves them all; `AtomTable::with_seed`
@@ -238,6 +245,26 @@ impl AtomTable {
     /// ```
     pub fn set_unused_limit(&self, atoms: usize) {
         self.shared.set_unused_limit(atoms);
+    }
+
+    /// Sets how many bytes of unused atoms (headers and texts) the table keeps, beyond
+    /// half the bytes of its atoms in use, before it sweeps them (4 MiB by default; 0 keeps
+    /// them at most half the bytes in use). Like the atom limit it is shared among the
+    /// table's 64 shards, so an unused atom larger than a 64th of it is freed at once.
+    /// Setting it checks every shard against the new bound.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// table.set_unused_bytes_limit(1 << 20);
+    /// for i in 0..50 {
+    ///     drop(table.intern(&format!("{i:>65536}")));
+    /// }
+    /// let report = table.memory_report();
+    /// assert_eq!(report.unused_bytes_limit, 1 << 20);
+    /// assert!(report.unused_bytes <= report.unused_bytes_limit, "{report}");
+    /// ```
+    pub fn set_unused_bytes_limit(&self, bytes: usize) {
+        self.shared.set_unused_bytes_limit(bytes);
     }
 
     /// Whether no atom is filed here.

@@ -33,6 +33,10 @@ pub struct MemoryReport {
     /// Heap bytes (headers and characters) of the unused atoms, counted apart from the
     /// figures below, which are the atoms in use.
     pub unused_bytes: usize,
+    /// The most bytes of unused atoms the table keeps: `max(byte floor, in-use bytes / 2)`,
+    /// the in-use bytes being `header_bytes + char_bytes` (see
+    /// [`AtomTable::set_unused_bytes_limit`](crate::AtomTable::set_unused_bytes_limit)).
+    pub unused_bytes_limit: usize,
     /// The table's own structures: shards, locks and hash-table storage.
     pub table_bytes: usize,
     /// Headers in front of the atoms' characters (and static atoms' entries).
@@ -77,6 +81,7 @@ impl MemoryReport {
             report.table_bytes += shard.memory_size();
             for_each_entry(shard, |raw| report.add_entry(raw));
         });
+        report.unused_bytes_limit = table.unused_bytes_floor().max((report.header_bytes + report.char_bytes) / 2);
         if !slop_is_known() {
             report.slop_bytes = None;
         }
@@ -151,7 +156,8 @@ impl fmt::Display for MemoryReport {
         line(f, "├──", self.table_bytes, "table (shards, locks, slot arrays)")?;
         line(f, "├──", self.header_bytes, "atom headers")?;
         line(f, "├──", self.char_bytes, "characters")?;
-        let unused = format!("unused atoms ({}), kept until a sweep", self.unused_atoms);
+        let unused =
+            format!("unused atoms ({}), kept until a sweep (at most {} B)", self.unused_atoms, self.unused_bytes_limit);
         line(f, "├──", self.unused_bytes, &unused)?;
         match self.slop_bytes {
             Some(slop) => line(f, "└──", slop, "allocator slop")?,
