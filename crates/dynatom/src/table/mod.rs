@@ -8,13 +8,13 @@ mod shared;
 mod slots;
 
 pub use report::MemoryReport;
+use shared::SharedRef;
 use shared::TableKind;
 pub(crate) use shared::TableShared;
 
 use crate::error::{Fallibility, StrError, MAX_LEN};
 use crate::repr::atom_word::AtomWord;
 use crate::repr::str_word::{StrForm, StrWord};
-use crate::sync::Arc;
 
 /// A set of interned strings: each distinct byte string has exactly one entry here, so
 /// atoms of one table compare by a single word. Text and bytes share the entries: the
@@ -74,12 +74,11 @@ use crate::sync::Arc;
 /// ```
 #[derive(Clone)]
 pub struct AtomTable {
-    shared: Arc<TableShared>,
+    shared: SharedRef,
 }
 
 #[cfg(not(loom))]
-static GLOBAL: std::sync::LazyLock<AtomTable> =
-    std::sync::LazyLock::new(|| AtomTable::from_shared(TableShared::new(process_seed(), TableKind::Global)));
+static GLOBAL: std::sync::LazyLock<AtomTable> = std::sync::LazyLock::new(|| AtomTable::infallibly(TableKind::Global));
 
 /// The seed of the global table and of every `AtomTable::new()` table.
 #[cfg(not(loom))]
@@ -95,12 +94,23 @@ fn process_seed() -> u64 {
 
 #[cfg(loom)]
 loom::lazy_static! {
-    static ref GLOBAL: AtomTable = AtomTable::from_shared(TableShared::new(process_seed(), TableKind::Global));
+    static ref GLOBAL: AtomTable = AtomTable::infallibly(TableKind::Global);
 }
 
 impl AtomTable {
-    fn from_shared(shared: TableShared) -> AtomTable {
-        AtomTable { shared: Arc::new(shared) }
+    fn try_with_kind(seed: u64, kind: TableKind) -> Result<AtomTable, StrError> {
+        let shared = TableShared::try_new(seed, kind)?;
+        #[cfg(not(loom))]
+        let shared = SharedRef::try_new(shared)?;
+        #[cfg(loom)]
+        let shared = SharedRef::new(shared);
+        Ok(AtomTable { shared })
+    }
+
+    /// A table of `kind` with the process seed; out of memory, it aborts as any
+    /// allocation does.
+    fn infallibly(kind: TableKind) -> AtomTable {
+        AtomTable::try_with_kind(process_seed(), kind).unwrap_or_else(|_| out_of_memory())
     }
 
     /// A new, empty table. It hashes with the process's random seed, as the global table
@@ -114,7 +124,17 @@ impl AtomTable {
     /// ```
     #[must_use]
     pub fn new() -> AtomTable {
-        AtomTable::from_shared(TableShared::new(process_seed(), TableKind::Local))
+        AtomTable::infallibly(TableKind::Local)
+    }
+
+    /// Like [`AtomTable::new`], but reports allocation failure instead of aborting.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::try_new().expect("memory for a table");
+    /// assert_eq!(table.try_intern("filed in a table made fallibly").unwrap(), "filed in a table made fallibly");
+    /// ```
+    pub fn try_new() -> Result<AtomTable, StrError> {
+        AtomTable::try_with_kind(process_seed(), TableKind::Local)
     }
 
     /// A new, empty table with a fixed hash seed, for reproducible runs. A string's
@@ -128,7 +148,7 @@ impl AtomTable {
     /// ```
     #[must_use]
     pub fn with_seed(seed: u64) -> AtomTable {
-        AtomTable::from_shared(TableShared::new(seed, TableKind::OwnSeed))
+        AtomTable::try_with_kind(seed, TableKind::OwnSeed).unwrap_or_else(|_| out_of_memory())
     }
 
     /// The process-wide table behind [`Str::intern`](crate::Str::intern),
@@ -178,7 +198,13 @@ impl AtomTable {
 
     /// The atom for `bytes`, keeping them in the binary if they are new (see
     /// [`AtomTable::intern_static`]).
+    ///
+    /// # Panics
+    /// If `bytes` are longer than [`MAX_LEN`]: before hashing them, and outside every lock.
     pub(crate) fn intern_static_word(&self, bytes: &'static [u8]) -> AtomWord {
+        if bytes.len() > MAX_LEN {
+            panic!("{}", StrError::TooLong { len: bytes.len() });
+        }
         if let Some(word) = AtomWord::inline(bytes) {
             return word;
         }
@@ -288,6 +314,13 @@ impl AtomTable {
     pub fn memory_report(&self) -> MemoryReport {
         MemoryReport::collect(&self.shared)
     }
+}
+
+/// What an allocation that failed does in the infallible constructors: what `Box::new`
+/// does.
+#[cold]
+fn out_of_memory() -> ! {
+    std::alloc::handle_alloc_error(std::alloc::Layout::new::<TableShared>())
 }
 
 impl Default for AtomTable {

@@ -37,7 +37,7 @@
 
 use std::ptr::NonNull;
 
-use crate::error::StrError;
+use crate::error::{StrError, MAX_LEN};
 use crate::hash;
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::heap::{cacheable_hash, Block, Fallibility, StaticEntry, INTERNED, LOCAL, OWN_SEED};
@@ -155,16 +155,21 @@ fn shard_index(hash: u64) -> usize {
 }
 
 impl TableShared {
-    pub(crate) fn new(seed: u64, kind: TableKind) -> TableShared {
+    /// A new, empty table, or the allocation failure (the shards are its one
+    /// allocation; their slot arrays come with the first atoms).
+    pub(crate) fn try_new(seed: u64, kind: TableKind) -> Result<TableShared, StrError> {
         let floor = DEFAULT_UNUSED_LIMIT.div_ceil(SHARD_COUNT);
         let bytes_floor = DEFAULT_UNUSED_BYTES_LIMIT / SHARD_COUNT;
-        let shards = (0..SHARD_COUNT)
-            .map(|_| PaddedShard {
-                slots: Slots::new(Shard { check_at_len: floor, ..Shard::default() }, entry_probe_hash),
-                pressure: AtomicUsize::new(0),
-                check_after: AtomicUsize::new(bytes_floor),
-            })
-            .collect();
+        let mut shards = Vec::new();
+        if shards.try_reserve_exact(SHARD_COUNT).is_err() {
+            return Err(StrError::AllocFailed { size: SHARD_COUNT * std::mem::size_of::<PaddedShard>() });
+        }
+        shards.extend((0..SHARD_COUNT).map(|_| PaddedShard {
+            slots: Slots::new(Shard { check_at_len: floor, ..Shard::default() }, entry_probe_hash),
+            pressure: AtomicUsize::new(0),
+            check_after: AtomicUsize::new(bytes_floor),
+        }));
+        let shards = shards.into_boxed_slice();
         if kind == TableKind::Global {
             crate::repr::heap::set_unused_hook(note_global_unused);
         }
@@ -172,7 +177,7 @@ impl TableShared {
             sweep_global_table_at_exit();
             fork::keep_locks_across_fork();
         }
-        TableShared {
+        Ok(TableShared {
             seed,
             kind,
             shards,
@@ -182,7 +187,7 @@ impl TableShared {
             live_bytes: AtomicUsize::new(0),
             filed_bytes: AtomicUsize::new(0),
             filed_bytes_room: AtomicUsize::new(DEFAULT_UNUSED_BYTES_LIMIT),
-        }
+        })
     }
 
     pub(crate) fn is_global(&self) -> bool {
@@ -499,6 +504,9 @@ impl TableShared {
 
     /// Interns a copy of `bytes` (longer than an inline atom).
     pub(crate) fn intern_copy(&self, bytes: &[u8], fallibility: Fallibility) -> Result<AtomWord, StrError> {
+        if fallibility == Fallibility::Fallible {
+            reclaim::ensure_registered()?;
+        }
         let hash = self.hash_inlined(bytes);
         self.find_or_file(bytes, hash, || self.file_copy(bytes, hash, fallibility))
     }
@@ -512,6 +520,9 @@ impl TableShared {
     /// itself when no atom of those bytes exists and no table has it yet. Tables with
     /// their own seed copy: the block's one hash slot holds the process seed's hash.
     pub(crate) fn intern_block(&self, block: &Block, fallibility: Fallibility) -> Result<AtomWord, StrError> {
+        if fallibility == Fallibility::Fallible {
+            reclaim::ensure_registered()?;
+        }
         if self.kind == TableKind::Global && block.is_global_entry() {
             return Ok(AtomWord::from_block(block.clone()));
         }
@@ -553,6 +564,11 @@ impl TableShared {
         }
         let hash = self.hash(bytes);
         let filed = self.find_or_file(bytes, hash, || {
+            // Refused here, under the lock, as an error rather than a panic (the callers
+            // check the length before hashing, so this is not reached).
+            if bytes.len() > MAX_LEN {
+                return Err(StrError::TooLong { len: bytes.len() });
+            }
             let leaked = StaticEntry::leak(bytes, hash);
             lock(&self.static_entries).push(leaked.as_ptr().addr());
             let atom = AtomWord::from_static(leaked);
@@ -721,6 +737,90 @@ mod fork {
 fn note_global_unused(hash: u64, bytes: usize) {
     crate::table::AtomTable::global().shared().note_unused(hash, bytes);
 }
+
+/// A counted handle to a [`TableShared`]: what `Arc<TableShared>` would be, but made
+/// fallibly, so that running out of memory for a new table is an error (`Arc` has no
+/// stable fallible constructor). Under loom it is loom's `Arc`, which the models track.
+#[cfg(not(loom))]
+pub(crate) struct SharedRef {
+    ptr: NonNull<Counted>,
+}
+
+#[cfg(not(loom))]
+struct Counted {
+    count: AtomicUsize,
+    table: TableShared,
+}
+
+// SAFETY: a shared reference to a `TableShared`, which is `Sync` and `Send` (its shards
+// are behind locks and atomics); the count is atomic, as `Arc`'s.
+#[cfg(not(loom))]
+unsafe impl Send for SharedRef {}
+// SAFETY: as above.
+#[cfg(not(loom))]
+unsafe impl Sync for SharedRef {}
+
+#[cfg(not(loom))]
+impl SharedRef {
+    /// `table` behind a new handle, or the allocation failure.
+    pub(crate) fn try_new(table: TableShared) -> Result<SharedRef, StrError> {
+        let layout = std::alloc::Layout::new::<Counted>();
+        // SAFETY: `Counted` is not zero-sized.
+        let Some(ptr) = NonNull::new(unsafe { std::alloc::alloc(layout) }.cast::<Counted>()) else {
+            return Err(StrError::AllocFailed { size: layout.size() });
+        };
+        // SAFETY: a fresh allocation with `Counted`'s layout.
+        unsafe { ptr.as_ptr().write(Counted { count: AtomicUsize::new(1), table }) };
+        Ok(SharedRef { ptr })
+    }
+}
+
+#[cfg(not(loom))]
+impl std::ops::Deref for SharedRef {
+    type Target = TableShared;
+
+    fn deref(&self) -> &TableShared {
+        // SAFETY: the allocation lives while any handle does; this is one.
+        unsafe { &self.ptr.as_ref().table }
+    }
+}
+
+#[cfg(not(loom))]
+impl Clone for SharedRef {
+    fn clone(&self) -> SharedRef {
+        // SAFETY: as in `deref`.
+        let counted = unsafe { self.ptr.as_ref() };
+        // Relaxed, and the abort past `isize::MAX`, as `Arc::clone`: a new handle is made
+        // from one that already keeps the table alive.
+        if counted.count.fetch_add(1, Ordering::Relaxed) > isize::MAX as usize {
+            std::process::abort();
+        }
+        SharedRef { ptr: self.ptr }
+    }
+}
+
+#[cfg(not(loom))]
+impl Drop for SharedRef {
+    fn drop(&mut self) {
+        // SAFETY: as in `deref`.
+        let counted = unsafe { self.ptr.as_ref() };
+        // Release, then Acquire before freeing, as `Arc`'s drop: every other handle's uses
+        // happen before the table is dropped.
+        if counted.count.fetch_sub(1, Ordering::Release) != 1 {
+            return;
+        }
+        crate::sync::fence(Ordering::Acquire);
+        // SAFETY: the last handle: nothing else refers to the allocation, made by
+        // `try_new` with this layout, dropped and freed once.
+        unsafe {
+            std::ptr::drop_in_place(self.ptr.as_ptr());
+            std::alloc::dealloc(self.ptr.as_ptr().cast(), std::alloc::Layout::new::<Counted>());
+        }
+    }
+}
+
+#[cfg(loom)]
+pub(crate) type SharedRef = crate::sync::Arc<TableShared>;
 
 impl Drop for TableShared {
     fn drop(&mut self) {
