@@ -47,7 +47,7 @@ impl Busy {
                         let atom = Atom::from(text.as_str());
                         drop(Str::from(text).intern());
                         drop(atom);
-                        if i % 512 == 0 {
+                        if i.is_multiple_of(512) {
                             AtomTable::global().shrink();
                         }
                         i += 1;

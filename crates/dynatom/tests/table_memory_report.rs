@@ -26,7 +26,7 @@ fn an_atom_of_static_text_reports_its_characters() {
     let report = local.memory_report();
     assert_eq!((report.header_bytes, report.char_bytes), (MemoryReport::HEADER_BYTES, heap.len()), "{report}");
     let copied = AtomTable::new();
-    let _atom = copied.intern(&heap.to_string());
+    let _atom = copied.intern(heap.as_str());
     let copied = copied.memory_report();
     assert_eq!((copied.header_bytes, copied.char_bytes), (report.header_bytes, report.char_bytes));
     drop(Str::from(""));

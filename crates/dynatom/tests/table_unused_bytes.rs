@@ -29,7 +29,7 @@ fn the_global_table_keeps_unused_bytes_within_the_bound() {
     // 256 KiB texts, each dropped at once, through both ways of interning.
     for i in 0..600 {
         let text = large_text("global, dropped at once", i, 256 << 10);
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             drop(Atom::from(text.as_str()));
         } else {
             drop(Str::from(text).intern());
@@ -40,7 +40,7 @@ fn the_global_table_keeps_unused_bytes_within_the_bound() {
     let mut held = Vec::new();
     for i in 0..300 {
         let atom = Atom::from(large_text("global, one in three held", i, 1 << 20));
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             held.push(atom);
         }
         let report = table.memory_report();

@@ -22,7 +22,7 @@ impl Drop for Holder {
         // and may sweep, which pins and retires).
         self.atoms.clear();
         for (i, text) in texts.iter().enumerate() {
-            let again = if i % 2 == 0 { Atom::from(text.as_str()) } else { Str::from(text.as_str()).intern() };
+            let again = if i.is_multiple_of(2) { Atom::from(text.as_str()) } else { Str::from(text.as_str()).intern() };
             assert_eq!(again.as_str(), text);
             assert_eq!(Atom::lookup(text), Some(again.clone()));
             drop(Atom::from(format!("{text}, interned by a destructor")));

@@ -283,7 +283,7 @@ impl AtomTable {
     /// let table = dynatom::AtomTable::new();
     /// table.set_unused_bytes_limit(1 << 20);
     /// for i in 0..50 {
-    ///     drop(table.intern(&format!("{i:>65536}")));
+    ///     drop(table.intern(&format!("{i}{}", "x".repeat(64 << 10))));
     /// }
     /// let report = table.memory_report();
     /// assert_eq!(report.unused_bytes_limit, 1 << 20);

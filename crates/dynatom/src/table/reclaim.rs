@@ -346,6 +346,8 @@ fn register_fallibly() -> Result<(), StrError> {
 
 /// A guard with a record of its own, for a thread whose locals are already destroyed.
 #[cold]
+// `RecordRef` is a plain reference outside loom and an `Arc` under it: one spelling for both.
+#[allow(clippy::needless_borrow, clippy::borrow_deref_ref)]
 fn pin_with_own_record() -> Guard {
     let own = DOMAIN.register();
     DOMAIN.announce(&own);
