@@ -53,13 +53,13 @@ fn static_strs_check_their_length_at_construction() {
 fn try_intern_refuses_over_long_text_before_hashing_it() {
     let table = AtomTable::new();
     let _kept = table.try_intern("fits in the table").unwrap();
-    let lookups = table.memory_report().lookups;
+    let lookups = table.memory_report().locked_lookups;
     if under_valgrind() {
         return;
     }
     assert_eq!(table.try_intern(over_long()).unwrap_err(), StrError::TooLong { len: Str::MAX_LEN + 1 });
     // Refused before the shard lookup (which hashes first): no lookup was counted.
-    assert_eq!(table.memory_report().lookups, lookups);
+    assert_eq!(table.memory_report().locked_lookups, lookups);
     assert_eq!(table.len(), 1);
     assert_eq!(AtomTable::global().try_intern(over_long()).unwrap_err(), StrError::TooLong { len: Str::MAX_LEN + 1 });
 }
@@ -123,4 +123,26 @@ fn messages_count_in_the_singular_and_plural() {
     assert!(report.contains("(1 string,"), "{report}");
     i.intern("two strings");
     assert!(i.memory_report().to_string().contains("(2 strings,"));
+}
+
+#[test]
+fn atom_from_static_refuses_over_long_text_before_hashing_it() {
+    if under_valgrind() {
+        return;
+    }
+    let text = over_long();
+    let start = std::time::Instant::now();
+    let result = std::panic::catch_unwind(|| dynatom::Atom::from_static(text));
+    let elapsed = start.elapsed();
+    let message = result.expect_err("an over-long static text is refused");
+    let message = message.downcast_ref::<String>().map(String::as_str).unwrap_or("");
+    assert!(message.contains(&(Str::MAX_LEN + 1).to_string()), "the panic names the length: {message:?}");
+    // Hashing 4 GiB takes seconds; checking the length takes nothing.
+    assert!(elapsed < std::time::Duration::from_secs(2), "refused only after {elapsed:?}: hashed first");
+    // The table is usable from every thread afterwards.
+    std::thread::spawn(|| {
+        assert_eq!(dynatom::Atom::from("after an over-long static text"), "after an over-long static text")
+    })
+    .join()
+    .unwrap();
 }

@@ -113,7 +113,8 @@ impl fmt::Display for InternerMemoryReport {
 
 impl From<InternerMemoryReport> for crate::MemoryReport {
     /// The same figures in the atom table's report type: `atoms` = strings,
-    /// `header_bytes` = index, `slop_bytes` = unused chunk capacity.
+    /// `header_bytes` = index, `slop_bytes` = unused chunk capacity, and its lookups,
+    /// hits and misses become `locked_lookups`, `locked_hits` and `locked_misses`.
     ///
     /// ```
     /// let mut i = dynatom::interner::Interner::new();
@@ -128,9 +129,9 @@ impl From<InternerMemoryReport> for crate::MemoryReport {
             header_bytes: r.index_bytes,
             char_bytes: r.char_bytes,
             slop_bytes: Some(r.slack_bytes),
-            lookups: r.lookups,
-            hits: r.hits,
-            misses: r.misses,
+            locked_lookups: r.lookups,
+            locked_hits: r.hits,
+            locked_misses: r.misses,
             inserts: r.inserts,
             mean_probe: r.mean_probe,
             max_probe: r.max_probe,

@@ -357,8 +357,12 @@ impl RawAtom {
         // SAFETY: forwarded from this function's contract.
         let len = unsafe { self.bytes() }.len();
         match self.block_ptr() {
-            Some(block) => EntryFootprint { header: heap::HEADER_SIZE, chars: len, block: Some(block.cast()) },
-            None => EntryFootprint { header: std::mem::size_of::<StaticEntry>(), chars: 0, block: None },
+            Some(block) => {
+                EntryFootprint { header: heap::HEADER_SIZE, chars: len, static_chars: 0, block: Some(block.cast()) }
+            }
+            None => {
+                EntryFootprint { header: std::mem::size_of::<StaticEntry>(), chars: 0, static_chars: len, block: None }
+            }
         }
     }
 }
@@ -367,6 +371,8 @@ impl RawAtom {
 pub(crate) struct EntryFootprint {
     pub(crate) header: usize,
     pub(crate) chars: usize,
+    /// Characters kept in the binary (a static entry's).
+    pub(crate) static_chars: usize,
     /// The allocation, for asking the allocator about slop.
     pub(crate) block: Option<NonNull<u8>>,
 }

@@ -210,7 +210,7 @@ pub fn block_cache_bytes() -> usize {
 }
 
 #[cfg(not(loom))]
-mod cache {
+pub(crate) mod cache {
     use std::alloc::Layout;
     use std::ptr::NonNull;
 
@@ -240,6 +240,14 @@ mod cache {
     }
 
     static CACHE: Mutex<Cache> = Mutex::new(Cache { stacks: Vec::new(), bytes: 0, limit: DEFAULT_BLOCK_CACHE_LIMIT });
+
+    /// The cache's lock, held by the thread that forks across `fork()` (see
+    /// `table::shared`'s fork handlers): a child then finds it unlocked.
+    pub(crate) struct ForkHold(#[allow(dead_code)] std::sync::MutexGuard<'static, Cache>);
+
+    pub(crate) fn hold_for_fork() -> ForkHold {
+        ForkHold(lock(&CACHE))
+    }
 
     pub(super) fn take(layout: Layout) -> Option<NonNull<u8>> {
         let mut cache = lock(&CACHE);

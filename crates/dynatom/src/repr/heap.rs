@@ -76,12 +76,13 @@ pub(crate) const fn cacheable_hash(hash: u64) -> u64 {
 }
 
 /// What a drop calls when a block interned in the global table falls to the table's
-/// count alone, with the block's cached hash: set once, by the global table.
-static UNUSED_HOOK: std::sync::OnceLock<fn(u64)> = std::sync::OnceLock::new();
+/// count alone, with the block's cached hash and its bytes (header and text): set once,
+/// by the global table.
+static UNUSED_HOOK: std::sync::OnceLock<fn(u64, usize)> = std::sync::OnceLock::new();
 
-/// Installs the hook a drop calls with a global atom's hash when the atom becomes unused
-/// (its count falls to the table's one). Later calls keep the first hook.
-pub(crate) fn set_unused_hook(hook: fn(u64)) {
+/// Installs the hook a drop calls with a global atom's hash and bytes when the atom
+/// becomes unused (its count falls to the table's one). Later calls keep the first hook.
+pub(crate) fn set_unused_hook(hook: fn(u64, usize)) {
     let _ = UNUSED_HOOK.set(hook);
 }
 
@@ -425,12 +426,13 @@ impl Drop for Block {
         // Read before the decrement: once the count is down to the table's one, a sweep may
         // take the block back and free it at once (this thread is not a pinned reader).
         let state = self.state();
+        let len = self.header().len;
         // Release: our uses of the block happen before whoever frees it.
         let old = self.header().count.fetch_sub(1, Ordering::Release);
         if old == 1 {
             free_last(self.ptr);
         } else if old == 2 && state & (INTERNED | LOCAL) == INTERNED {
-            became_unused(state);
+            became_unused(state, len);
         }
     }
 }
@@ -453,9 +455,9 @@ fn free_last(ptr: NonNull<Header>) {
 /// touched any more: a sweep may already have freed it. (A flag set between the read and
 /// the decrement is missed: the hook is a hint to sweep sooner, never needed for safety.)
 #[inline(never)]
-fn became_unused(state: u64) {
+fn became_unused(state: u64, len: u32) {
     if let Some(hook) = UNUSED_HOOK.get() {
-        hook(state & !FLAGS);
+        hook(state & !FLAGS, HEADER_SIZE + len as usize);
     }
 }
 

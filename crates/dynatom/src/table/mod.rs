@@ -8,13 +8,13 @@ mod shared;
 mod slots;
 
 pub use report::MemoryReport;
+use shared::SharedRef;
 use shared::TableKind;
 pub(crate) use shared::TableShared;
 
 use crate::error::{Fallibility, StrError, MAX_LEN};
 use crate::repr::atom_word::AtomWord;
 use crate::repr::str_word::{StrForm, StrWord};
-use crate::sync::Arc;
 
 /// A set of interned strings: each distinct byte string has exactly one entry here, so
 /// atoms of one table compare by a single word. Text and bytes share the entries: the
@@ -37,13 +37,20 @@ use crate::sync::Arc;
 /// * Deferred reclamation: the table holds one count of every atom it files. When the last
 ///   [`Str`](crate::Str) and [`Atom`](crate::Atom) of an interned text are dropped, the
 ///   atom stays, *unused*, and a later intern of the same text revives it without
-///   allocating. A shard frees its unused atoms in one sweep once they outnumber
-///   `max(floor, in_use / 2)`, where `floor` is the table's unused limit
-///   ([`AtomTable::set_unused_limit`], 4096 atoms by default, divided among the shards):
-///   beyond that fixed floor the table holds at most half again as many atoms as are in
-///   use. [`AtomTable::shrink`] sweeps at once, and a local table frees its unused atoms
-///   when it is dropped (atoms still in use stay valid). [`AtomTable::lookup`] finds only
-///   atoms in use.
+///   allocating. Unused atoms are bounded in number and in bytes (headers and texts, as
+///   [`MemoryReport::unused_bytes`] counts them): at most `max(floor, in_use / 2)` atoms,
+///   where `floor` is the table's unused limit ([`AtomTable::set_unused_limit`], 4096
+///   atoms by default), and at most `max(byte floor, in-use bytes / 2)` bytes, where the
+///   byte floor is [`AtomTable::set_unused_bytes_limit`]'s (4 MiB by default). Both are
+///   shared among the 64 shards, each checking its share when drops or filings could
+///   have passed it and sweeping its unused atoms once they pass half of it: an atom
+///   larger than a shard's share (64 KiB by default) is freed as soon as it is unused.
+///   In the global table a drop that leaves an atom unused makes the check; a table made
+///   with `AtomTable::new()` or `with_seed` hears of no drop and checks when it files
+///   atoms, so its unused atoms may pass the bounds by what was dropped since its last
+///   filing. [`AtomTable::shrink`] sweeps at once, and a local table frees its unused
+///   atoms when it is dropped (atoms still in use stay valid). [`AtomTable::lookup`]
+///   finds only atoms in use.
 /// * Hashing: rapidhash over every byte, computed at most once per heap string and
 ///   cached in its header. The global table and `AtomTable::new()` tables share the
 ///   process's random seed, so a cached hash serves them all; `AtomTable::with_seed`
@@ -67,12 +74,11 @@ use crate::sync::Arc;
 /// ```
 #[derive(Clone)]
 pub struct AtomTable {
-    shared: Arc<TableShared>,
+    shared: SharedRef,
 }
 
 #[cfg(not(loom))]
-static GLOBAL: std::sync::LazyLock<AtomTable> =
-    std::sync::LazyLock::new(|| AtomTable::from_shared(TableShared::new(process_seed(), TableKind::Global)));
+static GLOBAL: std::sync::LazyLock<AtomTable> = std::sync::LazyLock::new(|| AtomTable::infallibly(TableKind::Global));
 
 /// The seed of the global table and of every `AtomTable::new()` table.
 #[cfg(not(loom))]
@@ -88,12 +94,23 @@ fn process_seed() -> u64 {
 
 #[cfg(loom)]
 loom::lazy_static! {
-    static ref GLOBAL: AtomTable = AtomTable::from_shared(TableShared::new(process_seed(), TableKind::Global));
+    static ref GLOBAL: AtomTable = AtomTable::infallibly(TableKind::Global);
 }
 
 impl AtomTable {
-    fn from_shared(shared: TableShared) -> AtomTable {
-        AtomTable { shared: Arc::new(shared) }
+    fn try_with_kind(seed: u64, kind: TableKind) -> Result<AtomTable, StrError> {
+        let shared = TableShared::try_new(seed, kind)?;
+        #[cfg(not(loom))]
+        let shared = SharedRef::try_new(shared)?;
+        #[cfg(loom)]
+        let shared = SharedRef::new(shared);
+        Ok(AtomTable { shared })
+    }
+
+    /// A table of `kind` with the process seed; out of memory, it aborts as any
+    /// allocation does.
+    fn infallibly(kind: TableKind) -> AtomTable {
+        AtomTable::try_with_kind(process_seed(), kind).unwrap_or_else(|_| out_of_memory())
     }
 
     /// A new, empty table. It hashes with the process's random seed, as the global table
@@ -107,7 +124,17 @@ impl AtomTable {
     /// ```
     #[must_use]
     pub fn new() -> AtomTable {
-        AtomTable::from_shared(TableShared::new(process_seed(), TableKind::Local))
+        AtomTable::infallibly(TableKind::Local)
+    }
+
+    /// Like [`AtomTable::new`], but reports allocation failure instead of aborting.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::try_new().expect("memory for a table");
+    /// assert_eq!(table.try_intern("filed in a table made fallibly").unwrap(), "filed in a table made fallibly");
+    /// ```
+    pub fn try_new() -> Result<AtomTable, StrError> {
+        AtomTable::try_with_kind(process_seed(), TableKind::Local)
     }
 
     /// A new, empty table with a fixed hash seed, for reproducible runs. A string's
@@ -121,7 +148,7 @@ impl AtomTable {
     /// ```
     #[must_use]
     pub fn with_seed(seed: u64) -> AtomTable {
-        AtomTable::from_shared(TableShared::new(seed, TableKind::OwnSeed))
+        AtomTable::try_with_kind(seed, TableKind::OwnSeed).unwrap_or_else(|_| out_of_memory())
     }
 
     /// The process-wide table behind [`Str::intern`](crate::Str::intern),
@@ -171,7 +198,13 @@ impl AtomTable {
 
     /// The atom for `bytes`, keeping them in the binary if they are new (see
     /// [`AtomTable::intern_static`]).
+    ///
+    /// # Panics
+    /// If `bytes` are longer than [`MAX_LEN`]: before hashing them, and outside every lock.
     pub(crate) fn intern_static_word(&self, bytes: &'static [u8]) -> AtomWord {
+        if bytes.len() > MAX_LEN {
+            panic!("{}", StrError::TooLong { len: bytes.len() });
+        }
         if let Some(word) = AtomWord::inline(bytes) {
             return word;
         }
@@ -240,6 +273,26 @@ impl AtomTable {
         self.shared.set_unused_limit(atoms);
     }
 
+    /// Sets how many bytes of unused atoms (headers and texts) the table keeps, beyond
+    /// half the bytes of its atoms in use, before it sweeps them (4 MiB by default; 0 keeps
+    /// them at most half the bytes in use). Like the atom limit it is shared among the
+    /// table's 64 shards, so an unused atom larger than a 64th of it is freed at once.
+    /// Setting it checks every shard against the new bound.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// table.set_unused_bytes_limit(1 << 20);
+    /// for i in 0..50 {
+    ///     drop(table.intern(&format!("{i}{}", "x".repeat(64 << 10))));
+    /// }
+    /// let report = table.memory_report();
+    /// assert_eq!(report.unused_bytes_limit, 1 << 20);
+    /// assert!(report.unused_bytes <= report.unused_bytes_limit, "{report}");
+    /// ```
+    pub fn set_unused_bytes_limit(&self, bytes: usize) {
+        self.shared.set_unused_bytes_limit(bytes);
+    }
+
     /// Whether no atom is filed here.
     ///
     /// ```
@@ -261,6 +314,13 @@ impl AtomTable {
     pub fn memory_report(&self) -> MemoryReport {
         MemoryReport::collect(&self.shared)
     }
+}
+
+/// What an allocation that failed does in the infallible constructors: what `Box::new`
+/// does.
+#[cold]
+fn out_of_memory() -> ! {
+    std::alloc::handle_alloc_error(std::alloc::Layout::new::<TableShared>())
 }
 
 impl Default for AtomTable {

@@ -50,15 +50,49 @@ use std::cell::{Cell, OnceCell};
 use std::marker::PhantomData;
 use std::ptr::NonNull;
 
-use crate::sync::{fence, lock, Arc, AtomicUsize, Mutex, Ordering};
+use crate::error::StrError;
+#[cfg(loom)]
+use crate::sync::Arc;
+use crate::sync::{fence, lock, AtomicUsize, Mutex, Ordering};
 
 /// The epoch counter and every thread's record.
 struct Domain {
     epoch: AtomicUsize,
     /// Every record ever made; a record is never freed while the domain lives (a thread
     /// that exits gives its record back for reuse), so a guard may point at one.
-    records: Mutex<Vec<Arc<Record>>>,
+    records: Mutex<Vec<RecordRef>>,
 }
+
+/// A record, kept for as long as the domain lives: outside the models the domain is a
+/// static, and its records are allocated once and never freed (made without `Arc` so
+/// that running out of memory is an error, not an abort).
+#[cfg(not(loom))]
+type RecordRef = &'static Record;
+#[cfg(loom)]
+type RecordRef = Arc<Record>;
+
+/// A new record, owned by its caller; `None` if memory ran out.
+#[cfg(not(loom))]
+fn new_record() -> Option<RecordRef> {
+    let layout = std::alloc::Layout::new::<Record>();
+    // SAFETY: `Record` is not zero-sized.
+    let raw = NonNull::new(unsafe { std::alloc::alloc(layout) }.cast::<Record>())?;
+    // SAFETY: a fresh allocation with `Record`'s layout, initialised here and never freed
+    // (the domain that lists it lives as long as the process), so a shared reference to
+    // it is valid for `'static`.
+    unsafe {
+        raw.as_ptr().write(Record { state: AtomicUsize::new(0), owned: AtomicUsize::new(1) });
+        Some(&*raw.as_ptr())
+    }
+}
+
+#[cfg(loom)]
+fn new_record() -> Option<RecordRef> {
+    Some(Arc::new(Record { state: AtomicUsize::new(0), owned: AtomicUsize::new(1) }))
+}
+
+/// What a failed registration reports.
+const RECORD_ALLOC_FAILED: StrError = StrError::AllocFailed { size: std::mem::size_of::<Record>() };
 
 /// One thread's announcement.
 ///
@@ -100,7 +134,7 @@ struct Hot {
 
 /// Owns the calling thread's record, and gives it back when the thread exits.
 struct Owner {
-    record: OnceCell<Arc<Record>>,
+    record: OnceCell<RecordRef>,
 }
 
 impl Drop for Owner {
@@ -138,19 +172,27 @@ loom::thread_local! {
 }
 
 impl Domain {
-    /// A record for a new owner: a free one if any, else a new one.
-    fn register(&self) -> Arc<Record> {
+    /// A record for a new owner: a free one if any, else a new one; `None` if memory for
+    /// a new one ran out.
+    fn try_register(&self) -> Option<RecordRef> {
         let mut records = lock(&self.records);
         // Acquire: the previous owner's last unpin happens before our use.
         let free = records
             .iter()
             .find(|record| record.owned.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_ok());
         if let Some(record) = free {
-            return record.clone();
+            return Some(RecordRef::clone(record));
         }
-        let record = Arc::new(Record { state: AtomicUsize::new(0), owned: AtomicUsize::new(1) });
-        records.push(record.clone());
-        record
+        records.try_reserve(1).ok()?;
+        let record = new_record()?;
+        records.push(RecordRef::clone(&record));
+        Some(record)
+    }
+
+    /// [`try_register`](Self::try_register), aborting as any allocation does if memory
+    /// ran out (fallible callers made sure of a record first, with [`ensure_registered`]).
+    fn register(&self) -> RecordRef {
+        self.try_register().unwrap_or_else(|| std::alloc::handle_alloc_error(std::alloc::Layout::new::<Record>()))
     }
 
     fn announce(&self, record: &Record) {
@@ -181,7 +223,7 @@ impl Domain {
     }
 
     /// Whether every active record shows `epoch`.
-    fn all_at(records: &[Arc<Record>], epoch: usize) -> bool {
+    fn all_at(records: &[RecordRef], epoch: usize) -> bool {
         records.iter().all(|record| {
             let state = record.state.load(Ordering::Acquire);
             state & ACTIVE == 0 || state >> 1 == epoch
@@ -265,8 +307,47 @@ fn register_thread() -> Option<NonNull<Record>> {
     OWNER.try_with(|owner| NonNull::from(&**owner.record.get_or_init(|| DOMAIN.register()))).ok()
 }
 
+/// Makes sure the calling thread's next pin allocates nothing: what the fallible paths
+/// call before they pin, so that running out of memory for the thread's first record
+/// is an error rather than an abort. Reads one thread-local once the thread has a record.
+#[inline]
+pub(crate) fn ensure_registered() -> Result<(), StrError> {
+    if HOT.with(|hot| hot.record.get()).is_null() {
+        register_fallibly()
+    } else {
+        Ok(())
+    }
+}
+
+#[cold]
+fn register_fallibly() -> Result<(), StrError> {
+    let registered = OWNER.try_with(|owner| {
+        if owner.record.get().is_none() {
+            let record = DOMAIN.try_register().ok_or(RECORD_ALLOC_FAILED)?;
+            let _ = owner.record.set(record);
+        }
+        owner.record.get().map(|record| NonNull::from(&**record)).ok_or(RECORD_ALLOC_FAILED)
+    });
+    match registered {
+        Ok(record) => {
+            let record = record?;
+            HOT.with(|hot| hot.record.set(record.as_ptr()));
+            Ok(())
+        }
+        // The thread's locals are being destroyed: each pin takes a free record for
+        // itself. Make sure there is one (another thread may still take it first).
+        Err(_) => {
+            let spare = DOMAIN.try_register().ok_or(RECORD_ALLOC_FAILED)?;
+            spare.owned.store(0, Ordering::Release);
+            Ok(())
+        }
+    }
+}
+
 /// A guard with a record of its own, for a thread whose locals are already destroyed.
 #[cold]
+// `RecordRef` is a plain reference outside loom and an `Arc` under it: one spelling for both.
+#[allow(clippy::needless_borrow, clippy::borrow_deref_ref)]
 fn pin_with_own_record() -> Guard {
     let own = DOMAIN.register();
     DOMAIN.announce(&own);
@@ -284,6 +365,37 @@ impl Drop for Guard {
         DOMAIN.withdraw(record);
         if self.scope == Scope::OwnRecord {
             record.owned.store(0, Ordering::Release);
+        }
+    }
+}
+
+/// The reclaimer's lock, held by the thread that forks across `fork()` (see
+/// `table::shared`'s fork handlers), so that no record is being registered while the
+/// process is copied.
+#[cfg(not(loom))]
+pub(crate) struct ForkHold {
+    records: crate::sync::MutexGuard<'static, Vec<RecordRef>>,
+}
+
+#[cfg(not(loom))]
+pub(crate) fn hold_for_fork() -> ForkHold {
+    ForkHold { records: lock(&DOMAIN.records) }
+}
+
+#[cfg(not(loom))]
+impl ForkHold {
+    /// Releases the lock in a forked child, where only the forking thread lives: every
+    /// other thread's record is cleared and given back, since its owner will never unpin
+    /// (a reader pinned in the parent at the fork would otherwise hold the epoch, and so
+    /// every later free in the child, for good). The forking thread holds no guard while
+    /// it forks (guards live inside the crate's calls), so its own record is idle too.
+    pub(crate) fn release_in_child(self) {
+        let own = HOT.try_with(|hot| hot.record.get()).unwrap_or(std::ptr::null());
+        for record in self.records.iter() {
+            if !std::ptr::eq(&**record, own) {
+                record.state.store(0, Ordering::Release);
+                record.owned.store(0, Ordering::Release);
+            }
         }
     }
 }
@@ -489,9 +601,9 @@ mod tests {
             .join()
             .unwrap();
             let records = lock(&DOMAIN.records);
-            records
-                .iter()
-                .any(|other| Arc::as_ptr(other) as usize == record && other.owned.load(Ordering::Relaxed) == 0)
+            records.iter().any(|other| {
+                std::ptr::from_ref::<Record>(&**other) as usize == record && other.owned.load(Ordering::Relaxed) == 0
+            })
         });
         assert!(given_back, "the record of an exited thread is free for reuse");
         assert!(lock(&DOMAIN.records).len() < 64, "records are reused, not one per thread ever started");

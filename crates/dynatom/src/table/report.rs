@@ -33,24 +33,33 @@ pub struct MemoryReport {
     /// Heap bytes (headers and characters) of the unused atoms, counted apart from the
     /// figures below, which are the atoms in use.
     pub unused_bytes: usize,
+    /// The most bytes of unused atoms the table keeps: `max(byte floor, in-use bytes / 2)`,
+    /// the in-use bytes being `header_bytes + char_bytes` (see
+    /// [`AtomTable::set_unused_bytes_limit`](crate::AtomTable::set_unused_bytes_limit)).
+    pub unused_bytes_limit: usize,
     /// The table's own structures: shards, locks and hash-table storage.
     pub table_bytes: usize,
     /// Headers in front of the atoms' characters (and static atoms' entries).
     pub header_bytes: usize,
     /// Characters held on the heap (static atoms' characters stay in the binary).
     pub char_bytes: usize,
+    /// Characters of static atoms in use, which stay in the binary: not heap memory, so
+    /// not in [`total_bytes`](Self::total_bytes) (their entries are in `header_bytes`).
+    /// A `str_format!` of literal text alone, `Str::from_static` and
+    /// `Atom::from_static` make such atoms.
+    pub static_char_bytes: usize,
     /// Bytes the allocator gave beyond those requested for the atoms, if known.
     pub slop_bytes: Option<usize>,
-    /// Lookups on the filing path: interning a text that the lock-free probe did not find.
-    /// Under the shard's lock the probe is made again only if an atom was filed or
-    /// removed since; otherwise the lock-free probe's figures stand for it. Hits found
-    /// without the lock are not counted: counting them would be a shared write on the path
-    /// that promises to write nothing but the atom's count.
-    pub lookups: u64,
+    /// Lookups made under a shard's lock: interning a text that the lock-free probe did
+    /// not find. (Under the lock the probe is made again only if an atom was filed or
+    /// removed since; otherwise the lock-free probe's figures stand for it.) Lock-free
+    /// hits, the common case, are not counted: counting them would be a shared write on
+    /// the path that promises to write nothing but the atom's count.
+    pub locked_lookups: u64,
     /// Locked lookups that found the atom (filed by another thread meanwhile).
-    pub hits: u64,
+    pub locked_hits: u64,
     /// Locked lookups that found none (and filed the atom).
-    pub misses: u64,
+    pub locked_misses: u64,
     /// Atoms filed.
     pub inserts: u64,
     /// Unused atoms freed by sweeps.
@@ -77,12 +86,13 @@ impl MemoryReport {
             report.table_bytes += shard.memory_size();
             for_each_entry(shard, |raw| report.add_entry(raw));
         });
+        report.unused_bytes_limit = table.unused_bytes_floor().max((report.header_bytes + report.char_bytes) / 2);
         if !slop_is_known() {
             report.slop_bytes = None;
         }
-        report.lookups = counters.lookups;
-        report.hits = counters.hits;
-        report.misses = counters.misses;
+        report.locked_lookups = counters.lookups;
+        report.locked_hits = counters.hits;
+        report.locked_misses = counters.misses;
         report.inserts = counters.inserts;
         report.removals = counters.removals;
         report.max_probe = counters.max_probe;
@@ -103,6 +113,7 @@ impl MemoryReport {
         self.atoms += 1;
         self.header_bytes += footprint.header;
         self.char_bytes += footprint.chars;
+        self.static_char_bytes += footprint.static_chars;
         if let (Some(block), Some(slop)) = (footprint.block, self.slop_bytes.as_mut()) {
             *slop += usable_size(block.as_ptr()).saturating_sub(footprint.header + footprint.chars);
         }
@@ -151,7 +162,11 @@ impl fmt::Display for MemoryReport {
         line(f, "├──", self.table_bytes, "table (shards, locks, slot arrays)")?;
         line(f, "├──", self.header_bytes, "atom headers")?;
         line(f, "├──", self.char_bytes, "characters")?;
-        let unused = format!("unused atoms ({}), kept until a sweep", self.unused_atoms);
+        if self.static_char_bytes > 0 {
+            writeln!(f, "│   {:>12} B more characters in the binary (static atoms)", self.static_char_bytes)?;
+        }
+        let unused =
+            format!("unused atoms ({}), kept until a sweep (at most {} B)", self.unused_atoms, self.unused_bytes_limit);
         line(f, "├──", self.unused_bytes, &unused)?;
         match self.slop_bytes {
             Some(slop) => line(f, "└──", slop, "allocator slop")?,
@@ -159,8 +174,14 @@ impl fmt::Display for MemoryReport {
         }
         writeln!(
             f,
-            "lookups {} (hits {}, misses {}), inserts {}, removals {}, probe mean {:.2} max {}",
-            self.lookups, self.hits, self.misses, self.inserts, self.removals, self.mean_probe, self.max_probe
+            "locked lookups {} (found {}, filed {}), inserts {}, removals {}, probe mean {:.2} max {}",
+            self.locked_lookups,
+            self.locked_hits,
+            self.locked_misses,
+            self.inserts,
+            self.removals,
+            self.mean_probe,
+            self.max_probe
         )
     }
 }

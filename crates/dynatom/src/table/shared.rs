@@ -37,7 +37,7 @@
 
 use std::ptr::NonNull;
 
-use crate::error::StrError;
+use crate::error::{StrError, MAX_LEN};
 use crate::hash;
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::heap::{cacheable_hash, Block, Fallibility, StaticEntry, INTERNED, LOCAL, OWN_SEED};
@@ -55,15 +55,26 @@ const SHARD_COUNT: usize = 2;
 /// Unused atoms a table keeps, beyond half its atoms in use, before it sweeps.
 pub(crate) const DEFAULT_UNUSED_LIMIT: usize = 4096;
 
+/// Bytes (headers and texts) of unused atoms a table keeps, beyond half the bytes of its
+/// atoms in use, before it sweeps.
+pub(crate) const DEFAULT_UNUSED_BYTES_LIMIT: usize = 4 << 20;
+
+/// What a drop adds to its shard's pressure besides the atom's bytes: the default byte
+/// floor over the default atom floor, so that a bound's worth of small atoms and a
+/// bound's worth of bytes each make the dropper check.
+const UNUSED_ATOM_WEIGHT: usize = DEFAULT_UNUSED_BYTES_LIMIT / DEFAULT_UNUSED_LIMIT;
+
 /// One shard on its own cache line, so threads working in neighbouring shards do not
 /// fight over the line.
 #[repr(align(64))]
 struct PaddedShard {
     slots: Slots<Shard>,
-    /// Atoms turned unused by a drop since the shard last counted them (global table).
-    unused_drops: AtomicUsize,
-    /// `unused_drops` beyond which a dropper checks the shard.
-    check_after_drops: AtomicUsize,
+    /// What drops that turned atoms unused added since the shard was last checked
+    /// (global table): [`UNUSED_ATOM_WEIGHT`] plus the atom's bytes each.
+    pressure: AtomicUsize,
+    /// `pressure` beyond which a dropper checks the shard: the room the last check left
+    /// under either bound.
+    check_after: AtomicUsize,
 }
 
 /// What a shard's writers keep under its lock, beside the slots.
@@ -72,6 +83,10 @@ pub(crate) struct Shard {
     pub(crate) counters: Counters,
     /// Filing beyond this many entries checks the shard for unused atoms.
     check_at_len: usize,
+    /// Bytes of the atoms in use at the last check (counted in the table's `live_bytes`).
+    live_bytes: usize,
+    /// Bytes of the unused atoms the last check left.
+    unused_bytes: usize,
     /// Swept blocks waiting for lock-free readers to move on.
     retired: Retired,
 }
@@ -102,6 +117,16 @@ pub(crate) struct TableShared {
     static_entries: Mutex<Vec<usize>>,
     /// Unused atoms per shard that never trigger a sweep.
     unused_floor: AtomicUsize,
+    /// Bytes of unused atoms the whole table may keep whatever its size.
+    unused_bytes_floor: AtomicUsize,
+    /// Bytes of the atoms in use, as each shard counted them at its last check.
+    live_bytes: AtomicUsize,
+    /// Bytes filed since every shard was last checked (tables other than the global one,
+    /// which hear of no drop: any atom they file may be unused by the next check).
+    filed_bytes: AtomicUsize,
+    /// `filed_bytes` beyond which a filer checks every shard: the room the last such
+    /// check left under the table's byte bound.
+    filed_bytes_room: AtomicUsize,
 }
 
 /// What a lock-free probe that found nothing saw.
@@ -130,28 +155,39 @@ fn shard_index(hash: u64) -> usize {
 }
 
 impl TableShared {
-    pub(crate) fn new(seed: u64, kind: TableKind) -> TableShared {
+    /// A new, empty table, or the allocation failure (the shards are its one
+    /// allocation; their slot arrays come with the first atoms).
+    pub(crate) fn try_new(seed: u64, kind: TableKind) -> Result<TableShared, StrError> {
         let floor = DEFAULT_UNUSED_LIMIT.div_ceil(SHARD_COUNT);
-        let shards = (0..SHARD_COUNT)
-            .map(|_| PaddedShard {
-                slots: Slots::new(Shard { check_at_len: floor, ..Shard::default() }, entry_probe_hash),
-                unused_drops: AtomicUsize::new(0),
-                check_after_drops: AtomicUsize::new(floor),
-            })
-            .collect();
+        let bytes_floor = DEFAULT_UNUSED_BYTES_LIMIT / SHARD_COUNT;
+        let mut shards = Vec::new();
+        if shards.try_reserve_exact(SHARD_COUNT).is_err() {
+            return Err(StrError::AllocFailed { size: SHARD_COUNT * std::mem::size_of::<PaddedShard>() });
+        }
+        shards.extend((0..SHARD_COUNT).map(|_| PaddedShard {
+            slots: Slots::new(Shard { check_at_len: floor, ..Shard::default() }, entry_probe_hash),
+            pressure: AtomicUsize::new(0),
+            check_after: AtomicUsize::new(bytes_floor),
+        }));
+        let shards = shards.into_boxed_slice();
         if kind == TableKind::Global {
             crate::repr::heap::set_unused_hook(note_global_unused);
         }
         if kind == TableKind::Global {
             sweep_global_table_at_exit();
+            fork::keep_locks_across_fork();
         }
-        TableShared {
+        Ok(TableShared {
             seed,
             kind,
             shards,
             static_entries: Mutex::new(Vec::new()),
             unused_floor: AtomicUsize::new(floor),
-        }
+            unused_bytes_floor: AtomicUsize::new(DEFAULT_UNUSED_BYTES_LIMIT),
+            live_bytes: AtomicUsize::new(0),
+            filed_bytes: AtomicUsize::new(0),
+            filed_bytes_room: AtomicUsize::new(DEFAULT_UNUSED_BYTES_LIMIT),
+        })
     }
 
     pub(crate) fn is_global(&self) -> bool {
@@ -200,16 +236,49 @@ impl TableShared {
         len
     }
 
-    /// Sets how many unused atoms the table keeps beyond half of those in use.
+    /// Sets how many unused atoms the table keeps beyond half of those in use, and
+    /// checks every shard against it.
     pub(crate) fn set_unused_limit(&self, atoms: usize) {
-        let floor = atoms.div_ceil(SHARD_COUNT);
-        self.unused_floor.store(floor, Ordering::Relaxed);
+        self.unused_floor.store(atoms.div_ceil(SHARD_COUNT), Ordering::Relaxed);
+        self.check_every_shard();
+    }
+
+    /// Sets how many bytes of unused atoms the table keeps beyond half the bytes of those
+    /// in use, and checks every shard against it.
+    pub(crate) fn set_unused_bytes_limit(&self, bytes: usize) {
+        self.unused_bytes_floor.store(bytes, Ordering::Relaxed);
+        self.check_every_shard();
+    }
+
+    /// The bytes of unused atoms the table keeps beyond half the bytes of those in use.
+    pub(crate) fn unused_bytes_floor(&self) -> usize {
+        self.unused_bytes_floor.load(Ordering::Relaxed)
+    }
+
+    /// Checks every shard (see [`check_shard`](Self::check_shard)), then sets how many
+    /// bytes may be filed before the next such check: the room left under the table's
+    /// byte bound.
+    fn check_every_shard(&self) {
+        let filed_seen = self.filed_bytes.load(Ordering::Relaxed);
+        let mut unused_bytes = 0;
         for padded in self.shards.iter() {
-            padded.check_after_drops.store(floor, Ordering::Relaxed);
             let mut shard = padded.slots.lock();
-            let len = shard.len();
-            shard.check_at_len = shard.check_at_len.min(len.max(floor));
+            self.check_shard(padded, &mut shard, false);
+            unused_bytes += shard.unused_bytes;
         }
+        self.filed_bytes.fetch_sub(filed_seen, Ordering::Relaxed);
+        self.filed_bytes_room.store(self.byte_bound().saturating_sub(unused_bytes), Ordering::Relaxed);
+    }
+
+    /// The table's byte bound, `max(floor, live / 2)`.
+    fn byte_bound(&self) -> usize {
+        let live = self.live_bytes.load(Ordering::Relaxed);
+        self.unused_bytes_floor.load(Ordering::Relaxed).max(live / 2)
+    }
+
+    /// A shard's share of the byte bound.
+    fn shard_byte_bound(&self) -> usize {
+        self.byte_bound() / SHARD_COUNT
     }
 
     /// Finds the entry for `bytes` (reviving it if unused), or files the atom `make` builds
@@ -290,6 +359,19 @@ impl TableShared {
         if shard.len() > shard.check_at_len {
             self.check_shard(padded, &mut shard, false);
         }
+        if self.kind != TableKind::Global {
+            // SAFETY: just filed: the table holds its count, under the lock.
+            let footprint = unsafe { raw.footprint() };
+            let bytes = footprint.header + footprint.chars;
+            let filed = self.filed_bytes.fetch_add(bytes, Ordering::Relaxed).wrapping_add(bytes);
+            if filed > self.filed_bytes_room.load(Ordering::Relaxed) {
+                // Every shard is locked in turn: not while holding this one.
+                drop(shard);
+                self.check_every_shard();
+                // The new atom was in use at the check, and may be unused by the next.
+                self.filed_bytes.fetch_add(bytes, Ordering::Relaxed);
+            }
+        }
         Ok(atom)
     }
 
@@ -309,17 +391,41 @@ impl TableShared {
         unsafe { RawAtom::from_slot(entry).acquire(revive) }
     }
 
-    /// Counts a shard's unused atoms and frees them all if they pass
-    /// `max(floor, live / 2)` (or always, with `force`). Returns the atoms freed.
+    /// Counts a shard's unused atoms and their bytes, and frees them all if they pass
+    /// half of either bound, `max(floor, live / 2)` atoms or the shard's share of the byte
+    /// bound (or always, with `force`); then sets when the next check comes. Returns the
+    /// atoms freed.
+    ///
+    /// Sweeping from half a bound, not the whole, leaves every check at least half a
+    /// bound of room before the next: however drops and revivals interleave, a shard is
+    /// checked once per half a bound's worth of drops at most.
     fn check_shard(&self, padded: &PaddedShard, shard: &mut ShardGuard<'_>, force: bool) -> usize {
-        let drops_seen = padded.unused_drops.load(Ordering::Relaxed);
+        let pressure_seen = padded.pressure.load(Ordering::Relaxed);
         let floor = self.unused_floor.load(Ordering::Relaxed);
-        let mut unused = 0;
-        // SAFETY: the table holds every entry's count; only this lock's holder sweeps.
-        for_each_entry(shard, |raw| unused += usize::from(unsafe { raw.is_unused() }));
+        let (mut unused, mut unused_bytes, mut live_bytes) = (0, 0, 0);
+        for_each_entry(shard, |raw| {
+            // SAFETY: the table holds every entry's count; only this lock's holder sweeps.
+            let (footprint, is_unused) = unsafe { (raw.footprint(), raw.is_unused()) };
+            let bytes = footprint.header + footprint.chars;
+            if is_unused {
+                unused += 1;
+                unused_bytes += bytes;
+            } else {
+                live_bytes += bytes;
+            }
+        });
         let live = shard.len() - unused;
+        // The table's live bytes as this shard now counts them: the byte bound follows.
+        if live_bytes >= shard.live_bytes {
+            self.live_bytes.fetch_add(live_bytes - shard.live_bytes, Ordering::Relaxed);
+        } else {
+            self.live_bytes.fetch_sub(shard.live_bytes - live_bytes, Ordering::Relaxed);
+        }
+        shard.live_bytes = live_bytes;
+        let count_bound = floor.max(live / 2);
+        let byte_bound = self.shard_byte_bound();
         let mut freed = 0;
-        if force || unused > floor.max(live / 2) {
+        if force || unused > count_bound / 2 || unused_bytes > byte_bound / 2 {
             let mut dead = Vec::new();
             shard.retain(
                 // SAFETY: the table holds this entry's count; `retain` unlinks it at once
@@ -342,25 +448,35 @@ impl TableShared {
                 unsafe { shard.retired.retire(ptr, free) };
             }
             shard.counters.removals += freed as u64;
+            // Whatever was unused is gone, or was revived meanwhile; a drop since is in the
+            // pressure beyond what this check saw.
+            (unused, unused_bytes) = (0, 0);
         }
-        shard.retired.collect();
-        // What is still unused stays counted, so the next check comes after as many
-        // further drops as the bound allows.
-        padded.unused_drops.fetch_sub(drops_seen.saturating_sub(unused.saturating_sub(freed)), Ordering::Relaxed);
-        let len = shard.len();
-        padded.check_after_drops.store(floor.max(len / 2), Ordering::Relaxed);
-        shard.check_at_len = floor.max(len * 2);
+        // Swept blocks are freed as soon as no reader holds them: with none pinned, the
+        // two epoch steps take a few collections, and a large atom's memory goes now.
+        for _ in 0..if freed > 0 { 3 } else { 1 } {
+            if shard.retired.collect() == 0 {
+                break;
+            }
+        }
+        padded.pressure.fetch_sub(pressure_seen, Ordering::Relaxed);
+        let count_room = count_bound.saturating_sub(unused);
+        let byte_room = byte_bound.saturating_sub(unused_bytes);
+        padded.check_after.store(count_room.saturating_mul(UNUSED_ATOM_WEIGHT).min(byte_room), Ordering::Relaxed);
+        shard.check_at_len = floor.max(shard.len() * 2);
+        shard.unused_bytes = unused_bytes;
         freed
     }
 
-    /// A global atom in `hash`'s shard became unused.
-    fn note_unused(&self, hash: u64) {
+    /// A global atom of `bytes` (header and text) in `hash`'s shard became unused.
+    fn note_unused(&self, hash: u64, bytes: usize) {
         let padded = &self.shards[shard_index(hash)];
-        let drops = padded.unused_drops.fetch_add(1, Ordering::Relaxed) + 1;
-        if drops > padded.check_after_drops.load(Ordering::Relaxed) {
+        let added = UNUSED_ATOM_WEIGHT + bytes;
+        let pressure = padded.pressure.fetch_add(added, Ordering::Relaxed).wrapping_add(added);
+        if pressure > padded.check_after.load(Ordering::Relaxed) {
             let mut shard = padded.slots.lock();
             // Another dropper may have checked while we waited for the lock.
-            if padded.unused_drops.load(Ordering::Relaxed) > padded.check_after_drops.load(Ordering::Relaxed) {
+            if padded.pressure.load(Ordering::Relaxed) > padded.check_after.load(Ordering::Relaxed) {
                 self.check_shard(padded, &mut shard, false);
             }
         }
@@ -388,6 +504,9 @@ impl TableShared {
 
     /// Interns a copy of `bytes` (longer than an inline atom).
     pub(crate) fn intern_copy(&self, bytes: &[u8], fallibility: Fallibility) -> Result<AtomWord, StrError> {
+        if fallibility == Fallibility::Fallible {
+            reclaim::ensure_registered()?;
+        }
         let hash = self.hash_inlined(bytes);
         self.find_or_file(bytes, hash, || self.file_copy(bytes, hash, fallibility))
     }
@@ -401,6 +520,9 @@ impl TableShared {
     /// itself when no atom of those bytes exists and no table has it yet. Tables with
     /// their own seed copy: the block's one hash slot holds the process seed's hash.
     pub(crate) fn intern_block(&self, block: &Block, fallibility: Fallibility) -> Result<AtomWord, StrError> {
+        if fallibility == Fallibility::Fallible {
+            reclaim::ensure_registered()?;
+        }
         if self.kind == TableKind::Global && block.is_global_entry() {
             return Ok(AtomWord::from_block(block.clone()));
         }
@@ -442,6 +564,11 @@ impl TableShared {
         }
         let hash = self.hash(bytes);
         let filed = self.find_or_file(bytes, hash, || {
+            // Refused here, under the lock, as an error rather than a panic (the callers
+            // check the length before hashing, so this is not reached).
+            if bytes.len() > MAX_LEN {
+                return Err(StrError::TooLong { len: bytes.len() });
+            }
             let leaked = StaticEntry::leak(bytes, hash);
             lock(&self.static_entries).push(leaked.as_ptr().addr());
             let atom = AtomWord::from_static(leaked);
@@ -529,10 +656,171 @@ fn sweep_global_table_at_exit() {
 #[cfg(loom)]
 fn sweep_global_table_at_exit() {}
 
-/// The hook `repr::heap` calls when a global atom becomes unused.
-fn note_global_unused(hash: u64) {
-    crate::table::AtomTable::global().shared().note_unused(hash);
+/// Keeps the global table usable in a child of `fork()`.
+///
+/// A lock held by another thread when a threaded program forks stays locked for good in
+/// the child, where that thread does not exist: the exit-time sweep (and any intern) would
+/// wait on it forever. So the forking thread takes every lock the global table uses before
+/// the fork (its shards' in order, the static entries', the block cache's, then the
+/// reclaimer's: the order the crate's own paths nest them in) and releases them on both
+/// sides after it. In the child the reclaimer also forgets the records of the threads that
+/// did not survive the fork. A child may then use the global table as the parent did.
+/// Tables made with `AtomTable::new()` or `with_seed` are not covered: like any structure
+/// behind a lock, one that another thread was writing when the process forked must not
+/// be used in the child.
+#[cfg(all(unix, not(loom)))]
+mod fork {
+    use std::cell::RefCell;
+
+    use super::ShardGuard;
+    use crate::repr::block_cache::cache;
+    use crate::sync::{lock, MutexGuard};
+    use crate::table::reclaim;
+
+    struct Held {
+        // Dropped in declaration order: the reverse of the order they were taken in.
+        reclaimer: Option<reclaim::ForkHold>,
+        _cache: cache::ForkHold,
+        _statics: MutexGuard<'static, Vec<usize>>,
+        _shards: Vec<ShardGuard<'static>>,
+    }
+
+    std::thread_local! {
+        static HELD: RefCell<Option<Held>> = const { RefCell::new(None) };
+    }
+
+    extern "C" fn prepare() {
+        let table = crate::table::AtomTable::global().shared();
+        let held = Held {
+            _shards: table.shards.iter().map(|padded| padded.slots.lock()).collect(),
+            _statics: lock(&table.static_entries),
+            _cache: cache::hold_for_fork(),
+            reclaimer: Some(reclaim::hold_for_fork()),
+        };
+        // A fork from a thread whose locals are being destroyed goes unprotected: the
+        // locks are released at once.
+        let _ = HELD.try_with(|slot| *slot.borrow_mut() = Some(held));
+    }
+
+    extern "C" fn in_parent() {
+        let _ = HELD.try_with(|slot| drop(slot.borrow_mut().take()));
+    }
+
+    extern "C" fn in_child() {
+        let _ = HELD.try_with(|slot| {
+            if let Some(mut held) = slot.borrow_mut().take() {
+                if let Some(reclaimer) = held.reclaimer.take() {
+                    reclaimer.release_in_child();
+                }
+            }
+        });
+    }
+
+    pub(super) fn keep_locks_across_fork() {
+        type Handler = Option<extern "C" fn()>;
+        extern "C" {
+            fn pthread_atfork(prepare: Handler, parent: Handler, child: Handler) -> std::ffi::c_int;
+        }
+        // SAFETY: `pthread_atfork` is the C library's; the handlers are plain functions
+        // that neither panic (they lock, ignoring poisoning, and collect a vector) nor
+        // unwind into C.
+        let _ = unsafe { pthread_atfork(Some(prepare), Some(in_parent), Some(in_child)) };
+    }
 }
+
+#[cfg(not(all(unix, not(loom))))]
+mod fork {
+    pub(super) fn keep_locks_across_fork() {}
+}
+
+/// The hook `repr::heap` calls when a global atom becomes unused.
+fn note_global_unused(hash: u64, bytes: usize) {
+    crate::table::AtomTable::global().shared().note_unused(hash, bytes);
+}
+
+/// A counted handle to a [`TableShared`]: what `Arc<TableShared>` would be, but made
+/// fallibly, so that running out of memory for a new table is an error (`Arc` has no
+/// stable fallible constructor). Under loom it is loom's `Arc`, which the models track.
+#[cfg(not(loom))]
+pub(crate) struct SharedRef {
+    ptr: NonNull<Counted>,
+}
+
+#[cfg(not(loom))]
+struct Counted {
+    count: AtomicUsize,
+    table: TableShared,
+}
+
+// SAFETY: a shared reference to a `TableShared`, which is `Sync` and `Send` (its shards
+// are behind locks and atomics); the count is atomic, as `Arc`'s.
+#[cfg(not(loom))]
+unsafe impl Send for SharedRef {}
+// SAFETY: as above.
+#[cfg(not(loom))]
+unsafe impl Sync for SharedRef {}
+
+#[cfg(not(loom))]
+impl SharedRef {
+    /// `table` behind a new handle, or the allocation failure.
+    pub(crate) fn try_new(table: TableShared) -> Result<SharedRef, StrError> {
+        let layout = std::alloc::Layout::new::<Counted>();
+        // SAFETY: `Counted` is not zero-sized.
+        let Some(ptr) = NonNull::new(unsafe { std::alloc::alloc(layout) }.cast::<Counted>()) else {
+            return Err(StrError::AllocFailed { size: layout.size() });
+        };
+        // SAFETY: a fresh allocation with `Counted`'s layout.
+        unsafe { ptr.as_ptr().write(Counted { count: AtomicUsize::new(1), table }) };
+        Ok(SharedRef { ptr })
+    }
+}
+
+#[cfg(not(loom))]
+impl std::ops::Deref for SharedRef {
+    type Target = TableShared;
+
+    fn deref(&self) -> &TableShared {
+        // SAFETY: the allocation lives while any handle does; this is one.
+        unsafe { &self.ptr.as_ref().table }
+    }
+}
+
+#[cfg(not(loom))]
+impl Clone for SharedRef {
+    fn clone(&self) -> SharedRef {
+        // SAFETY: as in `deref`.
+        let counted = unsafe { self.ptr.as_ref() };
+        // Relaxed, and the abort past `isize::MAX`, as `Arc::clone`: a new handle is made
+        // from one that already keeps the table alive.
+        if counted.count.fetch_add(1, Ordering::Relaxed) > isize::MAX as usize {
+            std::process::abort();
+        }
+        SharedRef { ptr: self.ptr }
+    }
+}
+
+#[cfg(not(loom))]
+impl Drop for SharedRef {
+    fn drop(&mut self) {
+        // SAFETY: as in `deref`.
+        let counted = unsafe { self.ptr.as_ref() };
+        // Release, then Acquire before freeing, as `Arc`'s drop: every other handle's uses
+        // happen before the table is dropped.
+        if counted.count.fetch_sub(1, Ordering::Release) != 1 {
+            return;
+        }
+        crate::sync::fence(Ordering::Acquire);
+        // SAFETY: the last handle: nothing else refers to the allocation, made by
+        // `try_new` with this layout, dropped and freed once.
+        unsafe {
+            std::ptr::drop_in_place(self.ptr.as_ptr());
+            std::alloc::dealloc(self.ptr.as_ptr().cast(), std::alloc::Layout::new::<Counted>());
+        }
+    }
+}
+
+#[cfg(loom)]
+pub(crate) type SharedRef = crate::sync::Arc<TableShared>;
 
 impl Drop for TableShared {
     fn drop(&mut self) {
