@@ -13,6 +13,10 @@
  *    dt_str_release / dt_atom_release (which overwrite the handle with the released marker).
  *  - Thread safety is stated per function. In short: dt_str / dt_atom handles and dt_table:
  *    any thread; a dt_builder / dt_pieces / dt_interner: one thread at a time.
+ *  - fork(): a child of a threaded program may exit, make and free objects and use the
+ *    global table (the library holds its own locks across the fork). An object that
+ *    another parent thread was using at the fork (an independent dt_table, a builder, ...)
+ *    must not be used in the child, as with any structure behind a lock.
  *
  * What is checked, and what is not
  *  Detected, on every call that takes the argument (nothing is read through a bad one):
@@ -224,6 +228,19 @@ typedef struct dt_memory_report {
    */
   size_t atoms;
   /**
+   * Unused atoms (no handle left) the table keeps for a later intern, until a sweep.
+   */
+  size_t unused_atoms;
+  /**
+   * The unused atoms' block bytes (headers and text).
+   */
+  size_t unused_bytes;
+  /**
+   * The bound on `unused_bytes`: the larger of the table's floor (4 MiB by default)
+   * and half the block bytes of the atoms in use.
+   */
+  size_t unused_bytes_limit;
+  /**
    * The table's own structures (shards, locks, hash-table storage).
    */
   size_t table_bytes;
@@ -236,6 +253,10 @@ typedef struct dt_memory_report {
    */
   size_t char_bytes;
   /**
+   * Bytes of static atoms' text, kept in the program's binary rather than the heap.
+   */
+  size_t static_char_bytes;
+  /**
    * Bytes the allocator gave beyond those requested; -1 when it cannot be known.
    */
   int64_t slop_bytes;
@@ -244,16 +265,16 @@ typedef struct dt_memory_report {
    * answer and that took the shard's lock. Lookups answered without the lock are not
    * counted (counting them would write shared memory on that path).
    */
-  uint64_t lookups;
+  uint64_t locked_lookups;
   /**
-   * Of `lookups`, those that found the atom under the lock (filed meanwhile by another
-   * thread).
+   * Of `locked_lookups`, those that found the atom under the lock (filed meanwhile by
+   * another thread).
    */
-  uint64_t hits;
+  uint64_t locked_hits;
   /**
-   * Of `lookups`, those that found none and filed the atom.
+   * Of `locked_lookups`, those that found none and filed the atom.
    */
-  uint64_t misses;
+  uint64_t locked_misses;
   /**
    * Atoms filed.
    */

@@ -92,8 +92,11 @@ typedef enum dt_status {
   DT_ERR_IO = 9, DT_ERR_LIMIT = 10, DT_ERR_INVALID_SYMBOL = 11, DT_ERR_PANIC = 12
 } dt_status;
 typedef struct dt_memory_report {
-  size_t atoms; size_t table_bytes; size_t header_bytes; size_t char_bytes; int64_t slop_bytes;
-  uint64_t lookups; uint64_t hits; uint64_t misses; uint64_t inserts; uint64_t removals;
+  size_t atoms; size_t unused_atoms; size_t unused_bytes; size_t unused_bytes_limit;
+  size_t table_bytes; size_t header_bytes; size_t char_bytes; size_t static_char_bytes;
+  int64_t slop_bytes;
+  uint64_t locked_lookups; uint64_t locked_hits; uint64_t locked_misses;
+  uint64_t inserts; uint64_t removals;
 } dt_memory_report;
 
 const char *dt_status_message(dt_status s);
@@ -1111,13 +1114,17 @@ end
 
 local REPORT_FIELDS = {
   "atoms",
+  "unused_atoms",
+  "unused_bytes",
+  "unused_bytes_limit",
   "table_bytes",
   "header_bytes",
   "char_bytes",
+  "static_char_bytes",
   "slop_bytes",
-  "lookups",
-  "hits",
-  "misses",
+  "locked_lookups",
+  "locked_hits",
+  "locked_misses",
   "inserts",
   "removals",
 }

@@ -24,7 +24,7 @@
 //! header documents as undetected.
 //!
 //! Cost: `get`/`get_mut` read one word, as a magic check does; `new`/`free` take the
-//! kind's queue lock (they are rare next to the calls on an object). Memory: per kind,
+//! process-wide queue lock, held across `fork()` (they are rare next to the calls on an object). Memory: per kind,
 //! the most shells ever live at once plus at most [`QUARANTINE`], each the size of the
 //! value plus two words.
 
@@ -33,7 +33,7 @@ use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, MutexGuard, Once, PoisonError};
 
 use crate::dt_status;
 
@@ -90,7 +90,8 @@ impl<T> Shell<T> {
 
 /// A kind's freed shells, oldest first, linked through their `next` words.
 pub(crate) struct FreedShells<T> {
-    queue: Mutex<Queue<T>>,
+    /// Read and written only under [`QUEUES`].
+    queue: UnsafeCell<Queue<T>>,
 }
 
 struct Queue<T> {
@@ -99,25 +100,43 @@ struct Queue<T> {
     len: usize,
 }
 
-// SAFETY: the queue's pointers name shells that hold no value (their state is FREED)
-// and are never deallocated; they are followed only under the queue's mutex.
-unsafe impl<T> Send for Queue<T> {}
+// SAFETY: the queue is reached only under the process-wide `QUEUES` lock; its pointers
+// name shells that hold no value (their state is FREED) and are never deallocated.
+unsafe impl<T> Sync for FreedShells<T> {}
+
+/// The one lock of every kind's queue. One lock rather than one per kind, so that
+/// `fork()` can hold it across the fork (see [`keep_queues_across_fork`]): a queue lock
+/// that another thread held when the process forked would stay locked in the child, and
+/// its next `new` or `free` would wait forever. Held for a few pointer moves only.
+static QUEUES: Mutex<()> = Mutex::new(());
+
+/// A locked kind's queue.
+struct QueueGuard<'a, T> {
+    queue: &'a mut Queue<T>,
+    _lock: MutexGuard<'static, ()>,
+}
 
 impl<T> FreedShells<T> {
     /// An empty queue, for a kind's `static`.
     pub(crate) const fn new() -> FreedShells<T> {
-        FreedShells { queue: Mutex::new(Queue { head: null_mut(), tail: null_mut(), len: 0 }) }
+        FreedShells { queue: UnsafeCell::new(Queue { head: null_mut(), tail: null_mut(), len: 0 }) }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Queue<T>> {
+    fn lock(&self) -> QueueGuard<'_, T> {
+        keep_queues_across_fork();
         // Nothing under this lock can panic (pointer moves only), so a poisoned lock
-        // still guards a consistent queue.
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+        // still guards consistent queues.
+        let lock = QUEUES.lock().unwrap_or_else(PoisonError::into_inner);
+        // SAFETY: every access to a queue goes through this function, under `QUEUES`,
+        // and the returned guard holds the lock as long as it borrows the queue.
+        let queue = unsafe { &mut *self.queue.get() };
+        QueueGuard { queue, _lock: lock }
     }
 
     /// Files a shell whose value was moved out.
     fn push(&self, shell: *mut Shell<T>) {
-        let mut queue = self.lock();
+        let locked = self.lock();
+        let queue = locked.queue;
         if queue.tail.is_null() {
             queue.head = shell;
         } else {
@@ -133,7 +152,8 @@ impl<T> FreedShells<T> {
 
     /// The oldest freed shell, once more than [`QUARANTINE`] wait.
     fn pop_reusable(&self) -> Option<*mut Shell<T>> {
-        let mut queue = self.lock();
+        let locked = self.lock();
+        let queue = locked.queue;
         if queue.len <= QUARANTINE {
             return None;
         }
@@ -149,8 +169,53 @@ impl<T> FreedShells<T> {
 
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.lock().len
+        self.lock().queue.len
     }
+}
+
+/// Has `fork()` take [`QUEUES`] before it forks and release it on both sides after, so
+/// that a child of a threaded program can make and free objects. Registered once, on
+/// the first queue access (before which no queue lock can be held).
+fn keep_queues_across_fork() {
+    static REGISTERED: Once = Once::new();
+    REGISTERED.call_once(fork::register);
+}
+
+#[cfg(unix)]
+mod fork {
+    use std::cell::RefCell;
+    use std::sync::{MutexGuard, PoisonError};
+
+    std::thread_local! {
+        static HELD: RefCell<Option<MutexGuard<'static, ()>>> = const { RefCell::new(None) };
+    }
+
+    extern "C" fn prepare() {
+        let guard = super::QUEUES.lock().unwrap_or_else(PoisonError::into_inner);
+        // A fork from a thread whose locals are being destroyed goes unprotected: the
+        // guard is dropped, and the lock released, at once.
+        let _ = HELD.try_with(|held| *held.borrow_mut() = Some(guard));
+    }
+
+    extern "C" fn after() {
+        let _ = HELD.try_with(|held| drop(held.borrow_mut().take()));
+    }
+
+    pub(super) fn register() {
+        type Handler = Option<extern "C" fn()>;
+        extern "C" {
+            fn pthread_atfork(prepare: Handler, parent: Handler, child: Handler) -> std::ffi::c_int;
+        }
+        // SAFETY: `pthread_atfork` is the C library's; the handlers are plain functions
+        // that do not panic (they lock, ignoring poisoning, and move a guard) or unwind
+        // into C.
+        let _ = unsafe { pthread_atfork(Some(prepare), Some(after), Some(after)) };
+    }
+}
+
+#[cfg(not(unix))]
+mod fork {
+    pub(super) fn register() {}
 }
 
 /// Moves `value` into a new object (a reused shell of the kind or a fresh one).
@@ -313,5 +378,55 @@ mod tests {
     fn statics_are_found_by_their_magic() {
         static STATIC: Shell<Vec<u8>> = Shell::live::<Thing>(Vec::new());
         assert!(get(STATIC.static_ptr::<Thing>()).unwrap().is_empty());
+    }
+
+    /// A queue lock held by another thread when the process forks must not stay locked
+    /// in the child: the fork waits for it and the child can make and free objects.
+    #[cfg(unix)]
+    #[test]
+    fn a_child_forked_while_another_thread_holds_the_queue_lock_makes_objects() {
+        extern "C" {
+            fn fork() -> i32;
+            fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
+            fn kill(pid: i32, signal: i32) -> i32;
+            fn _exit(status: i32) -> !;
+        }
+        const WNOHANG: i32 = 1;
+        const SIGKILL: i32 = 9;
+        free(new::<Thing>(vec![1]).unwrap()).unwrap();
+        let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+        let holder = std::thread::spawn(move || {
+            let guard = QUEUES.lock().unwrap_or_else(PoisonError::into_inner);
+            locked_tx.send(()).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            drop(guard);
+        });
+        locked_rx.recv().unwrap();
+        // SAFETY: the child only makes and frees an object (which takes the queue lock
+        // and allocates) and leaves with `_exit`, running no destructor of the parent's.
+        let pid = unsafe { fork() };
+        if pid == 0 {
+            let ok = new::<Thing>(vec![2]).and_then(free).is_ok();
+            // SAFETY: ends the child at once.
+            unsafe { _exit(if ok { 0 } else { 3 }) };
+        }
+        assert!(pid > 0, "fork failed");
+        let mut status = 0;
+        let mut waited = 0;
+        // SAFETY: `pid` is this process's child; `status` is a valid out-parameter.
+        while unsafe { waitpid(pid, &mut status, WNOHANG) } == 0 {
+            if waited == 2000 {
+                // SAFETY: as above; the child is killed and reaped.
+                unsafe {
+                    kill(pid, SIGKILL);
+                    waitpid(pid, &mut status, 0);
+                }
+                panic!("the child hung on the queue lock");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            waited += 1;
+        }
+        holder.join().unwrap();
+        assert_eq!(status, 0, "the child failed to make or free an object");
     }
 }

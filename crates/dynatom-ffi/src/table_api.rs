@@ -64,23 +64,32 @@ fn table<'a>(t: *const dt_table) -> Result<&'a AtomTable, dt_status> {
 pub struct dt_memory_report {
     /// Atoms in use filed in the table (unused ones, kept until a sweep, are not counted).
     pub atoms: usize,
+    /// Unused atoms (no handle left) the table keeps for a later intern, until a sweep.
+    pub unused_atoms: usize,
+    /// The unused atoms' block bytes (headers and text).
+    pub unused_bytes: usize,
+    /// The bound on `unused_bytes`: the larger of the table's floor (4 MiB by default)
+    /// and half the block bytes of the atoms in use.
+    pub unused_bytes_limit: usize,
     /// The table's own structures (shards, locks, hash-table storage).
     pub table_bytes: usize,
     /// Headers in front of the atoms' bytes.
     pub header_bytes: usize,
     /// The atoms' bytes on the heap.
     pub char_bytes: usize,
+    /// Bytes of static atoms' text, kept in the program's binary rather than the heap.
+    pub static_char_bytes: usize,
     /// Bytes the allocator gave beyond those requested; -1 when it cannot be known.
     pub slop_bytes: i64,
     /// Lookups on the filing path only: interns that the lock-free probe could not
     /// answer and that took the shard's lock. Lookups answered without the lock are not
     /// counted (counting them would write shared memory on that path).
-    pub lookups: u64,
-    /// Of `lookups`, those that found the atom under the lock (filed meanwhile by another
-    /// thread).
-    pub hits: u64,
-    /// Of `lookups`, those that found none and filed the atom.
-    pub misses: u64,
+    pub locked_lookups: u64,
+    /// Of `locked_lookups`, those that found the atom under the lock (filed meanwhile by
+    /// another thread).
+    pub locked_hits: u64,
+    /// Of `locked_lookups`, those that found none and filed the atom.
+    pub locked_misses: u64,
     /// Atoms filed.
     pub inserts: u64,
     /// Unused atoms (no reference left) freed by sweeps.
@@ -91,13 +100,17 @@ impl From<&MemoryReport> for dt_memory_report {
     fn from(r: &MemoryReport) -> dt_memory_report {
         dt_memory_report {
             atoms: r.atoms,
+            unused_atoms: r.unused_atoms,
+            unused_bytes: r.unused_bytes,
+            unused_bytes_limit: r.unused_bytes_limit,
             table_bytes: r.table_bytes,
             header_bytes: r.header_bytes,
             char_bytes: r.char_bytes,
+            static_char_bytes: r.static_char_bytes,
             slop_bytes: r.slop_bytes.and_then(|slop| i64::try_from(slop).ok()).unwrap_or(-1),
-            lookups: r.locked_lookups,
-            hits: r.locked_hits,
-            misses: r.locked_misses,
+            locked_lookups: r.locked_lookups,
+            locked_hits: r.locked_hits,
+            locked_misses: r.locked_misses,
             inserts: r.inserts,
             removals: r.removals,
         }
@@ -111,13 +124,18 @@ fn report_json(r: &MemoryReport) -> String {
     // Writing to a String cannot fail.
     let _ = write!(
         json,
-        "{{\"atoms\":{},\"table_bytes\":{},\"header_bytes\":{},\"char_bytes\":{},\"slop_bytes\":{},\
-         \"total_bytes\":{},\"lookups\":{},\"hits\":{},\"misses\":{},\"inserts\":{},\"removals\":{},\
-         \"mean_probe\":{},\"max_probe\":{}}}",
+        "{{\"atoms\":{},\"unused_atoms\":{},\"unused_bytes\":{},\"unused_bytes_limit\":{},\
+         \"table_bytes\":{},\"header_bytes\":{},\"char_bytes\":{},\"static_char_bytes\":{},\"slop_bytes\":{},\
+         \"total_bytes\":{},\"locked_lookups\":{},\"locked_hits\":{},\"locked_misses\":{},\"inserts\":{},\
+         \"removals\":{},\"mean_probe\":{},\"max_probe\":{}}}",
         r.atoms,
+        r.unused_atoms,
+        r.unused_bytes,
+        r.unused_bytes_limit,
         r.table_bytes,
         r.header_bytes,
         r.char_bytes,
+        r.static_char_bytes,
         slop,
         r.total_bytes(),
         r.locked_lookups,
@@ -147,7 +165,7 @@ pub extern "C" fn dt_table_global() -> *mut dt_table {
 pub extern "C" fn dt_table_new(out: *mut *mut dt_table) -> dt_status {
     status(|| {
         let out = Out::new(out)?;
-        out.write(objects::new::<dt_table>(TableRef::Owned(AtomTable::new()))?);
+        out.write(objects::new::<dt_table>(TableRef::Owned(AtomTable::try_new()?))?);
         Ok(())
     })
 }
@@ -255,7 +273,16 @@ mod tests {
         let _kept = table.intern_bytes(b"a string longer than an inline atom");
         let json: serde_json::Value = serde_json::from_str(&report_json(&table.memory_report())).unwrap();
         assert_eq!(json["atoms"], 1);
-        for field in ["table_bytes", "header_bytes", "char_bytes", "total_bytes", "lookups", "inserts", "max_probe"] {
+        for field in [
+            "table_bytes",
+            "header_bytes",
+            "char_bytes",
+            "total_bytes",
+            "locked_lookups",
+            "unused_bytes_limit",
+            "inserts",
+            "max_probe",
+        ] {
             assert!(json[field].is_u64(), "{field} in {json}");
         }
         assert!(json["mean_probe"].is_number());

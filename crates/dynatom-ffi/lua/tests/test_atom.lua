@@ -347,4 +347,25 @@ test("independent tables keep their own atoms", function()
   assert(type(dynatom.memory_report().atoms) == "number")
 end)
 
+test("large atoms released at once keep the global table's unused bytes within its bound", function()
+  local chunk = string.rep("b", 1024 * 1024 - 16)
+  local held = {}
+  for i = 1, 200 do
+    local a = dynatom.atom(chunk .. string.format("%016d", i))
+    if i % 20 == 0 then
+      held[#held + 1] = a
+    else
+      a:release()
+    end
+    local r = dynatom.memory_report()
+    assert(r.unused_bytes <= r.unused_bytes_limit,
+      ("unused bytes %d over the bound %d after %d texts"):format(r.unused_bytes, r.unused_bytes_limit, i))
+  end
+  local r = dynatom.memory_report()
+  assert(r.unused_bytes_limit >= 4 * 1024 * 1024 and r.unused_bytes_limit < 200 * 1024 * 1024)
+  for _, a in ipairs(held) do
+    a:release()
+  end
+end)
+
 h.run(tests)

@@ -1,4 +1,9 @@
 /* dt_table_*: independent tables, the global one, memory reports, and error paths. */
+#if !defined(DYNATOM_TEST_HOOKS)
+#error "uses the test hooks: scripts/c-tests builds it with -DDYNATOM_TEST_HOOKS against the test-hooks library"
+#endif
+#include <pthread.h>
+
 #include "harness.h"
 
 static void independent_tables_intern_and_look_up(void) {
@@ -77,7 +82,7 @@ static void memory_reports_count_what_the_table_holds(void) {
     EXPECT_STATUS(DT_OK, dt_table_memory_report(t, &r));
     EXPECT(r.atoms == 2 && r.inserts == 2 && r.removals == 0);
     EXPECT(r.char_bytes >= 29 + 30 && r.header_bytes > 0 && r.table_bytes > 0);
-    EXPECT(r.slop_bytes >= -1 && r.lookups >= 2 && r.hits + r.misses == r.lookups);
+    EXPECT(r.slop_bytes >= -1 && r.locked_lookups >= 2 && r.locked_hits + r.locked_misses == r.locked_lookups && r.unused_bytes <= r.unused_bytes_limit && r.unused_bytes_limit >= 4 * 1024 * 1024);
 
     dt_str json;
     EXPECT_STATUS(DT_OK, dt_table_memory_report_json(t, &json));
@@ -126,10 +131,46 @@ static void bad_tables_and_arguments(void) {
     EXPECT_STATUS(DT_OK, dt_table_free(t));
 }
 
+/* A table's shards, and a thread's first record in the global table, are allocations
+ * like any other: refused, they are DT_ERR_ALLOC, and the same call succeeds later. */
+static void allocation_failure_in_a_new_table_is_an_error(void) {
+    dt_table *t = NULL;
+    dt_test_fail_allocations(1024);
+    EXPECT_STATUS(DT_ERR_ALLOC, dt_table_new(&t));
+    dt_test_fail_allocations(0);
+    EXPECT(t == NULL);
+    EXPECT_STATUS(DT_OK, dt_table_new(&t));
+    EXPECT_STATUS(DT_OK, dt_table_free(t));
+}
+
+static void *intern_with_small_allocations_failing(void *result) {
+    dt_atom a = {0};
+    dt_test_fail_allocations(8);
+    dt_status refused = dt_table_intern(dt_table_global(), LIT("a first intern on a thread of its own"), &a);
+    dt_test_fail_allocations(0);
+    dt_status retried = dt_table_intern(dt_table_global(), LIT("a first intern on a thread of its own"), &a);
+    ((dt_status *)result)[0] = refused;
+    ((dt_status *)result)[1] = retried;
+    ((dt_status *)result)[2] = dt_atom_release(&a);
+    return NULL;
+}
+
+static void allocation_failure_in_a_threads_first_intern_is_an_error(void) {
+    dt_status results[3] = {DT_OK, DT_ERR_PANIC, DT_ERR_PANIC};
+    pthread_t thread;
+    EXPECT(pthread_create(&thread, NULL, intern_with_small_allocations_failing, results) == 0);
+    EXPECT(pthread_join(thread, NULL) == 0);
+    EXPECT_STATUS(DT_ERR_ALLOC, results[0]);
+    EXPECT_STATUS(DT_OK, results[1]);
+    EXPECT_STATUS(DT_OK, results[2]);
+}
+
 int main(void) {
     RUN(independent_tables_intern_and_look_up);
     RUN(intern_str_adopts_in_the_global_and_independent_tables);
     RUN(memory_reports_count_what_the_table_holds);
     RUN(bad_tables_and_arguments);
+    RUN(allocation_failure_in_a_new_table_is_an_error);
+    RUN(allocation_failure_in_a_threads_first_intern_is_an_error);
     FINISH();
 }
