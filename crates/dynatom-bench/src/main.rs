@@ -24,7 +24,7 @@ mod suites;
 
 use report::{Header, Report};
 use results::{ChildOutput, Job, Results};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 use suites::{Ctx, SuiteDef};
@@ -50,7 +50,8 @@ fn usage() -> String {
     text.push_str(
         "  --corpus FILE  add FILE as a corpus (one token per line, or any text split into identifiers)
   --json FILE    also write every figure as JSON
-  --out DIR      where report.md and the charts go (default: <workspace>/target/dynatom-report)
+  --out DIR      where report.md and the charts go (default: <workspace>/target/dynatom-report,
+                 or target/dynatom-report-quick with --quick)
   --reps N       repetitions per cell (default: per suite)
   --check FILE   count, compare with a saved counted.json and name every operation whose
                  estimated cycles grew by more than 3% (exit status 1 if any did)",
@@ -70,8 +71,17 @@ struct Options {
     baseline: Option<counted::CountedRun>,
 }
 
+/// `<workspace>/target/dynatom-report`, or `dynatom-report-quick` for `--quick` runs, so
+/// that the test suite's quick run never overwrites the main job's report.
+fn default_out_dir(quick: bool) -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // crates/dynatom-bench -> the workspace root, without `..` in the printed path.
+    let workspace = manifest.parent().and_then(Path::parent).unwrap_or(manifest);
+    workspace.join("target").join(if quick { "dynatom-report-quick" } else { "dynatom-report" })
+}
+
 fn parse_options(args: &[String]) -> Result<Options, String> {
-    let default_out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/dynatom-report");
+    let default_out = default_out_dir(args.iter().any(|a| a == "--quick"));
     let mut o = Options {
         quick: false,
         only: None,
@@ -178,7 +188,8 @@ fn run(opts: &Options) -> Result<(), String> {
     let elapsed = started.elapsed().as_secs_f64();
 
     let md = format!(
-        "# dynatom benchmark report\n\n{}- Total run time: {elapsed:.0} s\n\n{}\n\n{}\n\n## Targets\n\n{}\n{}",
+        "# dynatom benchmark report\n\n## Summary\n\n{}\n{}- Total run time: {elapsed:.0} s\n\n{}\n\n{}\n\n## Targets\n\n{}\n{}",
+        report.summary(usize::MAX),
         header.to_markdown(),
         report::RATIO_NOTE,
         counted::TIMED_VS_COUNTED,
@@ -193,8 +204,9 @@ fn run(opts: &Options) -> Result<(), String> {
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    println!("{md}");
-    eprintln!("report: {} ({elapsed:.0} s)", md_path.display());
+    // The terminal gets one screen: the summary and where the whole report is.
+    println!("dynatom benchmark report ({elapsed:.0} s)\n\n{}", report.summary(20));
+    println!("Report: {}", md_path.display());
     if let (Some(baseline), Some(now)) = (&opts.baseline, &counted) {
         if !counted::check(baseline, now) {
             std::process::exit(1);
@@ -295,6 +307,19 @@ mod tests {
         let text = usage();
         for name in suites::SUITES.iter().map(|s| s.name).chain([COUNTED]) {
             assert!(text.lines().any(|l| l.split_whitespace().next() == Some(name)), "{name} missing:\n{text}");
+        }
+    }
+
+    /// The test suite's `--quick` run and the main job write to different folders, named
+    /// without `..`, so neither overwrites the other's report.
+    #[test]
+    fn quick_and_full_runs_write_to_their_own_folders() {
+        let full = parse_options(&[]).unwrap().out;
+        let quick = parse_options(&["--quick".into()]).unwrap().out;
+        assert_ne!(full, quick);
+        for dir in [&full, &quick] {
+            assert!(!dir.components().any(|c| c == std::path::Component::ParentDir), "{}", dir.display());
+            assert!(dir.ends_with(if dir == &full { "target/dynatom-report" } else { "target/dynatom-report-quick" }));
         }
     }
 

@@ -105,6 +105,30 @@ impl Report {
         }
     }
 
+    /// How many targets were met, missed and not measured, and the missed ones, at most
+    /// `most_listed` of them (the terminal gets a screenful; the report lists all).
+    pub fn summary(&self, most_listed: usize) -> String {
+        let count = |met: Option<bool>| self.targets.iter().filter(|t| t.met == met).count();
+        let mut text = format!(
+            "{} targets: {} met, {} not met, {} not measured.\n",
+            self.targets.len(),
+            count(Some(true)),
+            count(Some(false)),
+            count(None)
+        );
+        let missed: Vec<&Target> = self.targets.iter().filter(|t| t.met == Some(false)).collect();
+        if !missed.is_empty() {
+            text.push_str("\nNot met:\n");
+        }
+        for t in missed.iter().take(most_listed) {
+            let _ = writeln!(text, "- {}: {} ({})", t.suite, t.what, t.figure);
+        }
+        if missed.len() > most_listed {
+            let _ = writeln!(text, "- ... and {} more (see the report's Targets table)", missed.len() - most_listed);
+        }
+        text
+    }
+
     pub fn targets_table(&self) -> String {
         let mut t = Table::new(&["suite", "target", "result", "figure"]);
         for x in &self.targets {
