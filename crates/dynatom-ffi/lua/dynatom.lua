@@ -603,21 +603,62 @@ local function equal_bytes(a, b)
   return true
 end
 
--- Lua's string.sub index rules: 1-based, negative counts from the end, clamped.
+-- string.sub's index arguments as LuaJIT reads them (lj_lib_checkint): a number, or a
+-- string that converts to one (Lua 5.1's coercion: "2", " 3 ", "0x2"), made an int32 by C's
+-- cast: toward zero (2.7 -> 2, -2.7 -> -2), and a number outside the int32 range (or NaN)
+-- to whatever the machine's conversion gives (on x86-64 -2^31, so `s:sub(math.huge)` is
+-- the whole string and `s:sub(1, math.huge)` is empty, as string.sub answers there). The
+-- out-of-range results are asked of string.sub itself once, so the module agrees with the
+-- LuaJIT that runs it; a probe that keeps "x" means a positive int32 (the cast saturated),
+-- one that empties it means -2^31 or 0, which act alike on strings shorter than 2^31.
+local INT32_MIN, INT32_MAX = -2147483648, 2147483647
+local function out_of_range_index(v)
+  return ("x"):sub(1, v) == "x" and INT32_MAX or INT32_MIN
+end
+local ABOVE_INT32 = out_of_range_index(math.huge)
+local BELOW_INT32 = out_of_range_index(-math.huge)
+local NAN_INDEX = out_of_range_index(0 / 0)
+local floor, ceil = math.floor, math.ceil
+
+local function sub_index(v, arg)
+  if type(v) ~= "number" then
+    local n = type(v) == "string" and tonumber(v) or nil
+    if n == nil then
+      error(string.format("bad argument #%d to 'sub' (number expected, got %s)", arg, type(v)), 4)
+    end
+    v = n
+  end
+  if v ~= v then
+    return NAN_INDEX
+  end
+  local t = v >= 0 and floor(v) or ceil(v)
+  if t > INT32_MAX then
+    return ABOVE_INT32
+  elseif t < INT32_MIN then
+    return BELOW_INT32
+  end
+  return t
+end
+
+-- string.sub's range: 1-based, negative counts from the end, clamped to the string; i > j
+-- (after that) is empty.
 local function sub_range(len, i, j)
-  i = i or 1
-  j = j or -1
+  i = sub_index(i, 1)
+  if j == nil then
+    j = -1
+  else
+    j = sub_index(j, 2)
+  end
   if i < 0 then
     i = len + i + 1
   end
   if j < 0 then
     j = len + j + 1
+  elseif j > len then
+    j = len
   end
   if i < 1 then
     i = 1
-  end
-  if j > len then
-    j = len
   end
   return i, j
 end
@@ -634,7 +675,8 @@ function str_methods.data(s)
   return out_data[0], tonumber(out_len[0])
 end
 
---- x:sub(i, j): the bytes i..j with string.sub's rules, in O(1) (shares the block).
+--- x:sub(i [, j]): the bytes i..j with string.sub's rules (LuaJIT 2.1's: the indices it
+--- accepts, how it converts them, its "bad argument" errors), in O(1) (shares the block).
 function str_methods.sub(s, i, j)
   local len = tonumber(C.dt_str_len(s))
   i, j = sub_range(len, i, j)
@@ -700,7 +742,16 @@ function str_methods.is_utf8(s)
 end
 
 function str_methods.len(s)
-  return tonumber(C.dt_str_len(s))
+  local n = C.dt_str_len(s)
+  if n == 0 then
+    -- dt_str_len answers 0 for a released or invalid handle too; dt_str_bytes tells them
+    -- from the empty string.
+    local st = C.dt_str_bytes(s, out_data, out_len)
+    if st ~= 0 then
+      fail(st, 2)
+    end
+  end
+  return tonumber(n)
 end
 
 --- x:tostring(): a Lua string (a copy, interned by LuaJIT; see the header comment).

@@ -47,8 +47,88 @@ test("sub follows string.sub for every i, j (inline and heap strs)", function()
       end
       assert(tostring(s:sub(i)) == text:sub(i), "sub(" .. i .. ")")
     end
-    assert(tostring(s:sub()) == text)
   end
+end)
+
+-- Every kind of index string.sub accepts: integers around both ends, 0, the int32 limits
+-- and beyond, infinities, NaN, fractions (truncated toward zero) and numeric strings.
+local function sub_indices(n)
+  local v = {
+    0, 1, 2, -1, -2, n - 1, n, n + 1, n + 2, -n + 1, -n, -n - 1, -n - 2,
+    math.huge, -math.huge, 0 / 0, 1e308, -1e308, 2 ^ 53, -2 ^ 53,
+    2 ^ 31, 2 ^ 31 - 1, 2 ^ 31 - 0.5, -2 ^ 31, -2 ^ 31 - 1, -2 ^ 31 - 0.5, 2 ^ 32 + 2,
+    2.7, -2.7, 0.5, -0.5, 0.999, -0.999, n + 0.5, -n - 0.5, n - 0.5,
+    "2", " 3 ", "0x2", "2.9", "-1", "-2.5", "1e1", tostring(n), tostring(-n),
+  }
+  return v
+end
+
+local function show(v)
+  return type(v) == "string" and string.format("%q", v) or tostring(v)
+end
+
+-- The reference answers come from string.sub in the interpreter: the Debian LuaJIT
+-- 2.1.0-beta3's compiled string.sub once answered ("a"):sub(0, "-2.5") with "a" inside this
+-- loop, where the interpreter (and the same call on its own, compiled or not) gives "".
+local function string_sub(text, ...)
+  return string.sub(text, ...)
+end
+jit.off(string_sub)
+
+test("sub follows string.sub on every index Lua accepts (empty, inline and heap strs)", function()
+  local texts = { "", "a", "abcdef", h.bytes(15, 21), h.bytes(16, 22), h.bytes(40, 23), h.bytes(3000, 24) }
+  local compared = 0
+  for _, text in ipairs(texts) do
+    local s = dynatom.str(text)
+    local values = sub_indices(#text)
+    -- Twice, so that the second pass runs the loop compiled by the JIT as well.
+    for _ = 1, 2 do
+      for _, i in ipairs(values) do
+        local want = string_sub(text, i)
+        local got = tostring(s:sub(i))
+        assert(got == want, string.format("sub(%s) of %d bytes: %d bytes, want %d", show(i), #text, #got, #want))
+        for _, j in ipairs(values) do
+          want = string_sub(text, i, j)
+          got = tostring(s:sub(i, j))
+          assert(
+            got == want,
+            string.format("sub(%s, %s) of %d bytes: %d bytes, want %d", show(i), show(j), #text, #got, #want)
+          )
+          compared = compared + 1
+        end
+      end
+    end
+  end
+  assert(compared > 10000, "compared " .. compared)
+  local s = dynatom.str("abcdef")
+  assert(s:sub(math.huge) == "abcdef" and s:sub("2", 2.7) == "b" and s:sub(-2.7) == "ef")
+end)
+
+test("sub raises string.sub's bad-argument error where string.sub raises", function()
+  local text = "abcdef"
+  local s = dynatom.str(text)
+  local bad = { nil, {}, true, false, "abc", "", "2x", print, coroutine.create(print), ffi.new("int64_t", 2) }
+  for k = 1, 10 do -- ipairs would stop at the nil
+    local v = bad[k]
+    assert(not pcall(string.sub, text, v), "string.sub accepts " .. show(v))
+    local ok, err = pcall(s.sub, s, v)
+    assert(not ok, "sub accepts i = " .. show(v))
+    local want = "bad argument #1 to 'sub' (number expected, got " .. type(v) .. ")"
+    assert(err == want, "sub(" .. show(v) .. "): " .. tostring(err))
+    if v ~= nil then
+      assert(not pcall(string.sub, text, 1, v), "string.sub accepts j = " .. show(v))
+      ok, err = pcall(s.sub, s, 1, v)
+      assert(not ok, "sub accepts j = " .. show(v))
+      want = "bad argument #2 to 'sub' (number expected, got " .. type(v) .. ")"
+      assert(err == want, "sub(1, " .. show(v) .. "): " .. tostring(err))
+    end
+  end
+  -- Called from Lua code (not as a tail call), the error names the caller's line.
+  local ok, err = pcall(function()
+    local r = s:sub()
+    return r
+  end)
+  assert(not ok and err:find("^[^:]+:%d+: bad argument #1 to 'sub' %(number expected, got nil%)$"), err)
 end)
 
 test("sub of a large str shares its buffer (O(1))", function()
@@ -128,6 +208,11 @@ test("clone shares; release gives the reference back; use after release raises",
   h.raises("released", function()
     return s:sub(1, 2)
   end)
+  h.raises("released", function()
+    return #s
+  end)
+  h.raises("released", s.len, s)
+  assert(#dynatom.str("") == 0, "an empty str still has length 0")
   assert(#c == 100, "the clone is still alive")
   c:release()
 end)
