@@ -78,7 +78,7 @@ fn check_fickle(pairs: &[(Part, Part)], separator: &str) {
     assert_eq!(text, expected.as_str());
     assert_eq!(text.is_inline(), expected.len() <= 15);
     assert_eq!(ByteStr::concat(&fickle()), expected.as_bytes());
-    assert_eq!(Str::join(separator, &fickle()), seconds.join(separator).as_str());
+    assert_eq!(Str::join(&fickle(), separator), seconds.join(separator).as_str());
 }
 
 #[derive(Arbitrary, Debug)]
@@ -195,7 +195,7 @@ fuzz_target!(|input: Input| {
     let texts: Vec<String> = input.parts.iter().map(Part::text).collect();
     let joined = texts.concat();
     assert_eq!(Str::concat(&texts), joined.as_str());
-    assert_eq!(Str::join(&input.separator, texts.iter().map(String::as_str)), texts.join(&input.separator).as_str());
+    assert_eq!(Str::join(texts.iter().map(String::as_str), &input.separator), texts.join(&input.separator).as_str());
     if let [first, ..] = texts.as_slice() {
         let n = texts.len();
         assert_eq!(

@@ -35,7 +35,7 @@ fn quick_single_suite_writes_report_json_and_chart() {
     assert!(dir.join("atom-to-string.svg").exists());
     let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert!(!figures["figures"].as_array().unwrap().is_empty());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("Atom::to_str"), "progress goes to stderr");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Str::from(&atom)"), "progress goes to stderr");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

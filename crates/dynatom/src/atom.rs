@@ -185,24 +185,6 @@ impl Atom {
         self.text.get().is_inline()
     }
 
-    /// The text as a [`Str`]; deprecated, the same as `Str::from(&atom)` (O(1) for every
-    /// length: the `Str` shares the atom's bytes). std's `to_str` borrows.
-    ///
-    /// ```
-    /// use dynatom::{Atom, Str};
-    ///
-    /// let atom = Atom::from("handed out without a copy");
-    /// let s = Str::from(&atom);
-    /// assert_eq!(s, "handed out without a copy");
-    /// assert_eq!(s.as_ptr(), atom.as_ptr());
-    /// assert!(s.is_interned());
-    /// ```
-    #[deprecated(since = "0.2.0", note = "use `Str::from(&atom)`: std's `to_str` borrows, this made a new handle")]
-    #[inline]
-    pub fn to_str(&self) -> Str {
-        self.str_handle()
-    }
-
     /// What `Str::from(&atom)` returns: the text as a [`Str`] sharing the atom's bytes.
     #[inline]
     pub(crate) fn str_handle(&self) -> Str {
@@ -411,36 +393,6 @@ impl AtomTable {
     fn try_intern_with(&self, text: &str, fallibility: Fallibility) -> Result<Atom, StrError> {
         // The table's atom for these bytes holds exactly these bytes.
         Utf8::from_text(text, |bytes| self.try_intern_bytes_with(bytes, fallibility)).map(Atom::from_utf8_handle)
-    }
-
-    /// The atom for the text of `s`; deprecated, the same as [`Str::intern_in`]
-    /// (`s.intern_in(&table)`). A heap `Str` that spans its whole buffer is adopted
-    /// when its text is new and no table has adopted it yet (`with_seed` tables copy); a
-    /// `Str` already interned in the global table costs O(1); anything else is copied.
-    ///
-    /// ```
-    /// use dynatom::{AtomTable, Str};
-    ///
-    /// let s = Str::from("adopted rather than copied");
-    /// let atom = s.intern_in(AtomTable::global());
-    /// assert_eq!(atom.as_ptr(), s.as_ptr());
-    /// ```
-    #[deprecated(since = "0.2.0", note = "use `s.intern_in(&table)`: `str` in a name means std's `&str`")]
-    pub fn intern_str(&self, s: &Str) -> Atom {
-        s.intern_in(self)
-    }
-
-    /// Like the deprecated [`AtomTable::intern_str`], but reports allocation failure;
-    /// deprecated, the same as [`Str::try_intern_in`].
-    ///
-    /// ```
-    /// let table = dynatom::AtomTable::with_seed(3);
-    /// let s = dynatom::Str::from("copied into a table of its own seed");
-    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern("copied into a table of its own seed"));
-    /// ```
-    #[deprecated(since = "0.2.0", note = "use `s.try_intern_in(&table)`: `str` in a name means std's `&str`")]
-    pub fn try_intern_str(&self, s: &Str) -> Result<Atom, StrError> {
-        s.try_intern_in(self)
     }
 
     /// [`Str::intern_in`] and [`Str::try_intern_in`]: adopts, finds or copies.

@@ -242,34 +242,6 @@ impl AtomTable {
         self.try_intern_bytes_word(bytes, fallibility).map(ByteAtom::from_word)
     }
 
-    /// The atom for the bytes of `s`; deprecated, the same as [`ByteStr::intern_in`]
-    /// (`s.intern_in(&table)`).
-    ///
-    /// ```
-    /// use dynatom::{AtomTable, ByteStr};
-    ///
-    /// let s = ByteStr::copy_from_slice(b"adopted rather than copied: \xff");
-    /// let atom = s.intern_in(AtomTable::global());
-    /// assert_eq!(atom.as_ptr(), s.as_ptr());
-    /// ```
-    #[deprecated(since = "0.2.0", note = "use `s.intern_in(&table)`: a suffix after a verb names the argument")]
-    pub fn intern_byte_str(&self, s: &ByteStr) -> ByteAtom {
-        s.intern_in(self)
-    }
-
-    /// Like the deprecated [`AtomTable::intern_byte_str`], but reports allocation
-    /// failure; deprecated, the same as [`ByteStr::try_intern_in`].
-    ///
-    /// ```
-    /// let table = dynatom::AtomTable::with_seed(3);
-    /// let s = dynatom::ByteStr::copy_from_slice(b"copied into a table of its own seed");
-    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern_bytes(b"copied into a table of its own seed"));
-    /// ```
-    #[deprecated(since = "0.2.0", note = "use `s.try_intern_in(&table)`: a suffix after a verb names the argument")]
-    pub fn try_intern_byte_str(&self, s: &ByteStr) -> Result<ByteAtom, StrError> {
-        s.try_intern_in(self)
-    }
-
     /// [`ByteStr::intern_in`] and [`ByteStr::try_intern_in`]: adopts, finds or copies.
     #[inline]
     pub(crate) fn try_intern_byte_str_with(&self, s: &ByteStr, fallibility: Fallibility) -> Result<ByteAtom, StrError> {

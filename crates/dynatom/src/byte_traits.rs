@@ -172,6 +172,19 @@ impl From<ByteStr> for Vec<u8> {
     }
 }
 
+impl From<&ByteStr> for Vec<u8> {
+    /// Copies the bytes, as `Vec::<u8>::from(&Str)` does.
+    ///
+    /// ```
+    /// let s = dynatom::ByteStr::copy_from_slice(b"\xffbytes");
+    /// assert_eq!(Vec::<u8>::from(&s), b"\xffbytes");
+    /// ```
+    #[inline]
+    fn from(s: &ByteStr) -> Vec<u8> {
+        s.as_bytes().to_vec()
+    }
+}
+
 impl TryFrom<ByteStr> for Str {
     type Error = StrError;
     /// O(1) plus one UTF-8 check ([`ByteStr::to_text`]).

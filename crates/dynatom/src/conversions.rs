@@ -233,6 +233,47 @@ impl<'a> From<&'a Atom> for Cow<'a, str> {
     }
 }
 
+impl TryFrom<Vec<u8>> for Str {
+    type Error = std::string::FromUtf8Error;
+
+    /// [`Str::from_utf8`]: on invalid UTF-8 the vector comes back inside std's error,
+    /// untouched, as with [`String::from_utf8`]; `?` turns the error into
+    /// [`StrError::InvalidUtf8`].
+    ///
+    /// # Panics
+    /// If the text is longer than [`Str::MAX_LEN`], as [`Str::from_utf8`] does.
+    ///
+    /// ```
+    /// use dynatom::Str;
+    ///
+    /// assert_eq!(Str::try_from(b"bytes".to_vec()).unwrap(), "bytes");
+    /// let err = Str::try_from(vec![b'a', 0xff]).unwrap_err();
+    /// assert_eq!(err.into_bytes(), vec![b'a', 0xff]); // nothing lost
+    /// ```
+    #[inline]
+    fn try_from(bytes: Vec<u8>) -> Result<Str, std::string::FromUtf8Error> {
+        Str::from_utf8(bytes)
+    }
+}
+
+impl TryFrom<&[u8]> for Str {
+    type Error = StrError;
+
+    /// [`Str::from_utf8_slice`]: a copy of the bytes if they are UTF-8; also reports
+    /// over-long input and allocation failure.
+    ///
+    /// ```
+    /// use dynatom::{Str, StrError};
+    ///
+    /// assert_eq!(Str::try_from("é".as_bytes()).unwrap(), "é");
+    /// assert!(matches!(Str::try_from(&b"\xc3"[..]), Err(StrError::InvalidUtf8(_))));
+    /// ```
+    #[inline]
+    fn try_from(bytes: &[u8]) -> Result<Str, StrError> {
+        Str::from_utf8_slice(bytes)
+    }
+}
+
 impl From<std::string::FromUtf8Error> for StrError {
     /// [`Str::from_utf8`] hands the vector back inside std's error; `?` turns that into
     /// the crate's one error type (the vector is dropped then).

@@ -208,7 +208,6 @@ pub use crate::repr::block_cache::{
 };
 pub use crate::small_map::{AtomMap, Hint, HintKey, SmallMap, SmallMapStats};
 pub use crate::str::Str;
-pub use crate::str_access::{Separator, SubStrs};
 pub use crate::table::{AtomTable, MemoryReport};
 
 /// The README's examples, compiled and run as doctests so they cannot rot. The crate's

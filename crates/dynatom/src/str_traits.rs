@@ -159,6 +159,16 @@ impl From<Atom> for Str {
 
 impl From<&Atom> for Str {
     /// O(1): the `Str` shares the atom's bytes (one reference counted).
+    ///
+    /// ```
+    /// use dynatom::{Atom, Str};
+    ///
+    /// let atom = Atom::from("handed out without a copy");
+    /// let s = Str::from(&atom);
+    /// assert_eq!(s, "handed out without a copy");
+    /// assert_eq!(s.as_ptr(), atom.as_ptr());
+    /// assert!(s.is_interned());
+    /// ```
     #[inline]
     fn from(atom: &Atom) -> Str {
         atom.str_handle()

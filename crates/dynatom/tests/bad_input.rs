@@ -61,7 +61,7 @@ fn allocation_failure_in_str_constructors_is_an_error() {
     assert!(is_alloc_failure(&err), "{err:?}");
     let err = failing(|| Str::try_concat(&[text.as_str(), "!"])).unwrap_err();
     assert!(is_alloc_failure(&err), "{err:?}");
-    let err = failing(|| Str::try_join(", ", [text.as_str(), "b"])).unwrap_err();
+    let err = failing(|| Str::try_join([text.as_str(), "b"], ", ")).unwrap_err();
     assert!(is_alloc_failure(&err), "{err:?}");
     let err = failing(|| try_str_format!("{text}{}", 1)).unwrap_err();
     assert!(matches!(&err, BuildError::Str(e) if is_alloc_failure(e)), "{err:?}");
@@ -135,10 +135,10 @@ fn lengths_over_the_limit_are_errors_before_any_allocation() {
     assert_eq!(builder.as_str(), "kept");
     // 4,097 copies of a 1 MiB separator: past 4 GiB, found by measuring, not allocating.
     let separator = "s".repeat(1 << 20);
-    let err = Str::try_join(&separator, std::iter::repeat_n("", 4098)).unwrap_err();
+    let err = Str::try_join(std::iter::repeat_n("", 4098), &separator).unwrap_err();
     assert!(matches!(err, StrError::TooLong { len } if len > Str::MAX_LEN), "{err:?}");
     assert!(err.to_string().contains("exceeds the maximum of 4294967295 bytes"), "{err}");
-    let panic = catch_unwind(|| Str::join(&separator, std::iter::repeat_n("", 4098))).unwrap_err();
+    let panic = catch_unwind(|| Str::join(std::iter::repeat_n("", 4098), &separator)).unwrap_err();
     assert!(panic_text(&panic).contains("exceeds the maximum"), "{}", panic_text(&panic));
 }
 

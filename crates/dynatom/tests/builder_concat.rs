@@ -92,8 +92,8 @@ fn join_returns_the_text_it_copied() {
         let seconds: Vec<&str> = pairs.iter().map(|&(_, second)| second).collect();
         for separator in ["", ", ", "a long separator between the pieces"] {
             let expected = seconds.join(separator);
-            assert_eq!(Str::join(separator, &fickle(pairs)), expected.as_str(), "{pairs:?} {separator:?}");
-            assert_eq!(Str::try_join(separator, &fickle(pairs)).unwrap(), expected.as_str());
+            assert_eq!(Str::join(&fickle(pairs), separator), expected.as_str(), "{pairs:?} {separator:?}");
+            assert_eq!(Str::try_join(&fickle(pairs), separator).unwrap(), expected.as_str());
         }
     }
 }
@@ -127,7 +127,7 @@ fn join_returns_what_the_second_walk_yields() {
     for (first, second) in [(few, many), (many, few), (few, &["c"][..]), (many, &[][..])] {
         let walks = Cell::new(0);
         let items = FickleWalk { walks: &walks, items: None, walks_twice: [first, second] };
-        assert_eq!(Str::join("/", items), second.join("/"));
+        assert_eq!(Str::join(items, "/"), second.join("/"));
         assert_eq!(walks.get(), 2);
     }
 }
@@ -145,7 +145,7 @@ proptest! {
         let bytes = ByteStr::concat(&fickle(&pairs));
         prop_assert_eq!(bytes.as_bytes(), expected.as_bytes());
         let seconds: Vec<&str> = pairs.iter().map(|&(_, second)| second).collect();
-        let joined = Str::join(&separator, &fickle(&pairs));
+        let joined = Str::join(&fickle(&pairs), &separator);
         prop_assert_eq!(joined.as_str(), seconds.join(&separator));
     }
 }

@@ -102,12 +102,12 @@ proptest! {
         let concat = Str::concat(&parts);
         prop_assert_eq!(concat.as_str(), parts.concat());
         prop_assert_eq!(concat.is_inline(), concat.len() <= 15);
-        let joined = Str::join(&sep, &parts);
+        let joined = Str::join(&parts, &sep);
         prop_assert_eq!(joined.as_str(), parts.join(&sep));
-        let joined_iter = Str::join(&sep, parts.iter().map(String::as_str));
+        let joined_iter = Str::join(parts.iter().map(String::as_str), &sep);
         prop_assert_eq!(joined_iter.as_str(), parts.join(&sep));
         prop_assert_eq!(Str::try_concat(&parts).unwrap(), concat);
-        prop_assert_eq!(Str::try_join(&sep, &parts).unwrap(), joined);
+        prop_assert_eq!(Str::try_join(&parts, &sep).unwrap(), joined);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use dynatom::interner::{Interner, InternerError, Resolver, Symbol, SyncInterner};
 use dynatom::small_map::{AtomMapKey, Hashed};
-use dynatom::{Atom, AtomMap, HintKey, Limits, Piece, Pieces, SmallMap, Str};
+use dynatom::{Atom, AtomMap, ByteStr, HintKey, Limits, Piece, Pieces, SmallMap, Str};
 
 /// Inline, table-sized and static texts, so every representation is exercised.
 const TEXTS: [&str; 4] = ["", "short", "a text long enough to live on the heap", "ünïcödé text of some length"];
@@ -142,6 +142,33 @@ fn str_and_atom_convert_out_into_std_types() {
         assert!(matches!(Cow::from(&s), Cow::Borrowed(t) if t == text));
         assert!(matches!(Cow::from(&a), Cow::Borrowed(t) if t == text));
     }
+}
+
+/// `Str` converts from the byte types `ByteStr` converts from, checking UTF-8: a vector
+/// comes back whole inside the error, as `Str::from_utf8` gives it; and both convert out
+/// into `Vec<u8>`, owned or borrowed.
+#[test]
+fn byte_vectors_and_slices_try_into_str_as_into_byte_str() {
+    for text in TEXTS {
+        let bytes = text.as_bytes();
+        assert_eq!(Str::try_from(bytes.to_vec()).unwrap(), text);
+        assert_eq!(Str::try_from(bytes).unwrap(), text);
+        let via_vec: Result<Str, _> = bytes.to_vec().try_into();
+        assert_eq!(via_vec.unwrap(), text);
+        assert_eq!(ByteStr::from(bytes.to_vec()), bytes);
+        assert_eq!(ByteStr::from(bytes), bytes);
+        let s = Str::from(text);
+        let b = ByteStr::from(text);
+        assert_eq!(Vec::<u8>::from(&s), Vec::<u8>::from(&b));
+        assert_eq!(Vec::<u8>::from(s), Vec::<u8>::from(b));
+    }
+    let invalid = vec![b'a', 0xff, b'z'];
+    let err = Str::try_from(invalid.clone()).unwrap_err();
+    assert_eq!(err.utf8_error(), Str::from_utf8(invalid.clone()).unwrap_err().utf8_error());
+    assert_eq!(err.into_bytes(), invalid, "the vector comes back untouched");
+    let err = Str::try_from(&invalid[..]).unwrap_err();
+    assert_eq!(err, Str::from_utf8_slice(&invalid).unwrap_err());
+    assert!(matches!(err, dynatom::StrError::InvalidUtf8(_)));
 }
 
 #[test]

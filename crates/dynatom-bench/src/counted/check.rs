@@ -2,7 +2,7 @@
 //! operation whose estimated cycles grew by more than 3%. A developer tool, not a test:
 //! run it before stopping work on a hot path.
 
-use super::{CountedRun, Row};
+use super::{handles::TO_OWNED_OP, CountedRun, Row};
 
 /// Growth that counts as a regression: more than 3%, and more than a quarter cycle (so a
 /// figure near zero after the harness is subtracted cannot flag on rounding alone).
@@ -14,7 +14,22 @@ const ABSOLUTE: f64 = 0.25;
 /// their tables at random per process, which moves their counts by up to ~10% on the
 /// smallest operations with no change at all.
 pub fn is_dynatom(peer: &str) -> bool {
-    peer.starts_with("dynatom") || ["SmallMap", "Atom::to_str", "StrBuilder"].contains(&peer)
+    peer.starts_with("dynatom") || ["SmallMap", "Str::from(&atom)", "StrBuilder"].contains(&peer)
+}
+
+/// Peers and operations renamed since older baselines were saved, as (name now, name
+/// then): a baseline row under the old name is the same measurement.
+const RENAMED: &[(&str, &str)] = &[("Str::from(&atom)", "Atom::to_str"), (TO_OWNED_OP, "to_str")];
+
+fn name_then(now: &str) -> &str {
+    RENAMED.iter().find(|(name, _)| *name == now).map_or(now, |(_, then)| then)
+}
+
+/// The baseline's row for `r`, under its name now or the name it had then.
+fn baseline_row<'a>(baseline: &'a CountedRun, r: &Row) -> Option<&'a Row> {
+    baseline
+        .find(&r.suite, &r.op, &r.param, &r.peer)
+        .or_else(|| baseline.find(&r.suite, name_then(&r.op), &r.param, name_then(&r.peer)))
 }
 
 /// Every dynatom operation of `current` whose estimated cycles grew past the bounds
@@ -25,7 +40,7 @@ pub fn regressions<'a>(baseline: &CountedRun, current: &'a CountedRun) -> Vec<(&
         .iter()
         .filter(|r| is_dynatom(&r.peer))
         .filter_map(|r| {
-            let before = baseline.find(&r.suite, &r.op, &r.param, &r.peer)?.estimated_cycles;
+            let before = baseline_row(baseline, r)?.estimated_cycles;
             let grew = r.estimated_cycles - before;
             (grew > ABSOLUTE && grew > RELATIVE * before.abs()).then_some((r, before))
         })
@@ -46,11 +61,7 @@ pub fn check(baseline: &CountedRun, current: &CountedRun) -> bool {
             current.caches
         );
     }
-    let compared = current
-        .rows
-        .iter()
-        .filter(|r| is_dynatom(&r.peer) && baseline.find(&r.suite, &r.op, &r.param, &r.peer).is_some())
-        .count();
+    let compared = current.rows.iter().filter(|r| is_dynatom(&r.peer) && baseline_row(baseline, r).is_some()).count();
     let grown = regressions(baseline, current);
     for (r, before) in &grown {
         println!(
@@ -107,6 +118,15 @@ mod tests {
         now.rows[0].peer = "hashbrown".into();
         assert!(regressions(&before, &now).is_empty());
         assert!(is_dynatom("SmallMap") && is_dynatom("dynatom Interner") && !is_dynatom("ustr"));
+    }
+
+    #[test]
+    fn renamed_rows_are_compared_with_their_old_names() {
+        let renamed = |op: &str, peer: &str, est: f64| Row { op: op.into(), peer: peer.into(), ..row("x", est) };
+        let before = run(vec![renamed("to_str", "Atom::to_str", 100.0)]);
+        let now = run(vec![renamed(TO_OWNED_OP, "Str::from(&atom)", 110.0)]);
+        let grown: Vec<&str> = regressions(&before, &now).iter().map(|(r, _)| r.peer.as_str()).collect();
+        assert_eq!(grown, ["Str::from(&atom)"]);
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Counted handle operations: `Atom` eq / hash against the global interners' handles,
-//! `Atom::to_str` against copying into a `String` (the `atom-to-string` suite), `Str`
+//! `Str::from(&atom)` against copying into a `String` (the `atom-to-string` suite), `Str`
 //! from / clone / slice against the `handles` suite's string types, and `StrBuilder`
 //! appends against `String::push_str` (the `build` suite).
 
@@ -14,6 +14,8 @@ pub const STR_SUITE: &str = "str";
 pub const BUILD_SUITE: &str = "build";
 pub const BUILDERS: [&str; 2] = ["StrBuilder", "String::push_str"];
 pub const TO_STR_WAYS: &[&str] = peers::TO_OWNED;
+/// The operation of the `TO_STR_WAYS` rows: an atom's text handed out as an owned string.
+pub const TO_OWNED_OP: &str = "to owned string";
 
 /// Distinct values per counted run (as the wall-clock `handles` suite).
 const BATCH: usize = 256;
@@ -123,7 +125,7 @@ impl AtomToOwnedVisitor for ToStrRun<'_> {
             if A::NAME != HARNESS && A::text(&A::to_owned(&atom)) != text {
                 return Err(format!("{} at {len} bytes does not round-trip", A::NAME));
             }
-            self.rec.warm("to_str", &format!("{len} B"), A::NAME, BATCH as u64, || {
+            self.rec.warm(TO_OWNED_OP, &format!("{len} B"), A::NAME, BATCH as u64, || {
                 for _ in 0..BATCH {
                     black_box(A::to_owned(black_box(&atom)));
                 }
@@ -133,7 +135,7 @@ impl AtomToOwnedVisitor for ToStrRun<'_> {
     }
 }
 
-/// `Atom::to_str` against a copy into a `String`, at the `atom-to-string` suite's lengths.
+/// `Str::from(&atom)` against a copy into a `String`, at the `atom-to-string` suite's lengths.
 pub fn to_str_child(rec: &mut Recorder, peer: &str, quick: bool) -> Result<(), String> {
     let run = ToStrRun { rec, quick };
     match peer {

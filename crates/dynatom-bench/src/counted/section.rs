@@ -12,7 +12,7 @@ const REFERENCES: &[&str] = &[
     "dynatom Interner",
     "dynatom SyncInterner",
     "dynatom Atom",
-    "Atom::to_str",
+    "Str::from(&atom)",
     "dynatom Str",
     "StrBuilder",
 ];

@@ -251,9 +251,9 @@ family!(
 );
 
 family!(
-    /// Ways to hand an atom's text out as an owned string (dynatom's `to_str` first).
+    /// Ways to hand an atom's text out as an owned string (dynatom's `Str::from(&atom)` first).
     TO_OWNED, visit_to_owned, AtomToOwned, AtomToOwnedVisitor,
-    [to_owned::ToStr, to_owned::CopyIntoString]
+    [to_owned::StrFromAtom, to_owned::CopyIntoString]
 );
 
 family!(
@@ -389,7 +389,7 @@ mod tests {
     #[test]
     fn adapters_of_one_family_agree_on_the_text() {
         let atom = dynatom::Atom::from("a text longer than the inline limit");
-        assert_eq!(to_owned::ToStr::text(&to_owned::ToStr::to_owned(&atom)), atom.as_str());
+        assert_eq!(to_owned::StrFromAtom::text(&to_owned::StrFromAtom::to_owned(&atom)), atom.as_str());
         assert_eq!(to_owned::CopyIntoString::text(&to_owned::CopyIntoString::to_owned(&atom)), atom.as_str());
         let path = "/usr/lib/ruby/net/http.rb";
         let slices = suffix_keys::StrSlices::path(path);

@@ -1,15 +1,15 @@
 //! Adapters for handing an atom's text out as an owned string (the `atom-to-string`
-//! suite): dynatom's `Atom::to_str` against a copy into a `String`.
+//! suite): dynatom's `Str::from(&atom)` against a copy into a `String`.
 
 use super::AtomToOwned;
 use dynatom::Atom;
 
-/// `Str::from(&atom)` (reported under its old name `Atom::to_str`): the atom's own buffer as a `Str` (a count increment, no copy).
-pub struct ToStr;
+/// `Str::from(&atom)`: the atom's own buffer as a `Str` (a count increment, no copy).
+pub struct StrFromAtom;
 
-impl AtomToOwned for ToStr {
+impl AtomToOwned for StrFromAtom {
     type Owned = dynatom::Str;
-    const NAME: &'static str = "Atom::to_str";
+    const NAME: &'static str = "Str::from(&atom)";
     #[inline]
     fn to_owned(atom: &Atom) -> dynatom::Str {
         dynatom::Str::from(atom)
@@ -20,7 +20,7 @@ impl AtomToOwned for ToStr {
     }
 }
 
-/// What a caller without `to_str` does: copy the text into a fresh `String`.
+/// What a caller without a shared handle does: copy the text into a fresh `String`.
 pub struct CopyIntoString;
 
 impl AtomToOwned for CopyIntoString {

@@ -1,5 +1,5 @@
 //! Suite 5 (article 001): handing an atom's text out as an owned string (Firefox's
-//! `el.id` getter). Copying into a `String` costs more as the text grows; `Atom::to_str`
+//! `el.id` getter). Copying into a `String` costs more as the text grows; `Str::from(&atom)`
 //! should cost the same at every length (a reference-count increment, no copy).
 
 use super::{ns_per_op, ChildOutput, Ctx, Job, Results, SuiteDef};
@@ -67,11 +67,11 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
         "atom-to-string",
         "Atom to owned string (article 001)",
         "Hand an atom's text out as an owned string, per call (the result is dropped at once). \
-         ns per call, lower is better; ratio = copy ÷ `to_str`.",
+         ns per call, lower is better; ratio = copy ÷ `Str::from(&atom)`.",
     );
     let ours = Job::new(WAYS[0], "-", "-");
     let copy = Job::new(WAYS[1], "-", "-");
-    let mut t = Table::new(&["length (bytes)", "Atom::to_str ns", "copy into String ns", "vs dynatom"]);
+    let mut t = Table::new(&["length (bytes)", "Str::from(&atom) ns", "copy into String ns", "vs dynatom"]);
     for len in LENGTHS {
         let f = format!("ns_{len}");
         t.row(vec![
@@ -115,7 +115,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     } else {
         combine(&mut flat, None);
     }
-    rep.target("`to_str`: every length within 1.5× of the fastest length", flat_fig, flat);
+    rep.target("`Str::from(&atom)`: every length within 1.5× of the fastest length", flat_fig, flat);
     let mut met = Some(true);
     let mut parts = Vec::new();
     for len in LENGTHS.iter().filter(|l| **l >= 64) {
@@ -128,5 +128,5 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
             _ => combine(&mut met, None),
         }
     }
-    rep.target("`to_str` ≥5× faster than copying at 64 bytes and above", parts.join("; "), met);
+    rep.target("`Str::from(&atom)` ≥5× faster than copying at 64 bytes and above", parts.join("; "), met);
 }

@@ -157,7 +157,7 @@ impl Str {
     }
 
     /// The `items` with `separator` between each two, in one allocation sized for the
-    /// total. The iterator is walked twice (once to measure, once to copy), hence
+    /// total; the arguments come in std's order (`[items].join(separator)`). The iterator is walked twice (once to measure, once to copy), hence
     /// the `Clone` bound; slices, `Vec`s and most adapters over them qualify. The result
     /// is what the second walk yields, also where it differs from the first (an
     /// iterator or `AsRef` that answers differently each time costs a second allocation,
@@ -169,19 +169,19 @@ impl Str {
     /// ```
     /// use dynatom::Str;
     ///
-    /// let path = Str::join("/", ["usr", "lib", "ruby"]);
-    /// assert_eq!(path, "usr/lib/ruby");
+    /// let path = Str::join(["usr", "lib", "ruby"], "/");
+    /// assert_eq!(path, ["usr", "lib", "ruby"].join("/"));
     /// let numbers: Vec<String> = (1..=3).map(|n| n.to_string()).collect();
-    /// assert_eq!(Str::join(", ", &numbers), "1, 2, 3");
+    /// assert_eq!(Str::join(&numbers, ", "), "1, 2, 3");
     /// ```
     #[must_use]
-    pub fn join<I>(separator: &str, items: I) -> Str
+    pub fn join<I>(items: I, separator: &str) -> Str
     where
         I: IntoIterator,
         I::IntoIter: Clone,
         I::Item: AsRef<str>,
     {
-        or_panic(Str::join_fallibility(separator, items.into_iter(), Fallibility::Infallible))
+        or_panic(Str::join_fallibility(items.into_iter(), separator, Fallibility::Infallible))
     }
 
     /// Like [`Str::join`], but reports an over-long result or an allocation failure.
@@ -189,19 +189,19 @@ impl Str {
     /// ```
     /// use dynatom::Str;
     ///
-    /// assert_eq!(Str::try_join("-", ["a", "b", "c"]).unwrap(), "a-b-c");
-    /// assert_eq!(Str::try_join("-", Vec::<&str>::new()).unwrap(), "");
+    /// assert_eq!(Str::try_join(["a", "b", "c"], "-").unwrap(), "a-b-c");
+    /// assert_eq!(Str::try_join(Vec::<&str>::new(), "-").unwrap(), "");
     /// ```
-    pub fn try_join<I>(separator: &str, items: I) -> Result<Str, StrError>
+    pub fn try_join<I>(items: I, separator: &str) -> Result<Str, StrError>
     where
         I: IntoIterator,
         I::IntoIter: Clone,
         I::Item: AsRef<str>,
     {
-        Str::join_fallibility(separator, items.into_iter(), Fallibility::Fallible)
+        Str::join_fallibility(items.into_iter(), separator, Fallibility::Fallible)
     }
 
-    fn join_fallibility<I>(separator: &str, items: I, fallibility: Fallibility) -> Result<Str, StrError>
+    fn join_fallibility<I>(items: I, separator: &str, fallibility: Fallibility) -> Result<Str, StrError>
     where
         I: Iterator + Clone,
         I::Item: AsRef<str>,

@@ -63,17 +63,6 @@ impl Piece {
         std::str::from_utf8(self.as_bytes()).ok()
     }
 
-    /// The piece's text, or `None`; deprecated, the same as [`Piece::to_str`] (an `as_`
-    /// method is free, and this one checks UTF-8).
-    ///
-    /// ```
-    /// assert_eq!(dynatom::Piece::from("text").to_str(), Some("text"));
-    /// ```
-    #[deprecated(since = "0.2.0", note = "use `to_str`: `as_` is free, and this checks UTF-8, as `OsStr::to_str` does")]
-    pub fn as_str(&self) -> Option<&str> {
-        self.to_str()
-    }
-
     /// Its length in bytes.
     ///
     /// ```
@@ -114,19 +103,6 @@ impl Piece {
     /// ```
     pub fn into_text(self) -> Result<Str, StrError> {
         self.bytes.to_text()
-    }
-
-    /// The piece as a [`Str`]; deprecated, the same as [`Piece::into_text`].
-    ///
-    /// # Errors
-    /// [`StrError::InvalidUtf8`] if the bytes are not UTF-8.
-    ///
-    /// ```
-    /// assert_eq!(dynatom::Piece::from("p").into_text().unwrap(), "p");
-    /// ```
-    #[deprecated(since = "0.2.0", note = "use `into_text`: `str` in a name means std's `&str`")]
-    pub fn into_str(self) -> Result<Str, StrError> {
-        self.into_text()
     }
 }
 
@@ -401,33 +377,6 @@ impl Pieces {
     /// ```
     pub fn try_to_text(&self) -> Result<Str, StrError> {
         self.to_text_fallibility(Fallibility::Fallible)
-    }
-
-    /// The joined text; deprecated, the same as [`Pieces::to_text`] (std's `to_str`
-    /// borrows).
-    ///
-    /// # Panics
-    /// As [`Pieces::to_text`].
-    ///
-    /// ```
-    /// let p: dynatom::Pieces = ["join", "ed"].into_iter().collect();
-    /// assert_eq!(p.to_text(), "joined");
-    /// ```
-    #[deprecated(since = "0.2.0", note = "use `to_text`: std's `to_str` borrows, this joins into a new string")]
-    pub fn to_str(&self) -> Str {
-        self.to_text()
-    }
-
-    /// Like the deprecated [`Pieces::to_str`], but reports errors; deprecated, the same
-    /// as [`Pieces::try_to_text`].
-    ///
-    /// ```
-    /// let p: dynatom::Pieces = ["a", "b"].into_iter().collect();
-    /// assert_eq!(p.try_to_text().unwrap(), "ab");
-    /// ```
-    #[deprecated(since = "0.2.0", note = "use `try_to_text`: std's `to_str` borrows, this joins into a new string")]
-    pub fn try_to_str(&self) -> Result<Str, StrError> {
-        self.try_to_text()
     }
 
     fn to_text_fallibility(&self, fallibility: Fallibility) -> Result<Str, StrError> {

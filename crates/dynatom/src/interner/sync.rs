@@ -437,33 +437,6 @@ impl SyncInterner {
         }
     }
 
-    /// Interns the text of a core [`Str`](crate::Str); deprecated, the same as
-    /// [`intern`](Self::intern), which takes a `Str` (any `AsRef<str>`). The characters
-    /// are copied when new (the handle's buffer is not adopted).
-    ///
-    /// ```
-    /// let i = dynatom::interner::SyncInterner::new();
-    /// let s = i.intern(dynatom::Str::from("abc"));
-    /// assert_eq!(i.resolve(s), "abc");
-    /// ```
-    #[deprecated(since = "0.2.0", note = "use `intern`, which takes a `Str`: `str` in a name means std's `&str`")]
-    pub fn intern_str(&self, s: &crate::Str) -> Symbol {
-        self.intern(s)
-    }
-
-    /// The text of `sym` as a core [`Str`](crate::Str), a copy; deprecated, the same
-    /// as `Str::from(i.resolve(sym))`, which shows the copy.
-    ///
-    /// ```
-    /// let i = dynatom::interner::SyncInterner::new();
-    /// let s = i.intern("abc");
-    /// assert_eq!(dynatom::Str::from(i.resolve(s)), "abc");
-    /// ```
-    #[deprecated(since = "0.2.0", note = "use `Str::from(i.resolve(sym))`: `str` in a name means std's `&str`")]
-    pub fn resolve_str(&self, sym: Symbol) -> crate::Str {
-        crate::Str::from(self.resolve(sym))
-    }
-
     /// `(symbol, text)` pairs in symbol order, up to the `len()` seen at the call.
     ///
     /// ```

@@ -215,7 +215,7 @@ impl StrWord {
 }
 
 /// Where the bytes of a string of known length go while they are being copied (the
-/// builder's `concat`, `join` and `Pieces::to_str`): one allocation sized for it, none at
+/// builder's `concat`, `join` and `Pieces::to_text`): one allocation sized for it, none at
 /// all for inline results.
 pub(crate) enum ExactSink {
     /// Short results are gathered on the stack and stored inside the handle.
