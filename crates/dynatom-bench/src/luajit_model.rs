@@ -1,7 +1,7 @@
 //! A model of LuaJIT 2.1's eager string interning (`lj_str_new`), the baseline for
 //! "intern every string at creation" in the lazy-vs-eager suite.
 //!
-//! This is a *model*, not LuaJIT: it is written from article 000 of the project's
+//! This is a *model*, not LuaJIT: it is written from the article on LuaJIT string interning in the project's
 //! seeds ("LuaJIT String Interning": `lj_str_new` is quoted there, and `hash_sparse`,
 //! the switch of long chains to `hash_dense` under `LUAJIT_SECURITY_STRHASH`, and the
 //! doubling resize are described) and from our reading of LuaJIT 2.1's `lj_str.c` as we

@@ -1,6 +1,6 @@
 //! Running a child under callgrind and reading its profiles.
 //!
-//! Why not `gungraun` (formerly iai-callgrind), the first choice of issue 12: it is a
+//! Why not `gungraun` (formerly iai-callgrind), the first choice: it is a
 //! `cargo bench` harness: its benchmarks are `harness = false` bench targets whose `main`
 //! its macros write, and which its separately installed `gungraun-runner` binary drives.
 //! The report is one binary (`cargo run -p dynatom-bench`) that must lay the counts beside

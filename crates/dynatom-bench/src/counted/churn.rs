@@ -1,4 +1,4 @@
-//! Counted churn (issue 13): the `churn` suite's keys interned and each handle dropped at
+//! Counted churn: the `churn` suite's keys interned and each handle dropped at
 //! once, against the same interns while every key's handle is held, for the global
 //! interners. The ratio of the two is the one the issue bounds at 1.2× for dynatom.
 

@@ -1,4 +1,4 @@
-//! The counted layer (issue 12): the wall-clock suites' micro-operations counted by
+//! The counted layer: the wall-clock suites' micro-operations counted by
 //! callgrind instead of timed, so one binary on one input gives the same figures whatever
 //! else the machine does.
 //!

@@ -1,6 +1,6 @@
 //! The report's "Counted" section: a table per suite (estimated cycles per operation and
-//! the peer ÷ dynatom ratio, every count in a detail table), and the targets of issues 5
-//! and 6 restated on these counts.
+//! the peer ÷ dynatom ratio, every count in a detail table), and the targets
+//! restated on these counts.
 
 use super::{callgrind, CountedRun, Row};
 use crate::report::{Report, Table};
@@ -124,7 +124,7 @@ pub fn section(run: &CountedRun, rep: &mut Report) {
 }
 
 fn targets(run: &CountedRun, rep: &mut Report) {
-    rep.heading("Targets on counted figures (issues 5 and 6, restated in issue 12; issue 13)");
+    rep.heading("Targets on counted figures");
     small_map_targets(run, rep);
     interner_targets(run, rep);
     churn_target(run, rep);

@@ -1,4 +1,4 @@
-//! Suite 5 (article 001): handing an atom's text out as an owned string (Firefox's
+//! Suite `atom-to-string`: handing an atom's text out as an owned string (Firefox's
 //! `el.id` getter). Copying into a `String` costs more as the text grows; `Str::from(&atom)`
 //! should cost the same at every length (a reference-count increment, no copy).
 
@@ -65,7 +65,7 @@ fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
 fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     rep.begin_suite(
         "atom-to-string",
-        "Atom to owned string (article 001)",
+        "Atom to owned string",
         "Hand an atom's text out as an owned string, per call (the result is dropped at once). \
          ns per call, lower is better; ratio = copy ÷ `Str::from(&atom)`.",
     );

@@ -1,4 +1,4 @@
-//! Suite `build`: building strings without intermediates (issue 4, article 002).
+//! Suite `build`: building strings without intermediates.
 //!
 //! * 100,000 appends of `"a"` and of a 10-byte piece, five ways: naive `s = s + piece`
 //!   (a new `Str` every step, O(n²) like Lua's `..`), `String::push_str` then one
@@ -197,7 +197,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     let n = appends(ctx);
     rep.begin_suite(
         "build",
-        "Building strings (issue 4, article 002)",
+        "Building strings without intermediates",
         &format!(
             "{n} appends of one piece, then the finished string: naive `s = s + piece` (a new `Str` \
              per step, O(n²) like Lua's `..`), `String::push_str` then one `Str::from`, `StrBuilder` \

@@ -1,4 +1,4 @@
-//! Suite `churn` (issue 13): a server that interns the same keys for every request and
+//! Suite `churn`: a server that interns the same keys for every request and
 //! drops them afterwards. Intern-then-drop of the same 1,000 keys, 1,000 times over,
 //! against a plain hit of an atom that is held (the same interns while every key has a
 //! live handle). A table that frees an atom with its last handle pays allocation, insert,
@@ -123,7 +123,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     let repeats = repeats(ctx.scale);
     rep.begin_suite(
         "churn",
-        "Churn: intern-then-drop vs a held atom (issue 13)",
+        "Churn: intern-then-drop vs a held atom",
         &format!(
             "The same {KEYS} keys (`user:NNNNN:profile`, 18 bytes) interned and each handle dropped at \
              once, {repeats} times over (*churn*), against the same interns while every key has a live \

@@ -1,4 +1,4 @@
-//! Suite `fill-latency` (issue 13): the latency of each intern while a global table fills
+//! Suite `fill-latency`: the latency of each intern while a global table fills
 //! with 10⁶ distinct strings. A table that doubles a shard all at once stalls the intern
 //! that triggers the doubling for the whole rehash; the tail (p99.9, max) shows it. The
 //! issue bounds dynatom's p99.9 at 10× its median.
@@ -131,7 +131,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     let n = fill_len(ctx.scale);
     rep.begin_suite(
         "fill-latency",
-        "Intern latency during a fill (issue 13)",
+        "Intern latency during a fill",
         &format!(
             "{n} distinct 17-byte strings (`key-XXXXXXXX-NNNN`) interned one after another into a \
              global interner that starts empty (a fresh process per repetition), each intern timed \

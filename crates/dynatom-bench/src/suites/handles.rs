@@ -1,4 +1,4 @@
-//! Suite 7: owned string handles. `from(&str)` at 5/15/16/64/1024 bytes (time and
+//! Suite `handles`: owned string handles. `from(&str)` at 5/15/16/64/1024 bytes (time and
 //! allocations), then clone, eq (two handles with equal text), hash, and taking an owned
 //! slice, for `Str` against the other handle types.
 

@@ -1,4 +1,4 @@
-//! Suite 1: `Atom::from` (dynatom's global table) against the global / concurrent
+//! Suite `intern-global`: `Atom::from` (dynatom's global table) against the global / concurrent
 //! interners, on one thread, on two (where there are more than two cores) and on every core:
 //! ns per token of the whole token stream, starting from an empty table (a fresh process per
 //! repetition).
@@ -19,8 +19,7 @@ pub const SUITE: SuiteDef = SuiteDef {
     report,
 };
 
-/// 1 thread, 2 threads and every core (issue 13 targets all three; on a 2-core machine
-/// the last two are one).
+/// 1 thread, 2 threads and every core.
 fn thread_params(ctx: &Ctx) -> Vec<String> {
     let mut v = vec!["threads=1".to_string()];
     if ctx.cores > 2 {

@@ -1,8 +1,8 @@
-//! Suite 2: single-owner interners. Fill a fresh interner with every distinct string
+//! Suite `intern-local`: single-owner interners. Fill a fresh interner with every distinct string
 //! once; intern the token stream into another fresh one (first occurrences insert, the
 //! rest hit), intern it again (all hits), look every token up (present keys), resolve
 //! every symbol: ns per string or token for each phase. Each child also resolves the same
-//! symbols through the baseline of issue 6's resolve target, a `Vec` of spans plus one
+//! symbols through the baseline of the resolve target, a `Vec` of spans plus one
 //! chunk lookup. The dynatom rows are `AtomTable::new()` and `Interner`; adding another
 //! local type is one adapter plus one entry in `peers::LOCAL`.
 

@@ -1,5 +1,4 @@
-//! Suite: interners shared by threads (issue 6's `SyncInterner` against lasso's
-//! `ThreadedRodeo`), and the read-only readers they freeze into (`Resolver` against
+//! Suite: interners shared by threads, and the read-only readers they freeze into (`Resolver` against
 //! `RodeoReader`). On 1, 2 and all threads, every thread runs the whole token stream from
 //! its own offset: intern (into a table that starts empty, so threads race to insert the
 //! same new strings), look up, resolve; then the same lookups and resolves on the frozen
@@ -230,7 +229,7 @@ fn phase_table(r: &Results, ctx: &Ctx, phases: &[(&str, &str)], name_of: impl Fn
 fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     rep.begin_suite(
         "intern-sync",
-        "Shared interners (issue 6)",
+        "Shared interners",
         "An interner shared by 1, 2 and all threads; every thread runs the whole token stream from its \
          own offset. Intern starts from an empty table, so the threads race to insert the same new \
          strings; then every token is looked up (`get`, all present) and every symbol resolved; then \

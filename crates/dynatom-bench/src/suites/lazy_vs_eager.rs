@@ -1,4 +1,4 @@
-//! Suite 4 (article 000): the OpenResty cache workload. Values arrive one by one and go
+//! Suite `lazy-vs-eager`: the OpenResty cache workload. Values arrive one by one and go
 //! into a cache that holds at most 800 and evicts the oldest 300 when full. We time
 //! only the creation of each value's string object, the way the article timed
 //! `lj_str_new`: LuaJIT's eager interning (our model), dynatom's `Str` (never
@@ -197,7 +197,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     let (n, cap, evict) = shape(ctx.scale);
     rep.begin_suite(
         "lazy-vs-eager",
-        "Lazy vs eager interning (article 000)",
+        "Lazy vs eager interning: a cache of HTTP bodies",
         &format!(
             "The OpenResty cache workload: {n} values put one by one into a cache of {cap} that evicts \
              {evict} when full; \"similar\" values differ from the previous one in one more byte, \

@@ -1,4 +1,4 @@
-//! Suite `luajit` (articles 000 and 002, in real LuaJIT): the OpenResty cache workload run
+//! Suite `luajit`: the OpenResty cache workload run
 //! inside Debian's `luajit` three ways side by side — Lua strings (interned at creation),
 //! LuaJIT's `string.buffer`, and dynatom strs through the LuaJIT module — and a table keyed
 //! by request-header names, Lua strings against dynatom atoms as keys.
@@ -192,7 +192,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     let (n, cap, evict) = shape(ctx.scale);
     rep.begin_suite(
         "luajit",
-        "LuaJIT: the cache workload three ways (articles 000 and 002)",
+        "LuaJIT: a cache of HTTP bodies three ways",
         &format!(
             "The OpenResty cache workload inside Debian's `luajit` (`lua/luajit_cache.lua`): {n} values \
              put one by one into a cache of {cap} that evicts {evict} when full; \"similar\" values share \

@@ -1,4 +1,4 @@
-//! Suite 3: bytes per distinct string beyond its characters, after interning every
+//! Suite `memory`: bytes per distinct string beyond its characters, after interning every
 //! distinct string of a corpus once, for every interner; allocator slop (what
 //! `malloc_usable_size` adds on top of the requests) is reported separately, like
 //! Firefox's about:memory. The handles themselves live in a vector allocated before the

@@ -1,4 +1,4 @@
-//! Suite `small-map`: `SmallMap` (one-byte hints, issue 5, article 003) against
+//! Suite `small-map`: `SmallMap` (one-byte hints) against
 //! `hashbrown::HashMap` (foldhash), `std::HashMap` (SipHash), linear search in a
 //! `Vec<(K, V)>` and `IndexMap` (foldhash).
 //!
@@ -276,7 +276,7 @@ fn mixed_counters(ctx: &Ctx, out: &mut ChildOutput) {
 fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     rep.begin_suite(
         "small-map",
-        "Small maps (issue 5, article 003)",
+        "Small maps with one-byte hash hints",
         "`SmallMap<K, u64>` against `hashbrown::HashMap` (foldhash, its default hasher), `std::HashMap` \
          (SipHash), linear search in a `Vec<(K, u64)>` and `IndexMap` (foldhash). Per operation in ns: \
          hit (a separate handle of a present key), miss (absent keys, at least 8 distinct probes), insert \

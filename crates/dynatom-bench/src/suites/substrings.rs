@@ -1,4 +1,4 @@
-//! Suite 6 (article 004): Ruby's loaded-features index. For every path, every suffix
+//! Suite `substrings`: Ruby's loaded-features index. For every path, every suffix
 //! after a `/` becomes a key, with and without the `.rb` extension. Naive keys copy each
 //! suffix into a `String`; dynatom keys are `Str` slices of the one path (O(1), any
 //! range, no allocation).
@@ -180,7 +180,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     let n = paths(ctx.scale).len();
     rep.begin_suite(
         "substrings",
-        "Shared substrings: a loaded-features index (article 004)",
+        "Shared substrings: a loaded-features index",
         &format!(
             "{n} paths like `/usr/lib/ruby/3.3.0/net/http/response.rb`; every suffix after a `/` is a \
              key, with and without `.rb`, mapped to its path in a `HashMap` (pre-sized, so the map's \
