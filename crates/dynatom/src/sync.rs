@@ -118,20 +118,62 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// `word` times the process's word seed ([`crate::hash`]'s `WORD_SEED`, 0 until chosen),
 /// the low half of the product: the small map's hint of an atom key, on every lookup.
 ///
-/// A relaxed load of a static from another crate's inlined code goes through the GOT in a
-/// position-independent executable (a load of the address, then of the value): one more
-/// instruction than a constant. An `imul` with the seed as an instruction-relative memory
-/// operand (inline assembly) saves it, but breaks a build of this crate as a Rust `dylib`,
-/// where the seed is an exported symbol that such an operand cannot reach; so the plain load.
+/// On x86-64 this is one `imul` with the seed as its memory operand, addressed relative to
+/// the instruction. A plain relaxed load of a static from another crate's inlined code goes
+/// through the GOT in a position-independent executable (a load of the address, then of
+/// the value), and the counted small-map lookups showed those two loads and the separate
+/// multiply; this is one instruction and one load. Elsewhere (and under Miri or loom),
+/// the relaxed load and multiply that it stands for.
 #[inline(always)]
 pub(crate) fn times_word_seed(word: u64) -> u64 {
-    word.wrapping_mul(crate::hash::WORD_SEED.load(std::sync::atomic::Ordering::Relaxed))
+    #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+    {
+        let product: u64;
+        // SAFETY: the instruction reads the eight aligned bytes of `WORD_SEED`, an
+        // `AtomicU64` (an aligned 8-byte load on x86-64 is atomic: it is the relaxed load
+        // that the fallback below makes), and writes only its output register and the
+        // flags. The symbol is defined in this crate, so the linker resolves the
+        // instruction-relative address within the same executable or shared object.
+        unsafe {
+            std::arch::asm!(
+                "imul {word}, qword ptr [rip + {seed}]",
+                word = inout(reg) word => product,
+                seed = sym crate::hash::WORD_SEED,
+                options(pure, readonly, nostack),
+            );
+        }
+        product
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri), not(loom))))]
+    {
+        word.wrapping_mul(crate::hash::WORD_SEED.load(std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 /// `word` times the process's word seed as a 128-bit product, `(low, high)`: the small
-/// map's large form's hash of an atom key.
+/// map's large form's hash of an atom key. One `mul` with the seed as its memory operand
+/// on x86-64, for the reason [`times_word_seed`] gives.
 #[inline(always)]
 pub(crate) fn wide_times_word_seed(word: u64) -> (u64, u64) {
-    let product = u128::from(word) * u128::from(crate::hash::WORD_SEED.load(std::sync::atomic::Ordering::Relaxed));
-    (product as u64, (product >> 64) as u64)
+    #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
+    {
+        let (low, high): (u64, u64);
+        // SAFETY: as in `times_word_seed`; `mul` writes only `rax`, `rdx` and the flags,
+        // all declared as outputs or clobbered by default.
+        unsafe {
+            std::arch::asm!(
+                "mul qword ptr [rip + {seed}]",
+                seed = sym crate::hash::WORD_SEED,
+                inout("rax") word => low,
+                out("rdx") high,
+                options(pure, readonly, nostack),
+            );
+        }
+        (low, high)
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri), not(loom))))]
+    {
+        let product = u128::from(word) * u128::from(crate::hash::WORD_SEED.load(std::sync::atomic::Ordering::Relaxed));
+        (product as u64, (product >> 64) as u64)
+    }
 }
