@@ -24,8 +24,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use foldhash::fast::FoldHasher;
 use foldhash::SharedSeed;
 
-use crate::sync;
-
 /// Hashes `bytes` under `seed`. Zero is reserved for "not cached yet".
 #[inline]
 pub(crate) fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
@@ -43,9 +41,8 @@ pub(crate) fn hash_bytes_inlined(bytes: &[u8], seed: u64) -> u64 {
     }
 }
 
-/// The process's word seed; 0 until first used or fixed, odd once chosen. Lookups read it
-/// through `sync::times_word_seed` and `sync::wide_times_word_seed`.
-pub(crate) static WORD_SEED: AtomicU64 = AtomicU64::new(0);
+/// The process's word seed; 0 until first used or fixed, odd once chosen.
+static WORD_SEED: AtomicU64 = AtomicU64::new(0);
 
 /// The process-wide seed of word-sized keys: inline atoms' `hash64` (they are values, not
 /// table entries, so every table and thread must agree on it) and the small map's atom and
@@ -59,21 +56,12 @@ pub(crate) fn word_seed() -> u64 {
     }
 }
 
-/// [`mix_word`] under the word seed if it has been chosen, else under 0: for the small
-/// map's lookups (a map that holds an entry hashed its key with [`word_seed`], which chose
-/// the seed; a map that holds none finds nothing whatever it hashes with). One multiply
-/// with the seed in memory as its operand (see `sync::wide_times_word_seed`).
+/// The word seed if it has been chosen, else 0: one load, for the small map's lookups
+/// (a map that holds an entry hashed its key with [`word_seed`], which chose the seed;
+/// a map that holds none finds nothing whatever it hashes with).
 #[inline(always)]
-pub(crate) fn lookup_mix_word(word: u64) -> u64 {
-    let (low, high) = sync::wide_times_word_seed(word);
-    fold(low, high)
-}
-
-/// [`lookup_mix_word`]'s top seven bits (the small map's hint), which are the low half's
-/// alone: one multiply, without the high half.
-#[inline(always)]
-pub(crate) fn lookup_mix_word_top(word: u64) -> u64 {
-    sync::times_word_seed(word)
+pub(crate) fn word_seed_if_chosen() -> u64 {
+    WORD_SEED.load(Ordering::Relaxed)
 }
 
 /// Out of line, so that the callers of [`word_seed`] carry only a load and a test.
@@ -109,14 +97,7 @@ pub(crate) fn choose_word_seed(candidate: u64) -> (bool, u64) {
 #[inline(always)]
 pub(crate) fn mix_word(word: u64, seed: u64) -> u64 {
     let product = u128::from(word) * u128::from(seed);
-    fold(product as u64, (product >> 64) as u64)
-}
-
-/// The low half of a product with the high half shifted down and XORed under it, keeping
-/// the low half's top seven bits as they are.
-#[inline(always)]
-fn fold(low: u64, high: u64) -> u64 {
-    low ^ (high >> 7)
+    (product as u64) ^ ((product >> 64) as u64 >> 7)
 }
 
 /// The seed of the interners' `deterministic` constructors: their memory layout and
@@ -176,11 +157,7 @@ mod tests {
         assert_ne!(hash_word(0, 0), 0);
         assert_ne!(mix_word(7, 0x1235), mix_word(7, 0x4321));
         assert_eq!(word_seed() & 1, 1);
-        let seed = word_seed();
-        for word in [0, 1, 0x0f, u64::MAX, 0x8000_0000_0000_0001, 0x1234_5678_9abc_def1] {
-            assert_eq!(lookup_mix_word(word), mix_word(word, seed));
-            assert_eq!(lookup_mix_word_top(word) >> 57, mix_word(word, seed) >> 57);
-        }
+        assert_eq!(word_seed_if_chosen(), word_seed());
         assert_eq!(choose_word_seed(5), (false, word_seed()));
         assert_eq!(word_seed(), word_seed());
         assert_ne!(random_seed(), random_seed());

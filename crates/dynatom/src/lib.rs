@@ -149,8 +149,7 @@
 //!   interner's bucket match and short byte compares.
 //! * `sync.rs`, the one door to atomics, locks and the allocator, so that the tables can
 //!   be model-checked with loom (`RUSTFLAGS="--cfg loom"`); its raw allocation functions
-//!   forward to the allocator, and on x86-64 the small map's lookups read the word seed
-//!   as the memory operand of their multiply (inline assembly, one relaxed load).
+//!   forward to the allocator.
 //!
 //! ## Features
 //!

@@ -128,19 +128,6 @@ impl Hints {
         Matches(!(diff.wrapping_add(LANES_7F) | diff | LANES_7F))
     }
 
-    /// The lowest slot whose hint equals `hint`, for a lookup's straight path: the word of
-    /// [`Hints::matches`] negated, which keeps its lowest set bit (and its being zero) and
-    /// leaves the bits above meaningless. That negation is one added to the complement
-    /// `matches` takes, so no `0x80..` mask is needed: the lookup loop of a caller then
-    /// holds two constants in registers rather than three, which in the counted benchmark
-    /// was the difference between keeping its own counters in registers and spilling them.
-    #[inline]
-    pub(crate) fn first_match(self, hint: Hint) -> FirstMatch {
-        debug_assert!(self.live_below_empty(), "{:#x}", self.0);
-        let diff = self.0 ^ (u64::from(hint.0) * LANES_01);
-        FirstMatch((diff.wrapping_add(LANES_7F) | diff | LANES_7F).wrapping_add(1))
-    }
-
     /// Whether the live slots (high bit clear) all sit below the empty ones: the layout
     /// [`Hints::matches`] relies on.
     fn live_below_empty(self) -> bool {
@@ -148,24 +135,6 @@ impl Hints {
         // Every lane from the lowest empty one up is empty (or none is).
         let lowest = empty & empty.wrapping_neg();
         empty == 0 || empty == LANES_80 & !(lowest - 1)
-    }
-}
-
-/// The lowest matching slot of [`Hints::first_match`] (its lowest set bit), if any.
-#[derive(Clone, Copy)]
-pub(crate) struct FirstMatch(u64);
-
-impl FirstMatch {
-    /// The lowest matching slot, or 8 if none matches (see [`Matches::lowest_or_8`]).
-    #[inline]
-    pub(crate) fn lowest_or_8(self) -> usize {
-        self.0.trailing_zeros() as usize / 8
-    }
-
-    /// Whether no slot matches.
-    #[inline]
-    pub(crate) fn is_empty(self) -> bool {
-        self.0 == 0
     }
 }
 
@@ -179,6 +148,12 @@ impl Matches {
     #[inline]
     pub(crate) fn lowest_or_8(self) -> usize {
         self.0.trailing_zeros() as usize / 8
+    }
+
+    /// Whether no slot matches.
+    #[inline]
+    pub(crate) fn is_empty(self) -> bool {
+        self.0 == 0
     }
 
     /// The matches after the lowest one.
@@ -232,30 +207,6 @@ mod tests {
             let expected = naive(hints, hint);
             assert_eq!(hints.matches(hint).collect::<Vec<_>>(), expected);
             assert_eq!(hints.matches(hint).lowest_or_8(), expected.first().copied().unwrap_or(8));
-        }
-    }
-
-    /// `first_match` agrees with `matches` on the lowest slot and on whether any matches,
-    /// over every hint and layouts of equal, neighbouring and extreme lanes.
-    #[test]
-    fn first_match_has_the_lowest_match() {
-        let picks = [0x00u8, 0x01, 0x02, 0x7f];
-        let mut layout = 0usize;
-        while layout < 5usize.pow(8) {
-            let mut hints = Hints::EMPTY;
-            let mut rest = layout;
-            for slot in 0..8 {
-                let Some(&byte) = picks.get(rest % 5) else { break };
-                hints.set(slot, Hint(byte));
-                rest /= 5;
-            }
-            for hint in picks.map(Hint) {
-                let exact = hints.matches(hint);
-                let first = hints.first_match(hint);
-                assert_eq!(first.is_empty(), exact.count() == 0, "{:#x} {hint:?}", hints.0);
-                assert_eq!(first.lowest_or_8(), exact.lowest_or_8(), "{:#x} {hint:?}", hints.0);
-            }
-            layout += 1;
         }
     }
 

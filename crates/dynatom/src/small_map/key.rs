@@ -8,7 +8,6 @@ use crate::atom::Atom;
 use crate::byte_atom::ByteAtom;
 use crate::byte_str::ByteStr;
 use crate::hash;
-use crate::small_map::Hint;
 use crate::str::Str;
 use crate::table::AtomTable;
 
@@ -98,24 +97,6 @@ pub trait HintKey: Eq {
     fn lookup_hash(&self) -> u64 {
         self.key_hash()
     }
-
-    /// The hint a small form's lookup uses: always `Hint::from_hash(self.lookup_hash())`
-    /// (the default), which a key type may compute without the bits of the hash that the
-    /// hint drops: [`Atom`] skips the high half of its 128-bit product. Not meant to be
-    /// overridden elsewhere.
-    ///
-    /// ```
-    /// use dynatom::{Atom, Hint, HintKey, SmallMap};
-    ///
-    /// let key = Atom::from("k");
-    /// let map: SmallMap<Atom, u8> = [(key.clone(), 1)].into_iter().collect();
-    /// assert_eq!(key.lookup_hint(), Hint::from_hash(key.key_hash()));
-    /// ```
-    #[doc(hidden)]
-    #[inline]
-    fn lookup_hint(&self) -> Hint {
-        Hint::from_hash(self.lookup_hash())
-    }
 }
 
 impl HintKey for Atom {
@@ -135,27 +116,16 @@ impl HintKey for Atom {
     fn lookup_hash(&self) -> u64 {
         lookup_word_hash(self.word().bits())
     }
-
-    #[inline]
-    fn lookup_hint(&self) -> Hint {
-        lookup_word_hint(self.word().bits())
-    }
 }
 
 /// An atom's key hash, as a lookup computes it: a keyed mix of its whole word under the
 /// process's word seed. Atoms of up to 7 bytes are values, so an unkeyed mix would let
 /// anyone compute, offline, atoms that share a hint or a bucket; the seed's randomness is
-/// what keeps them from it. One multiply, with the seed as its memory operand, since a
-/// lookup waits on this chain before it can touch an entry.
+/// what keeps them from it. One load and one multiply, since a lookup waits on this chain
+/// before it can touch an entry.
 #[inline]
 fn lookup_word_hash(bits: usize) -> u64 {
-    hash::lookup_mix_word(bits as u64)
-}
-
-/// [`lookup_word_hash`]'s hint, from the low half of the product alone.
-#[inline]
-fn lookup_word_hint(bits: usize) -> Hint {
-    Hint::from_hash(hash::lookup_mix_word_top(bits as u64))
+    hash::mix_word(bits as u64, hash::word_seed_if_chosen())
 }
 
 /// Fixes the process-wide seed that word-sized keys hash under, for runs that must repeat
@@ -193,11 +163,6 @@ impl HintKey for ByteAtom {
     #[inline]
     fn lookup_hash(&self) -> u64 {
         lookup_word_hash(self.word().bits())
-    }
-
-    #[inline]
-    fn lookup_hint(&self) -> Hint {
-        lookup_word_hint(self.word().bits())
     }
 }
 
@@ -269,11 +234,6 @@ impl<T: HintKey + ?Sized> HintKey for &T {
     #[inline]
     fn lookup_hash(&self) -> u64 {
         T::lookup_hash(self)
-    }
-
-    #[inline]
-    fn lookup_hint(&self) -> Hint {
-        T::lookup_hint(self)
     }
 }
 

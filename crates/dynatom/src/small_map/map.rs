@@ -276,7 +276,7 @@ impl<K: HintKey, V> SmallMap<K, V> {
     {
         match &self.repr {
             Repr::Small { hints, entries } => {
-                small::find(hints, entries, || Hint::from_hash(hash), key, false, |at, _| at)
+                small::find(*hints, entries, || Hint::from_hash(hash), key, false, |at, _| at)
             }
             Repr::Large(large) => large.find(hash, key),
         }
@@ -284,8 +284,7 @@ impl<K: HintKey, V> SmallMap<K, V> {
 
     /// What `found` makes of the position and entry of `key` (the lookup fast path). Keys
     /// that are not a word compare are hashed only if there is an entry to compare with.
-    /// Always inlined, as `small::find` is (see there).
-    #[inline(always)]
+    #[inline]
     fn search<'a, Q, R>(&'a self, key: &Q, found: impl Fn(usize, &'a (K, V)) -> R) -> Option<R>
     where
         K: Borrow<Q>,
@@ -296,7 +295,7 @@ impl<K: HintKey, V> SmallMap<K, V> {
                 if !Q::WORD_EQ && entries.is_empty() {
                     return small::find_nothing();
                 }
-                small::find(hints, entries, || key.lookup_hint(), key, Q::WORD_EQ, found)
+                small::find(*hints, entries, || Hint::from_hash(key.lookup_hash()), key, Q::WORD_EQ, found)
             }
             Repr::Large(large) => {
                 large_form();

@@ -19,7 +19,7 @@ pub(crate) const SCAN_WITHOUT_HINTS: usize = 4;
 /// The common cases take no loop: a miss is one test of the match word; a hit takes the
 /// lowest matching slot and compares its key (`entries.get` keeps it safe; the slot is
 /// always in bounds). Only a false match at the lowest slot goes on to the other
-/// matches. `found` runs where the entry is found, so that a caller wanting
+/// matches, out of line. `found` runs where the entry is found, so that a caller wanting
 /// the value gets its address there, not an `Option` of the entry to unpack afterwards.
 ///
 /// With `scan` (keys compared as one word, see `HintKey::WORD_EQ`) a form of at most
@@ -27,12 +27,9 @@ pub(crate) const SCAN_WITHOUT_HINTS: usize = 4;
 /// never called: such a scan's compares wait only for the key, while a search through the
 /// hints waits for the hint's two multiplies and the match before it can compare, which
 /// at these sizes costs more than the compares it saves.
-///
-/// Always inlined: otherwise LLVM may promote the references it is given to values loaded
-/// by the caller, ahead of the branch, so that a miss loads what only a hit reads.
-#[inline(always)]
+#[inline]
 pub(crate) fn find<'a, K, V, Q, R>(
-    hints: &Hints,
+    hints: Hints,
     entries: &'a [(K, V)],
     hint: impl FnOnce() -> Hint,
     key: &Q,
@@ -51,15 +48,12 @@ where
         };
         return Some(found(slot, entry));
     }
-    // The hint first, then the hints: so that the hints' load is read by the compare
-    // itself rather than into a register ahead of the hint's multiply.
-    let hint = hint();
-    let first = hints.first_match(hint);
-    if first.is_empty() {
+    let matches = hints.matches(hint());
+    if matches.is_empty() {
         stats::not_found();
         return None;
     }
-    let slot = first.lowest_or_8();
+    let slot = matches.lowest_or_8();
     if let Some(entry) = entries.get(slot) {
         if entry.0.borrow() == key {
             stats::hint_hit();
@@ -67,7 +61,7 @@ where
         }
     }
     stats::false_match();
-    find_in(hints.matches(hint).after_lowest(), entries, key).map(|(slot, entry)| found(slot, entry))
+    find_in(matches.after_lowest(), entries, key).map(|(slot, entry)| found(slot, entry))
 }
 
 /// A search of an empty small form: counted as one, and found nothing.
@@ -78,11 +72,10 @@ pub(crate) fn find_nothing<R>() -> Option<R> {
     None
 }
 
-/// The rest of [`find`]: the matches above a lowest one that was a false match. Rare,
-/// but inlined all the same: as a call, it made the straight path move the lookup's
-/// constants out of the registers that a call clobbers and back (five moves on every hit,
-/// counted).
-#[inline(always)]
+/// The rest of [`find`]: the matches above a lowest one that was a false match. Rare, so
+/// kept out of line, and `#[cold]` so that a hit is the straight path through [`find`].
+#[cold]
+#[inline(never)]
 fn find_in<'a, K, V, Q>(matches: Matches, entries: &'a [(K, V)], key: &Q) -> Option<(usize, &'a (K, V))>
 where
     K: Borrow<Q>,
@@ -171,7 +164,7 @@ mod tests {
     /// Every entry is found in its slot, and the slots past the entries match nothing.
     fn assert_consistent(hints: Hints, entries: &[(u8, ())]) {
         for (slot, (id, ())) in entries.iter().enumerate() {
-            let found = find(&hints, entries, || Hint::from_hash(u64::from(*id) << 57), id, false, |at, _| at);
+            let found = find(hints, entries, || Hint::from_hash(u64::from(*id) << 57), id, false, |at, _| at);
             assert_eq!(found, Some(slot));
             assert_eq!(hints.get(slot), Some(Hint::from_hash(u64::from(*id) << 57)));
         }
@@ -198,9 +191,9 @@ mod tests {
         // 1 and 129 differ but share the hint 1 (`129 << 57` loses its top bit), and so
         // do 2 and 130.
         let (hints, entries) = form(&[1, 129, 2]);
-        assert_eq!(find(&hints, &entries, || Hint::from_hash(1 << 57), &129, false, |at, _| at), Some(1));
-        assert_eq!(find(&hints, &entries, || Hint::from_hash(2 << 57), &130, false, |at, _| at), None);
-        assert_eq!(find(&hints, &entries, || Hint::from_hash(3 << 57), &3, false, |at, _| at), None);
+        assert_eq!(find(hints, &entries, || Hint::from_hash(1 << 57), &129, false, |at, _| at), Some(1));
+        assert_eq!(find(hints, &entries, || Hint::from_hash(2 << 57), &130, false, |at, _| at), None);
+        assert_eq!(find(hints, &entries, || Hint::from_hash(3 << 57), &3, false, |at, _| at), None);
     }
 
     #[test]
