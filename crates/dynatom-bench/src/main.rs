@@ -188,7 +188,7 @@ fn run(opts: &Options) -> Result<(), String> {
     let elapsed = started.elapsed().as_secs_f64();
 
     let md = format!(
-        "# dynatom benchmark report\n\n## Summary\n\n{}\n{}- Total run time: {elapsed:.0} s\n\n{}\n\n{}\n\n## Targets\n\n{}\n{}",
+        "# dynatom benchmark report\n\n## Summary\n\n{}\n## Run\n\n{}- Total run time: {elapsed:.0} s\n\n{}\n\n{}\n\n## Targets\n\n{}\n{}",
         report.summary(usize::MAX),
         header.to_markdown(),
         report::RATIO_NOTE,

@@ -36,6 +36,13 @@ fn quick_single_suite_writes_report_json_and_chart() {
     let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert!(!figures["figures"].as_array().unwrap().is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("Str::from(&atom)"), "progress goes to stderr");
+    // The report opens with its summary; the terminal gets the summary and the report's
+    // path, not the whole report.
+    let summary = md.find("## Summary").expect("a summary");
+    assert!(summary < md.find("## Run").unwrap() && summary < md.find("## Targets").unwrap(), "{md}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("targets:") && stdout.contains("report.md"), "{stdout}");
+    assert!(!stdout.contains("| length (bytes) |"), "the terminal got the whole report: {stdout}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
