@@ -2,7 +2,7 @@
 
 use std::ffi::c_int;
 
-use dynatom_core::ByteAtom;
+use dynatom_core::{ByteAtom, ByteStr};
 
 use crate::guard::{guarded, status};
 use crate::handles::{atom_is_valid, atom_ref, atom_to_c, release_atom, str_to_c};
@@ -105,7 +105,7 @@ pub extern "C" fn dt_atom_bytes(a: *const dt_atom, data: *mut *const u8, len: *m
 pub extern "C" fn dt_atom_to_str(a: *const dt_atom, out: *mut dt_str) -> dt_status {
     status(|| {
         let out = Out::new(out)?;
-        let s = atom_ref(a)?.to_byte_str();
+        let s = ByteStr::from(atom_ref(a)?);
         out.write(str_to_c(s));
         Ok(())
     })

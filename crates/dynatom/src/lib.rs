@@ -85,7 +85,7 @@
 //!   `Str`, [`ByteAtom::to_text`] an `Atom`, [`Pieces::to_text`] the joined `Str`.
 //! * **Prefixes** as in std: `as_*` borrows and is free ([`Str::as_byte_str`]); `to_*`
 //!   makes a new value from a borrowed one, counting a reference, checking or copying
-//!   ([`ByteAtom::to_byte_str`], [`Pieces::to_byte_str`]; [`Piece::to_str`] checks UTF-8
+//!   ([`Pieces::to_byte_str`]; [`Piece::to_str`] checks UTF-8
 //!   and borrows, as `OsStr::to_str` does); `into_*` consumes
 //!   ([`Str::into_byte_str`], [`ByteStr::into_raw`]); `new`, `with_*` and `from_*` make;
 //!   `try_*` returns an error where the plain form panics or aborts; `get_*` returns an
@@ -128,16 +128,17 @@
 //!   block under construction), `repr/block_cache.rs` (freed large blocks kept for
 //!   reuse), and the test-only `repr/heap_count_limit_tests.rs` (drives a count to its
 //!   limit).
-//! * The two unchecked steps between the byte handles and what sits above them, each a
-//!   small file of its own above `repr/` (which knows no handle type): `utf8.rs` (the one
+//! * The unchecked steps between the byte handles and what sits above them, each a small
+//!   file of its own above `repr/` (which knows no handle type): `utf8.rs` (the one
 //!   place bytes are read as text unchecked, for [`Str`] and [`Atom`] over [`ByteStr`]
-//!   and [`ByteAtom`]) and `raw_handles.rs` (the byte handles as machine words, for the
-//!   C ABI).
+//!   and [`ByteAtom`]), and the handles' raw sides, `str/raw.rs` and `atom/raw.rs` (a
+//!   byte handle as machine words, for the C ABI, and what its bytes promise to
+//!   `utf8.rs`).
 //! * The atom table's shard code, which reads entries under their shard's lock:
-//!   `table/shared.rs` and `table/report.rs` (memory reports; with `glibc-slop`, also
+//!   `atom/table/shared.rs` and `atom/table/report.rs` (memory reports; with `glibc-slop`, also
 //!   glibc's `malloc_usable_size`), and the lock-free slot array and the reclamation of
-//!   what its readers may still see: `table/slots.rs` and `table/reclaim.rs`, with the
-//!   set's own tests and loom models (`table/slots_tests.rs`, `table/slots_loom.rs`), which
+//!   what its readers may still see: `atom/table/slots.rs` and `atom/table/reclaim.rs`, with the
+//!   set's own tests and loom models (`atom/table/slots_tests.rs`, `atom/table/slots_loom.rs`), which
 //!   free what they file through the same reclaimer.
 //! * The interners' storage: `arena.rs` (the bump arena both interners keep their text
 //!   in), `interner/text_store.rs` (the [`Interner`]'s index of that text),
@@ -175,40 +176,32 @@
 mod arena;
 mod atom;
 mod builder;
-mod byte_atom;
-mod byte_str;
-mod byte_traits;
-mod conversions;
 mod counters;
 mod error;
 mod hash;
 pub mod interner;
-mod raw_handles;
 mod repr;
 mod simd;
 pub mod small_map;
 mod str;
-mod str_access;
-mod str_traits;
 mod sync;
-mod table;
 mod utf8;
 
 #[cfg(feature = "serde")]
 mod serde_impls;
 
+pub use crate::atom::byte_atom::ByteAtom;
+pub use crate::atom::table::{AtomTable, MemoryReport};
 pub use crate::atom::Atom;
-pub use crate::builder::{BuildError, ByteStrBuilder, PartialWrite, Piece, Pieces, StrBuilder};
-pub use crate::byte_atom::ByteAtom;
-pub use crate::byte_str::ByteStr;
-pub use crate::error::StrError;
+pub use crate::builder::{ByteStrBuilder, PartialWrite, Piece, Pieces, StrBuilder};
+pub use crate::error::{BuildError, StrError};
 pub use crate::interner::{Interner, InternerError, Limits, Resolver, Symbol, SyncInterner};
 pub use crate::repr::block_cache::{
     block_cache_bytes, set_block_cache_limit, trim_block_cache, DEFAULT_BLOCK_CACHE_LIMIT,
 };
 pub use crate::small_map::{AtomMap, Hint, HintKey, SmallMap, SmallMapStats};
+pub use crate::str::byte_str::ByteStr;
 pub use crate::str::Str;
-pub use crate::table::{AtomTable, MemoryReport};
 
 /// The README's examples, compiled and run as doctests so they cannot rot. The crate's
 /// `README.md` is a link to the workspace's, so this path works in the packaged crate too.

@@ -29,10 +29,7 @@
 
 use std::str::Utf8Error;
 
-use crate::byte_atom::ByteAtom;
-use crate::byte_str::ByteStr;
 use crate::repr::growable::GrowableBlock;
-use crate::repr::heap::UTF8_VALID;
 use crate::repr::str_word::ExactSink;
 
 /// Byte containers whose bytes a [`Utf8`] may vouch for.
@@ -53,36 +50,6 @@ pub(crate) unsafe trait ByteView {
     /// Remembers, where there is room for it, that the bytes passed a check.
     #[inline]
     fn remember_utf8(&self) {}
-}
-
-// SAFETY: a `ByteStr`'s bytes are immutable (inline copy, `'static` bytes, or a published
-// block's bytes, which never change).
-unsafe impl ByteView for ByteStr {
-    #[inline]
-    fn bytes(&self) -> &[u8] {
-        self.as_bytes()
-    }
-
-    #[inline]
-    fn known_utf8(&self) -> bool {
-        self.whole_block().is_some_and(|block| block.flags() & UTF8_VALID != 0)
-    }
-
-    #[inline]
-    fn remember_utf8(&self) {
-        if let Some(block) = self.whole_block() {
-            block.mark_utf8();
-        }
-    }
-}
-
-// SAFETY: as for `ByteStr`: inline words, static entries and published blocks never
-// change their bytes.
-unsafe impl ByteView for ByteAtom {
-    #[inline]
-    fn bytes(&self) -> &[u8] {
-        self.as_bytes()
-    }
 }
 
 // SAFETY: the filled bytes change only through `&mut GrowableBlock`.
@@ -106,11 +73,14 @@ unsafe impl ByteView for ExactSink {
 #[derive(Clone)]
 pub(crate) struct Utf8<T>(T);
 
-impl Utf8<ByteStr> {
-    /// The text of a `'static` string, usable in `const`.
+impl<T> Utf8<T> {
+    /// Vouches for `inner` without checking it, in `const` contexts (a `'static` text).
+    ///
+    /// # Safety
+    /// `inner`'s bytes are UTF-8.
     #[inline]
-    pub(crate) const fn from_static(text: &'static str) -> Utf8<ByteStr> {
-        Utf8(ByteStr::from_static(text.as_bytes()))
+    pub(crate) const unsafe fn new_unchecked(inner: T) -> Utf8<T> {
+        Utf8(inner)
     }
 }
 
@@ -235,34 +205,6 @@ impl<T: ByteView> Utf8<T> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-
-    #[test]
-    fn check_vouches_only_for_utf8() {
-        assert_eq!(Utf8::check(ByteStr::copy_from_slice("é ok".as_bytes())).unwrap().as_str(), "é ok");
-        let (back, err) = Utf8::check(ByteStr::copy_from_slice(b"a\xff")).err().unwrap();
-        assert_eq!(back.as_bytes(), b"a\xff");
-        assert_eq!(err.valid_up_to(), 1);
-    }
-
-    #[test]
-    fn a_whole_buffer_is_checked_once() {
-        let bytes = ByteStr::copy_from_slice("a whole buffer of text, é".as_bytes());
-        assert!(!bytes.known_utf8());
-        assert!(Utf8::check(bytes.clone()).is_ok());
-        assert!(bytes.known_utf8(), "the check is remembered in the header");
-        assert!(!bytes.slice(0..4).known_utf8(), "a part is not the buffer that was checked");
-        let bad = ByteStr::copy_from_slice(b"not text, not remembered \xff");
-        assert!(Utf8::check(bad.clone()).is_err());
-        assert!(!bad.known_utf8());
-    }
-
-    #[test]
-    fn slices_must_fall_on_char_boundaries() {
-        let text = Utf8::from_static("héllo, a text long enough for the heap");
-        assert!(text.slice(0, 2, |b| b.slice(0..2)).is_none());
-        assert_eq!(text.slice(0, 3, |b| b.slice(0..3)).unwrap().as_str(), "hé");
-        assert!(text.slice(3, 100, |b| b.clone()).is_none());
-    }
 
     #[test]
     #[should_panic(expected = "truncate inside a character")]

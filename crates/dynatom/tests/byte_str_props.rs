@@ -188,7 +188,7 @@ proptest! {
         if model.len() > 15 {
             prop_assert_eq!(atom.as_ptr(), s.as_ptr(), "a whole heap buffer is adopted");
         }
-        prop_assert_eq!(atom.to_byte_str(), s);
+        prop_assert_eq!(ByteStr::from(&atom), s);
     }
 
     #[test]

@@ -426,7 +426,9 @@ fn the_leaf_utilities_are_leaves() {
 #[test]
 fn the_top_level_modules_form_no_circle() {
     let graph = top_level(&import_graph());
-    assert!(graph.len() > 15, "found only {:?}", graph.keys());
+    for family in ["atom", "str", "builder", "small_map", "interner", "repr"] {
+        assert!(graph.contains_key(family), "no module {family} among {:?}", graph.keys());
+    }
     if let Some(cycle) = find_cycle(&graph) {
         let reaches = |from: &str, to: &str| reachable(&graph, from).contains(to);
         let tangled: Vec<_> = graph.keys().filter(|node| reaches(node, node)).collect();
@@ -457,6 +459,79 @@ fn the_graph_builder_sees_paths_and_not_their_mentions() {
     let mut acyclic = cyclic.clone();
     acyclic.insert("c".to_owned(), BTreeSet::new());
     assert_eq!(find_cycle(&acyclic), None);
+}
+
+/// The folder that holds every inherent method of each public type: a reader finds a
+/// type's whole API in one place, and the layering above holds by folder.
+const HOMES: [(&str, &str); 18] = [
+    ("Str", "str"),
+    ("ByteStr", "str"),
+    ("Atom", "atom"),
+    ("ByteAtom", "atom"),
+    ("AtomTable", "atom"),
+    ("MemoryReport", "atom"),
+    ("StrBuilder", "builder"),
+    ("ByteStrBuilder", "builder"),
+    ("Pieces", "builder"),
+    ("Piece", "builder"),
+    ("PartialWrite", "builder"),
+    ("SmallMap", "small_map"),
+    ("AtomMap", "small_map"),
+    ("Hint", "small_map"),
+    ("Interner", "interner"),
+    ("SyncInterner", "interner"),
+    ("Symbol", "interner"),
+    ("Resolver", "interner"),
+];
+
+/// The type an inherent `impl` block is for (`impl<K, V> SmallMap<K, V> {` gives
+/// `SmallMap`); `None` for trait impls and other lines.
+fn inherent_impl_of(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("impl")?;
+    let rest = if rest.starts_with('<') {
+        let mut depth = 0;
+        let end = rest.char_indices().find_map(|(at, c)| {
+            match c {
+                '<' => depth += 1,
+                '>' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(at)
+        })?;
+        &rest[end + 1..]
+    } else {
+        rest
+    };
+    let rest = rest.strip_prefix(' ')?;
+    if rest.contains(" for ") || !rest.trim_end().ends_with('{') {
+        return None;
+    }
+    let name_end = rest.find(|c: char| !is_ident_char(c)).unwrap_or(rest.len());
+    Some(&rest[..name_end])
+}
+
+#[test]
+fn each_public_type_keeps_its_methods_in_its_folder() {
+    let mut files = Vec::new();
+    source_files(src_dir(), &mut files);
+    let mut strays = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (module, text) in &files {
+        for line in code_only(text).lines() {
+            let Some(ty) = inherent_impl_of(line) else { continue };
+            let Some((_, home)) = HOMES.iter().find(|(name, _)| *name == ty) else { continue };
+            seen.insert(ty.to_owned());
+            if module.first().map(String::as_str) != Some(*home) {
+                strays.push(format!("impl {ty} in {} (its home is {home}/)", module.join("::")));
+            }
+        }
+    }
+    assert!(strays.is_empty(), "inherent methods outside their type's folder:\n{}", strays.join("\n"));
+    for ty in ["Str", "ByteStr", "Atom", "ByteAtom", "AtomTable", "StrBuilder", "SmallMap", "Interner"] {
+        assert!(seen.contains(ty), "found no inherent impl of {ty}: the scan is broken");
+    }
+    assert_eq!(inherent_impl_of("impl<K: HintKey, V> SmallMap<K, V> {"), Some("SmallMap"));
+    assert_eq!(inherent_impl_of("impl From<&str> for Str {"), None);
 }
 
 /// The graph as Graphviz dot, `repr/`'s files grouped in a box.

@@ -109,7 +109,7 @@ fn is_interned_means_the_global_table_holds_the_buffer() {
     assert_eq!(s.intern().as_ptr(), s.as_ptr());
     // A local table's copy of an atom's text is not the global atom either.
     let other = AtomTable::with_seed(3);
-    let copy = s.intern_in(&other).to_byte_str();
+    let copy = ByteStr::from(s.intern_in(&other));
     assert_ne!(copy.as_ptr(), s.as_ptr());
     assert!(!copy.is_interned());
 }

@@ -3,18 +3,11 @@
 
 use std::fmt;
 
-use super::error::or_panic;
-use crate::byte_str::ByteStr;
+use crate::error::or_panic;
 use crate::error::Fallibility;
 use crate::error::StrError;
 use crate::repr::growable::GrowableBlock;
-
-/// Turns a filled buffer into the string of its bytes without copying them: a heap
-/// result is the buffer itself, trimmed and given its header; at most 15 bytes are
-/// stored inline and the buffer is freed. Shared by both builders.
-pub(crate) fn finish_buffer(buf: GrowableBlock, fallibility: Fallibility) -> Result<ByteStr, StrError> {
-    buf.into_str_word(fallibility).map(ByteStr::from_word)
-}
+use crate::str::byte_str::ByteStr;
 
 /// A byte string being built: amortised O(1) appends of any bytes, and a
 /// [`finish`](ByteStrBuilder::finish) that makes no copy. The byte counterpart of
@@ -225,7 +218,7 @@ impl ByteStrBuilder {
     /// ```
     #[must_use = "the built string is the builder's only result"]
     pub fn finish(self) -> ByteStr {
-        or_panic(finish_buffer(self.buf, Fallibility::Infallible))
+        or_panic(ByteStr::from_buffer(self.buf, Fallibility::Infallible))
     }
 
     /// Like [`ByteStrBuilder::finish`], but reports a failure to trim the buffer.
@@ -236,7 +229,7 @@ impl ByteStrBuilder {
     /// assert_eq!(b.try_finish().unwrap().len(), 39);
     /// ```
     pub fn try_finish(self) -> Result<ByteStr, StrError> {
-        finish_buffer(self.buf, Fallibility::Fallible)
+        ByteStr::from_buffer(self.buf, Fallibility::Fallible)
     }
 }
 
@@ -283,6 +276,15 @@ impl From<ByteStrBuilder> for ByteStr {
 impl<'a> Extend<&'a [u8]> for ByteStrBuilder {
     fn extend<I: IntoIterator<Item = &'a [u8]>>(&mut self, iter: I) {
         iter.into_iter().for_each(|bytes| self.push_bytes(bytes));
+    }
+}
+
+/// Collects bytes into a [`ByteStr`] through a builder: one buffer, no final copy.
+impl FromIterator<u8> for ByteStr {
+    fn from_iter<I: IntoIterator<Item = u8>>(iter: I) -> ByteStr {
+        let mut builder = ByteStrBuilder::new();
+        builder.extend(iter);
+        builder.finish()
     }
 }
 

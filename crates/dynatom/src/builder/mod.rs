@@ -15,16 +15,12 @@
 //! [`Str::join`]: crate::Str::join
 
 mod byte_builder;
-mod concat;
-mod error;
-mod format;
 mod pieces;
 mod pieces_borrowed;
 mod str_builder;
 mod write;
 
 pub use self::byte_builder::ByteStrBuilder;
-pub use self::error::BuildError;
 pub use self::pieces::{Piece, Pieces};
 pub use self::str_builder::StrBuilder;
 pub use self::write::PartialWrite;

@@ -3,12 +3,12 @@
 use std::fmt;
 use std::io::IoSlice;
 
-use super::error::or_panic;
+use crate::atom::byte_atom::ByteAtom;
 use crate::atom::Atom;
-use crate::byte_atom::ByteAtom;
-use crate::byte_str::ByteStr;
+use crate::error::or_panic;
 use crate::error::{Fallibility, StrError};
 use crate::repr::str_word::ExactSink;
+use crate::str::byte_str::ByteStr;
 use crate::str::Str;
 
 /// One piece of a [`Pieces`] list. Its `From` conversions say how each kind enters the
@@ -168,13 +168,13 @@ impl From<&ByteStr> for Piece {
 impl From<ByteAtom> for Piece {
     /// O(1): shares the atom's bytes.
     fn from(atom: ByteAtom) -> Piece {
-        Piece::bytes(atom.to_byte_str())
+        Piece::bytes(ByteStr::from(atom))
     }
 }
 
 impl From<&ByteAtom> for Piece {
     fn from(atom: &ByteAtom) -> Piece {
-        Piece::bytes(atom.to_byte_str())
+        Piece::bytes(ByteStr::from(atom))
     }
 }
 

@@ -2,11 +2,11 @@
 
 use std::fmt;
 
-use super::byte_builder::finish_buffer;
-use super::error::{or_panic, BuildError};
 use crate::error::Fallibility;
 use crate::error::StrError;
+use crate::error::{or_panic, BuildError};
 use crate::repr::growable::GrowableBlock;
+use crate::str::byte_str::ByteStr;
 use crate::str::Str;
 use crate::utf8::Utf8;
 
@@ -363,8 +363,8 @@ impl StrBuilder {
     }
 
     fn finish_fallibility(self, fallibility: Fallibility) -> Result<Str, StrError> {
-        // The finished string holds the buffer's bytes (see `finish_buffer`).
-        self.buf.into_same_bytes(|buf| finish_buffer(buf, fallibility)).map(Str::from_utf8_handle)
+        // The finished string holds the buffer's bytes (see `ByteStr::from_buffer`).
+        self.buf.into_same_bytes(|buf| ByteStr::from_buffer(buf, fallibility)).map(Str::from_utf8_handle)
     }
 }
 

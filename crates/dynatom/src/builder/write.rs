@@ -4,7 +4,7 @@ use std::fmt;
 use std::io::{self, IoSlice, Write};
 
 use super::pieces::Pieces;
-use crate::byte_str::ByteStr;
+use crate::str::byte_str::ByteStr;
 
 /// The error payload of a failed [`Pieces::write_to`]: how many bytes reached the
 /// writer before it failed, and the writer's own error.

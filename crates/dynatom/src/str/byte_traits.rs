@@ -8,10 +8,10 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 
+use crate::atom::byte_atom::ByteAtom;
 use crate::atom::Atom;
-use crate::byte_atom::ByteAtom;
-use crate::byte_str::ByteStr;
 use crate::error::StrError;
+use crate::str::byte_str::ByteStr;
 use crate::str::Str;
 
 impl Deref for ByteStr {
@@ -154,14 +154,24 @@ impl From<ByteAtom> for ByteStr {
     /// O(1): shares the atom's bytes.
     #[inline]
     fn from(atom: ByteAtom) -> ByteStr {
-        atom.to_byte_str()
+        ByteStr::from_byte_atom(&atom)
     }
 }
 
 impl From<&ByteAtom> for ByteStr {
+    /// O(1) for every length: the string shares the atom's bytes.
+    ///
+    /// ```
+    /// use dynatom::{ByteAtom, ByteStr};
+    ///
+    /// let atom = ByteAtom::new(b"handed out without a copy");
+    /// let s = ByteStr::from(&atom);
+    /// assert_eq!(s.as_ptr(), atom.as_ptr());
+    /// assert!(s.is_interned());
+    /// ```
     #[inline]
     fn from(atom: &ByteAtom) -> ByteStr {
-        atom.to_byte_str()
+        ByteStr::from_byte_atom(atom)
     }
 }
 
@@ -191,14 +201,6 @@ impl TryFrom<ByteStr> for Str {
     #[inline]
     fn try_from(bytes: ByteStr) -> Result<Str, StrError> {
         bytes.to_text()
-    }
-}
-
-impl FromIterator<u8> for ByteStr {
-    fn from_iter<I: IntoIterator<Item = u8>>(iter: I) -> ByteStr {
-        let mut builder = crate::ByteStrBuilder::new();
-        builder.extend(iter);
-        builder.finish()
     }
 }
 
@@ -403,7 +405,6 @@ mod tests {
         fn send_sync<T: Send + Sync>() {}
         send_sync::<ByteStr>();
         send_sync::<ByteAtom>();
-        send_sync::<crate::ByteStrBuilder>();
         let s = ByteStr::copy_from_slice(b"moved to another thread \xff and back");
         let back = std::thread::spawn(move || s).join().unwrap();
         assert_eq!(back, b"moved to another thread \xff and back"[..]);

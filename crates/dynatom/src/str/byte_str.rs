@@ -2,10 +2,11 @@
 
 use std::ops::{Bound, RangeBounds};
 
+use crate::atom::table::AtomTable;
 use crate::error::{Fallibility, StrError};
+use crate::repr::growable::GrowableBlock;
 use crate::repr::heap::Block;
 use crate::repr::str_word::{StrForm, StrWord, INLINE_CAPACITY};
-use crate::table::AtomTable;
 
 /// A slice whose parent buffer is at least this long may be copied out instead of
 /// shared (see [`ByteStr::slice`]).
@@ -50,6 +51,13 @@ const _: () = {
 };
 
 impl ByteStr {
+    /// Turns a filled buffer into the string of its bytes without copying them: a heap
+    /// result is the buffer itself, trimmed and given its header; at most 15 bytes are
+    /// stored inline and the buffer is freed. What both builders and `concat` finish with.
+    pub(crate) fn from_buffer(buf: GrowableBlock, fallibility: Fallibility) -> Result<ByteStr, StrError> {
+        buf.into_str_word(fallibility).map(ByteStr::from_word)
+    }
+
     /// The longest byte string a `ByteStr` can hold (`u32::MAX`), as for [`Str`](crate::Str).
     pub const MAX_LEN: usize = crate::error::MAX_LEN;
 
@@ -206,7 +214,7 @@ impl ByteStr {
     /// assert_eq!(local.as_ptr(), s.as_ptr()); // the local table adopted the buffer
     /// assert!(!s.is_interned());
     /// let atom = s.intern(); // a copy in the global table
-    /// assert!(atom.to_byte_str().is_interned());
+    /// assert!(ByteStr::from(&atom).is_interned());
     /// ```
     #[inline]
     pub fn is_interned(&self) -> bool {

@@ -30,7 +30,7 @@
 //! assert_eq!((name, value), (Str::from("Host"), Str::from("example.com")));
 //! ```
 
-use crate::byte_str::not_a_part;
+use crate::str::byte_str::not_a_part;
 use crate::str::Str;
 
 impl Str {

@@ -1,5 +1,6 @@
 //! [`AtomTable`]: where atoms are interned.
 
+mod intern;
 mod reclaim;
 mod report;
 mod shared;

@@ -1,21 +1,19 @@
-//! Byte handles as plain machine words, for foreign code (the C ABI keeps a
-//! [`ByteStr`] as two `uint64_t` and a [`ByteAtom`] as one).
+//! A [`ByteStr`] as plain machine words, for foreign code (the C ABI keeps one as two
+//! `uint64_t`).
 //!
 //! [`ByteStr`] is `#[repr(transparent)]` over [`StrWord`], itself two pointer-sized
 //! fields in `repr(C)` order, so `[usize; 2]` and `ByteStr` have the same size,
-//! alignment and field order; likewise `usize` and [`ByteAtom`] (over [`AtomWord`], one
-//! pointer). That is what lets foreign memory holding the words be borrowed in place.
+//! alignment and field order. That is what lets foreign memory holding the words be
+//! borrowed in place.
 
-use crate::byte_atom::ByteAtom;
-use crate::byte_str::ByteStr;
-use crate::repr::atom_word::AtomWord;
+use super::byte_str::ByteStr;
+use crate::repr::heap::UTF8_VALID;
 use crate::repr::str_word::StrWord;
+use crate::utf8::{ByteView, Utf8};
 
 const _: () = {
     assert!(std::mem::size_of::<ByteStr>() == std::mem::size_of::<[usize; 2]>());
     assert!(std::mem::align_of::<ByteStr>() == std::mem::align_of::<[usize; 2]>());
-    assert!(std::mem::size_of::<ByteAtom>() == std::mem::size_of::<usize>());
-    assert!(std::mem::align_of::<ByteAtom>() == std::mem::align_of::<usize>());
 };
 
 impl ByteStr {
@@ -106,84 +104,32 @@ impl ByteStr {
     }
 }
 
-impl ByteAtom {
-    /// Gives the atom up as its word, for foreign code to hold. The atom's reference goes
-    /// with it: give it back with [`ByteAtom::from_raw`] exactly once, or it leaks.
-    ///
-    /// ```
-    /// use dynatom::ByteAtom;
-    ///
-    /// let word = ByteAtom::new(b"an atom handed to C as one word").into_raw();
-    /// assert!(ByteAtom::raw_word_plausible(word));
-    /// // SAFETY: from `into_raw`, taken back once.
-    /// let back = unsafe { ByteAtom::from_raw(word) };
-    /// assert_eq!(back, ByteAtom::new(b"an atom handed to C as one word"));
-    /// ```
-    #[must_use = "the raw words hold a reference: dropping them leaks the string"]
+// SAFETY: a `ByteStr`'s bytes are immutable (inline copy, `'static` bytes, or a published
+// block's bytes, which never change).
+unsafe impl ByteView for ByteStr {
     #[inline]
-    pub fn into_raw(self) -> usize {
-        self.into_word().into_raw_word()
+    fn bytes(&self) -> &[u8] {
+        self.as_bytes()
     }
 
-    /// Takes back an atom given up by [`ByteAtom::into_raw`].
-    ///
-    /// # Safety
-    /// `word` came from [`ByteAtom::into_raw`], and each such word is taken back at most
-    /// once.
-    ///
-    /// ```
-    /// use dynatom::ByteAtom;
-    ///
-    /// let word = ByteAtom::new(b"x").into_raw();
-    /// // SAFETY: from `into_raw`, taken back once.
-    /// assert_eq!(unsafe { ByteAtom::from_raw(word) }.as_bytes(), b"x");
-    /// ```
-    #[must_use]
     #[inline]
-    pub unsafe fn from_raw(word: usize) -> ByteAtom {
-        // SAFETY: forwarded from this function's contract.
-        ByteAtom::from_word(unsafe { AtomWord::from_raw_word(word) })
+    fn known_utf8(&self) -> bool {
+        self.whole_block().is_some_and(|block| block.flags() & UTF8_VALID != 0)
     }
 
-    /// Borrows an atom held as a word, in place (an inline atom's bytes live inside the
-    /// word).
-    ///
-    /// # Safety
-    /// As for [`ByteStr::from_raw_ref`]: a live word from [`ByteAtom::into_raw`], left
-    /// alone while borrowed, stored by foreign code or copied as memory.
-    ///
-    /// ```
-    /// use dynatom::ByteAtom;
-    ///
-    /// let word = ByteAtom::new(b"abc").into_raw();
-    /// // SAFETY: a live word from `into_raw`, unchanged while borrowed.
-    /// assert_eq!(unsafe { ByteAtom::from_raw_ref(&word) }.as_bytes(), b"abc");
-    /// // SAFETY: taken back once.
-    /// drop(unsafe { ByteAtom::from_raw(word) });
-    /// ```
-    #[must_use]
     #[inline]
-    pub unsafe fn from_raw_ref(word: &usize) -> &ByteAtom {
-        // SAFETY: `ByteAtom` is a transparent wrapper of `AtomWord`, a transparent
-        // pointer: `usize`'s layout (asserted above); the caller guarantees the word is a
-        // live atom's, left alone for the borrow's lifetime.
-        unsafe { &*(word as *const usize).cast::<ByteAtom>() }
+    fn remember_utf8(&self) {
+        if let Some(block) = self.whole_block() {
+            block.mark_utf8();
+        }
     }
+}
 
-    /// A cheap check that a word could be an atom (non-zero, a valid tag, an aligned
-    /// pointer, an inline length of at most 7 with zero padding). It cannot tell a live
-    /// atom from a released or forged one.
-    ///
-    /// ```
-    /// use dynatom::ByteAtom;
-    ///
-    /// assert!(!ByteAtom::raw_word_plausible(0));
-    /// assert!(!ByteAtom::raw_word_plausible(0b100)); // misaligned pointer
-    /// ```
-    #[inline]
-    pub fn raw_word_plausible(word: usize) -> bool {
-        AtomWord::raw_word_plausible(word)
-    }
+/// The text of a `'static` string, usable in `const`.
+#[inline]
+pub(crate) const fn static_text(text: &'static str) -> Utf8<ByteStr> {
+    // SAFETY: the bytes of a `str`.
+    unsafe { Utf8::new_unchecked(ByteStr::from_static(text.as_bytes())) }
 }
 
 #[cfg(all(test, not(loom)))]
@@ -204,13 +150,34 @@ mod tests {
             // SAFETY: taken back once.
             assert_eq!(unsafe { ByteStr::from_raw(words) }.as_bytes(), &expected[..]);
         }
-        for atom in [ByteAtom::new(b""), ByteAtom::new(b"seven!!"), ByteAtom::new(b"a heap atom \xfe bytes")] {
-            let expected = atom.clone();
-            let word = atom.into_raw();
-            assert!(ByteAtom::raw_word_plausible(word), "{word:x}");
-            // SAFETY: a live word, taken back once.
-            assert_eq!(unsafe { ByteAtom::from_raw(word) }, expected);
-        }
+    }
+
+    #[test]
+    fn check_vouches_only_for_utf8() {
+        assert_eq!(Utf8::check(ByteStr::copy_from_slice("é ok".as_bytes())).unwrap().as_str(), "é ok");
+        let (back, err) = Utf8::check(ByteStr::copy_from_slice(b"a\xff")).err().unwrap();
+        assert_eq!(back.as_bytes(), b"a\xff");
+        assert_eq!(err.valid_up_to(), 1);
+    }
+
+    #[test]
+    fn a_whole_buffer_is_checked_once() {
+        let bytes = ByteStr::copy_from_slice("a whole buffer of text, é".as_bytes());
+        assert!(!bytes.known_utf8());
+        assert!(Utf8::check(bytes.clone()).is_ok());
+        assert!(bytes.known_utf8(), "the check is remembered in the header");
+        assert!(!bytes.slice(0..4).known_utf8(), "a part is not the buffer that was checked");
+        let bad = ByteStr::copy_from_slice(b"not text, not remembered \xff");
+        assert!(Utf8::check(bad.clone()).is_err());
+        assert!(!bad.known_utf8());
+    }
+
+    #[test]
+    fn slices_must_fall_on_char_boundaries() {
+        let text = static_text("héllo, a text long enough for the heap");
+        assert!(text.slice(0, 2, |b| b.slice(0..2)).is_none());
+        assert_eq!(text.slice(0, 3, |b| b.slice(0..3)).unwrap().as_str(), "hé");
+        assert!(text.slice(3, 100, |b| b.clone()).is_none());
     }
 
     #[test]
@@ -220,8 +187,5 @@ mod tests {
         assert!(!ByteStr::raw_words_plausible([0x1000 | 0b100, 0]), "misaligned block");
         assert!(!ByteStr::raw_words_plausible([(16 << 2) | 0b01, 0]), "inline length 16");
         assert!(!ByteStr::raw_words_plausible([(3 << 2) | 0b10, 0]), "static bytes at null");
-        assert!(!ByteAtom::raw_word_plausible((8 << 1) | 1), "inline length 8");
-        assert!(!ByteAtom::raw_word_plausible(0xFF_0000 | (1 << 1) | 1), "dirty inline padding");
-        assert!(!ByteAtom::raw_word_plausible(0x1000 | 0b110));
     }
 }

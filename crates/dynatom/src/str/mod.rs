@@ -1,8 +1,18 @@
 //! [`Str`]: an immutable string handle the size of `&str`.
 
+mod access;
+pub(crate) mod byte_str;
+mod byte_traits;
+mod concat;
+mod conversions;
+mod format;
+mod intern;
+mod raw;
+mod traits;
+
 use std::ops::{Bound, RangeBounds};
 
-use crate::byte_str::{bounds, ByteStr};
+use self::byte_str::{bounds, ByteStr};
 use crate::error::{Fallibility, StrError};
 use crate::repr::str_word::INLINE_CAPACITY;
 use crate::utf8::Utf8;
@@ -90,7 +100,7 @@ impl Str {
     #[inline]
     pub const fn from_static(text: &'static str) -> Str {
         assert!(text.len() <= Str::MAX_LEN, "Str::from_static: text longer than Str::MAX_LEN bytes");
-        Str { text: Utf8::from_static(text) }
+        Str { text: raw::static_text(text) }
     }
 
     /// A copy of `text`, reporting over-long input and allocation failure instead of

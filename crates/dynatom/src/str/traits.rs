@@ -153,7 +153,7 @@ impl From<Atom> for Str {
     /// O(1): the `Str` shares the atom's bytes.
     #[inline]
     fn from(atom: Atom) -> Str {
-        atom.str_handle()
+        Str::from_atom(&atom)
     }
 }
 
@@ -171,7 +171,7 @@ impl From<&Atom> for Str {
     /// ```
     #[inline]
     fn from(atom: &Atom) -> Str {
-        atom.str_handle()
+        Str::from_atom(atom)
     }
 }
 

@@ -10,13 +10,11 @@
 
 use std::convert::Infallible;
 
-use super::byte_builder::finish_buffer;
-use super::error::or_panic;
-use crate::byte_str::ByteStr;
-use crate::error::{Fallibility, StrError};
+use super::byte_str::ByteStr;
+use super::Str;
+use crate::error::{or_panic, Fallibility, StrError};
 use crate::repr::growable::GrowableBlock;
 use crate::repr::str_word::ExactSink;
-use crate::str::Str;
 use crate::utf8::Utf8;
 
 /// Whether `len` more bytes fit after `filled` of a `total`-byte buffer.
@@ -65,7 +63,7 @@ impl TextCopy {
             }
             TextCopy::Measured(sink, _) => Str::from_str_fallibility(sink.as_str(), fallibility),
             TextCopy::Grown(grown) => {
-                grown.into_same_bytes(|buf| finish_buffer(buf, fallibility)).map(Str::from_utf8_handle)
+                grown.into_same_bytes(|buf| ByteStr::from_buffer(buf, fallibility)).map(Str::from_utf8_handle)
             }
         }
     }
@@ -103,7 +101,7 @@ impl ByteCopy {
         match self {
             ByteCopy::Measured(sink, total) if sink.filled().len() == total => Ok(ByteStr::from_word(sink.finish())),
             ByteCopy::Measured(sink, _) => ByteStr::copy_fallibility(sink.filled(), fallibility),
-            ByteCopy::Grown(grown) => finish_buffer(grown, fallibility),
+            ByteCopy::Grown(grown) => ByteStr::from_buffer(grown, fallibility),
         }
     }
 }

@@ -1,16 +1,17 @@
 //! [`Atom`]: an interned string, eight bytes, compared by one word.
 
+pub(crate) mod byte_atom;
+mod raw;
+pub(crate) mod table;
+
 use std::cmp::Ordering;
-use std::convert::Infallible;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 
-use crate::byte_atom::ByteAtom;
-use crate::error::{Fallibility, StrError};
+use self::byte_atom::ByteAtom;
+use self::table::AtomTable;
 use crate::repr::atom_word::AtomWord;
-use crate::str::Str;
-use crate::table::AtomTable;
 use crate::utf8::Utf8;
 
 /// An interned string: one word that is equal exactly when the text is (within a table).
@@ -185,11 +186,10 @@ impl Atom {
         self.text.get().is_inline()
     }
 
-    /// What `Str::from(&atom)` returns: the text as a [`Str`] sharing the atom's bytes.
+    /// The atom as checked UTF-8 over its byte atom, for `Str::from(&atom)`.
     #[inline]
-    pub(crate) fn str_handle(&self) -> Str {
-        let Ok(text) = self.text.same_bytes(|atom| Ok::<_, std::convert::Infallible>(atom.to_byte_str()));
-        Str::from_utf8_handle(text)
+    pub(crate) fn utf8_handle(&self) -> &Utf8<ByteAtom> {
+        &self.text
     }
 
     /// The atom's cached hash: the hash its table filed it under (for inline atoms, a mix
@@ -294,33 +294,10 @@ impl From<&str> for Atom {
     }
 }
 
-impl From<String> for Atom {
-    /// Moves the text into a `Str` (one copy into the single-allocation layout) and lets
-    /// the global table adopt that buffer.
-    #[inline]
-    fn from(text: String) -> Atom {
-        Str::from(text).intern()
-    }
-}
-
 impl From<&String> for Atom {
     #[inline]
     fn from(text: &String) -> Atom {
         Atom::new(text)
-    }
-}
-
-impl From<Str> for Atom {
-    #[inline]
-    fn from(s: Str) -> Atom {
-        s.intern()
-    }
-}
-
-impl From<&Str> for Atom {
-    #[inline]
-    fn from(s: &Str) -> Atom {
-        s.intern()
     }
 }
 
@@ -358,181 +335,6 @@ macro_rules! atom {
         static CELL: ::std::sync::OnceLock<$crate::Atom> = ::std::sync::OnceLock::new();
         CELL.get_or_init(|| $crate::Atom::from_static($text)).clone()
     }};
-}
-
-/// Interning text: the table files words (`table/`); these make them [`Atom`]s.
-impl AtomTable {
-    /// The atom for `text`, filing a copy of it if it is new.
-    ///
-    /// # Panics
-    /// If `text` is longer than [`Str::MAX_LEN`]; aborts if memory runs out
-    /// ([`AtomTable::try_intern`] reports both instead).
-    ///
-    /// ```
-    /// let table = dynatom::AtomTable::new();
-    /// assert_eq!(table.intern("hello, atoms").as_str(), "hello, atoms");
-    /// ```
-    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
-    pub fn intern(&self, text: &str) -> Atom {
-        match self.try_intern_with(text, Fallibility::Infallible) {
-            Ok(atom) => atom,
-            Err(err) => panic!("{err}"),
-        }
-    }
-
-    /// Like [`AtomTable::intern`], but reports over-long input and allocation failure.
-    ///
-    /// ```
-    /// let table = dynatom::AtomTable::new();
-    /// assert!(table.try_intern("fits").is_ok());
-    /// ```
-    pub fn try_intern(&self, text: &str) -> Result<Atom, StrError> {
-        self.try_intern_with(text, Fallibility::Fallible)
-    }
-
-    fn try_intern_with(&self, text: &str, fallibility: Fallibility) -> Result<Atom, StrError> {
-        // The table's atom for these bytes holds exactly these bytes.
-        Utf8::from_text(text, |bytes| self.try_intern_bytes_with(bytes, fallibility)).map(Atom::from_utf8_handle)
-    }
-
-    /// [`Str::intern_in`] and [`Str::try_intern_in`]: adopts, finds or copies.
-    pub(crate) fn try_intern_str_with(&self, s: &Str, fallibility: Fallibility) -> Result<Atom, StrError> {
-        // The table's atom for a string's bytes holds exactly those bytes.
-        s.utf8_handle()
-            .same_bytes(|bytes| self.try_intern_byte_str_with(bytes, fallibility))
-            .map(Atom::from_utf8_handle)
-    }
-
-    /// The atom for `text`, keeping the bytes in the binary if the text is new. Only the
-    /// global table does that (its static atoms are immortal); a local table files a copy
-    /// that is freed with its last handle, so the table itself can be freed.
-    ///
-    /// ```
-    /// let table = dynatom::AtomTable::new();
-    /// let atom = table.intern_static("a static keyword");
-    /// assert_eq!(atom, table.intern("a static keyword"));
-    /// ```
-    pub fn intern_static(&self, text: &'static str) -> Atom {
-        // The table's atom for these bytes holds exactly these bytes.
-        let Ok(atom) = Utf8::from_text(text, |_| Ok::<_, Infallible>(self.intern_static_bytes(text.as_bytes())));
-        Atom::from_utf8_handle(atom)
-    }
-
-    /// The atom for `text` if one is in use (an unused atom kept for reuse is not found);
-    /// never files anything. Texts of up to 7 bytes are atoms by value, so for them this
-    /// is always `Some`.
-    ///
-    /// ```
-    /// let table = dynatom::AtomTable::new();
-    /// assert!(table.lookup("nobody interned this").is_none());
-    /// let atom = table.intern("somebody interned this");
-    /// assert_eq!(table.lookup("somebody interned this"), Some(atom));
-    /// ```
-    pub fn lookup(&self, text: &str) -> Option<Atom> {
-        // The table's atom for these bytes holds exactly these bytes.
-        Utf8::from_text(text, |bytes| self.lookup_bytes(bytes).ok_or(())).ok().map(Atom::from_utf8_handle)
-    }
-
-    /// Whether `atom` is filed in this table (inline atoms belong to every table).
-    ///
-    /// ```
-    /// let table = dynatom::AtomTable::new();
-    /// let atom = table.intern("filed here, not globally");
-    /// assert!(table.contains(&atom));
-    /// assert!(!dynatom::AtomTable::global().contains(&atom));
-    /// ```
-    pub fn contains(&self, atom: &Atom) -> bool {
-        self.lists(atom.word())
-    }
-}
-
-impl Str {
-    /// The global atom for this text. O(1) if the string is already interned; a heap
-    /// string spanning its whole buffer is adopted when its text is new (no copy); a
-    /// slice of a larger buffer is copied, so an atom never pins a parent.
-    ///
-    /// ```
-    /// use dynatom::Str;
-    ///
-    /// let s = Str::from(format!("user:{}:profile", 12345));
-    /// let atom = s.intern();
-    /// assert_eq!(atom.as_ptr(), s.as_ptr()); // adopted
-    /// assert_eq!(s.intern(), atom); // O(1) from now on
-    /// ```
-    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
-    #[inline]
-    pub fn intern(&self) -> Atom {
-        self.intern_in(AtomTable::global())
-    }
-
-    /// Like [`Str::intern`], but reports allocation failure.
-    ///
-    /// ```
-    /// let s = dynatom::Str::from("interned fallibly, if need be");
-    /// assert_eq!(s.try_intern().unwrap(), s.intern());
-    /// ```
-    #[inline]
-    pub fn try_intern(&self) -> Result<Atom, StrError> {
-        self.try_intern_in(AtomTable::global())
-    }
-
-    /// The atom for this text in `table`, as [`Str::intern`] does in the global table:
-    /// O(1) if the string is already interned there; a heap string spanning its whole
-    /// buffer is adopted by the global table when its text is new; anything else is
-    /// copied (a local table always copies, so it can be freed on its own).
-    ///
-    /// ```
-    /// use dynatom::{AtomTable, Str};
-    ///
-    /// let table = AtomTable::new();
-    /// let s = Str::from("interned in a table of its own");
-    /// let atom = s.intern_in(&table);
-    /// assert_eq!(atom, table.intern("interned in a table of its own"));
-    /// assert_eq!(table.len(), 1);
-    /// ```
-    #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
-    #[inline]
-    pub fn intern_in(&self, table: &AtomTable) -> Atom {
-        match table.try_intern_str_with(self, Fallibility::Infallible) {
-            Ok(atom) => atom,
-            Err(err) => panic!("{err}"),
-        }
-    }
-
-    /// Like [`Str::intern_in`], but reports allocation failure.
-    ///
-    /// ```
-    /// let table = dynatom::AtomTable::new();
-    /// let s = dynatom::Str::from("copied into a local table");
-    /// assert_eq!(s.try_intern_in(&table).unwrap(), table.intern("copied into a local table"));
-    /// ```
-    #[inline]
-    pub fn try_intern_in(&self, table: &AtomTable) -> Result<Atom, StrError> {
-        table.try_intern_str_with(self, Fallibility::Fallible)
-    }
-}
-
-impl ByteAtom {
-    /// The same atom as text: O(1) plus one UTF-8 check. The result is the very atom
-    /// [`Atom::from`] gives for that text.
-    ///
-    /// # Errors
-    /// [`StrError::InvalidUtf8`] if the bytes are not UTF-8.
-    ///
-    /// ```
-    /// use dynatom::{Atom, ByteAtom, StrError};
-    ///
-    /// let atom = ByteAtom::new(b"a header name as bytes").to_text().unwrap();
-    /// assert_eq!(atom, Atom::from("a header name as bytes"));
-    /// assert!(matches!(ByteAtom::new(b"\xc3(").to_text(), Err(StrError::InvalidUtf8(_))));
-    /// ```
-    #[inline]
-    pub fn to_text(&self) -> Result<Atom, StrError> {
-        match Utf8::check(self.clone()) {
-            Ok(text) => Ok(Atom::from_utf8_handle(text)),
-            Err((_, err)) => Err(StrError::InvalidUtf8(err)),
-        }
-    }
 }
 
 #[cfg(all(test, not(loom)))]

@@ -643,7 +643,7 @@ pub(crate) fn for_each_entry(shard: &ShardGuard<'_>, mut visit: impl FnMut(RawAt
 #[cfg(not(loom))]
 fn sweep_global_table_at_exit() {
     extern "C" fn sweep() {
-        crate::table::AtomTable::global().shrink();
+        crate::atom::table::AtomTable::global().shrink();
     }
     extern "C" {
         fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
@@ -673,9 +673,9 @@ mod fork {
     use std::cell::RefCell;
 
     use super::ShardGuard;
+    use crate::atom::table::reclaim;
     use crate::repr::block_cache::cache;
     use crate::sync::{lock, MutexGuard};
-    use crate::table::reclaim;
 
     struct Held {
         // Dropped in declaration order: the reverse of the order they were taken in.
@@ -690,7 +690,7 @@ mod fork {
     }
 
     extern "C" fn prepare() {
-        let table = crate::table::AtomTable::global().shared();
+        let table = crate::atom::table::AtomTable::global().shared();
         let held = Held {
             _shards: table.shards.iter().map(|padded| padded.slots.lock()).collect(),
             _statics: lock(&table.static_entries),
@@ -735,7 +735,7 @@ mod fork {
 
 /// The hook `repr::heap` calls when a global atom becomes unused.
 fn note_global_unused(hash: u64, bytes: usize) {
-    crate::table::AtomTable::global().shared().note_unused(hash, bytes);
+    crate::atom::table::AtomTable::global().shared().note_unused(hash, bytes);
 }
 
 /// A counted handle to a [`TableShared`]: what `Arc<TableShared>` would be, but made

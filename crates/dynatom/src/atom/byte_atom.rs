@@ -1,0 +1,212 @@
+//! [`ByteAtom`]: an interned byte string, eight bytes, compared by one word.
+
+use super::Atom;
+use crate::atom::table::AtomTable;
+use crate::error::StrError;
+use crate::repr::atom_word::AtomWord;
+use crate::utf8::Utf8;
+
+/// An interned string of any bytes: [`Atom`](crate::Atom)'s representation and table,
+/// without the UTF-8 promise.
+///
+/// * 8 bytes, and `Option<ByteAtom>` too; up to 7 bytes are stored inside the atom.
+/// * `==` compares one word; `Hash` feeds the cached hash; `Ord` orders by bytes.
+/// * Equal bytes are the **same** atom whether they came in as bytes or as text: one
+///   table entry, so `ByteAtom::from(atom)` and [`ByteAtom::to_text`] cost O(1) (plus one
+///   UTF-8 check for the latter).
+/// * [`ByteAtom::to_byte_str`] hands the bytes out as a [`ByteStr`] without copying.
+///
+/// Like [`Atom`](crate::Atom), it is not `Borrow<[u8]>`: its hash is the table's, not `[u8]`'s.
+///
+/// ```
+/// use dynatom::{Atom, ByteAtom};
+///
+/// let from_bytes = ByteAtom::new(b"x-request-id, a header name");
+/// let from_text = ByteAtom::from(Atom::from("x-request-id, a header name"));
+/// assert_eq!(from_bytes, from_text); // one word compare: one table entry
+/// assert_eq!(std::mem::size_of::<ByteAtom>(), 8);
+/// ```
+#[repr(transparent)]
+#[derive(Clone)]
+pub struct ByteAtom {
+    word: AtomWord,
+}
+
+const _: () = {
+    assert!(std::mem::size_of::<ByteAtom>() == 8);
+    assert!(std::mem::size_of::<Option<ByteAtom>>() == 8);
+};
+
+impl ByteAtom {
+    #[inline]
+    pub(crate) fn from_word(word: AtomWord) -> ByteAtom {
+        ByteAtom { word }
+    }
+
+    #[inline]
+    pub(crate) fn word(&self) -> &AtomWord {
+        &self.word
+    }
+
+    #[inline]
+    pub(crate) fn into_word(self) -> AtomWord {
+        self.word
+    }
+
+    /// The global table's atom for `bytes`, filing a copy if they are new.
+    ///
+    /// # Panics
+    /// If `bytes` is longer than [`ByteStr::MAX_LEN`]; aborts if memory runs out.
+    ///
+    /// ```
+    /// assert_eq!(dynatom::ByteAtom::new(b"\xff\x00").as_bytes(), b"\xff\x00");
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn new(bytes: &[u8]) -> ByteAtom {
+        AtomTable::global().intern_bytes(bytes)
+    }
+
+    /// Like [`ByteAtom::new`], but reports over-long input and allocation failure.
+    ///
+    /// ```
+    /// assert!(dynatom::ByteAtom::try_new(b"fits").is_ok());
+    /// ```
+    #[inline]
+    pub fn try_new(bytes: &[u8]) -> Result<ByteAtom, StrError> {
+        AtomTable::global().try_intern_bytes(bytes)
+    }
+
+    /// The global atom for `bytes` if one is alive (made from bytes or from text); never
+    /// inserts. Up to 7 bytes are atoms by value, so for them this is always `Some`.
+    ///
+    /// ```
+    /// use dynatom::{Atom, ByteAtom};
+    ///
+    /// assert!(ByteAtom::lookup(b"bytes nobody has interned yet").is_none());
+    /// let atom = Atom::from("a text somebody interned as text");
+    /// assert_eq!(ByteAtom::lookup(b"a text somebody interned as text"), Some(ByteAtom::from(atom)));
+    /// ```
+    #[inline]
+    pub fn lookup(bytes: &[u8]) -> Option<ByteAtom> {
+        AtomTable::global().lookup_bytes(bytes)
+    }
+
+    /// The bytes.
+    ///
+    /// ```
+    /// assert_eq!(dynatom::ByteAtom::new(b"bytes").as_bytes(), b"bytes");
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.word.as_bytes()
+    }
+
+    /// Pointer to the first byte (inside the atom itself for inline atoms).
+    ///
+    /// ```
+    /// let atom = dynatom::ByteAtom::new(b"pointer to the bytes");
+    /// assert_eq!(atom.as_ptr(), atom.as_bytes().as_ptr());
+    /// ```
+    #[inline]
+    pub fn as_ptr(&self) -> *const u8 {
+        self.as_bytes().as_ptr()
+    }
+
+    /// Length in bytes.
+    ///
+    /// ```
+    /// assert_eq!(dynatom::ByteAtom::new(b"four").len(), 4);
+    /// ```
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.as_bytes().len()
+    }
+
+    /// Whether there are no bytes.
+    ///
+    /// ```
+    /// assert!(dynatom::ByteAtom::new(b"").is_empty());
+    /// ```
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the bytes (up to 7) are stored inside the atom itself.
+    ///
+    /// ```
+    /// use dynatom::ByteAtom;
+    ///
+    /// assert!(ByteAtom::new(b"seven!!").is_inline());
+    /// assert!(!ByteAtom::new(b"eight!!!").is_inline());
+    /// ```
+    #[inline]
+    pub fn is_inline(&self) -> bool {
+        self.word.is_inline()
+    }
+
+    /// The atom's cached hash: the hash its table filed it under (for inline atoms, a mix
+    /// of the word under a random per-process seed). Reads no bytes; equal to [`Atom::hash64`](crate::Atom::hash64) of
+    /// the same atom.
+    ///
+    /// ```
+    /// use dynatom::{Atom, ByteAtom};
+    ///
+    /// let atom = Atom::from("hashed once, as text or as bytes");
+    /// assert_eq!(ByteAtom::from(atom.clone()).hash64(), atom.hash64());
+    /// ```
+    #[inline]
+    pub fn hash64(&self) -> u64 {
+        match self.word.table_hash() {
+            Some(hash) => hash,
+            // Inline atoms are values, in no table: a mix of the word (which holds all the
+            // bytes) under the process's word seed, so that every table and thread agrees
+            // on it while no one can compute colliding atoms offline.
+            None => crate::hash::hash_word(self.word.bits() as u64, crate::hash::word_seed()),
+        }
+    }
+
+    /// Whether the bytes are UTF-8 (one check, O(n)).
+    ///
+    /// ```
+    /// assert!(!dynatom::ByteAtom::new(b"\xff").is_utf8());
+    /// ```
+    #[inline]
+    pub fn is_utf8(&self) -> bool {
+        std::str::from_utf8(self.as_bytes()).is_ok()
+    }
+}
+
+impl PartialEq for ByteAtom {
+    #[inline]
+    fn eq(&self, other: &ByteAtom) -> bool {
+        self.word.bits() == other.word.bits()
+    }
+}
+
+impl Eq for ByteAtom {}
+
+impl ByteAtom {
+    /// The same atom as text: O(1) plus one UTF-8 check. The result is the very atom
+    /// [`Atom::from`] gives for that text.
+    ///
+    /// # Errors
+    /// [`StrError::InvalidUtf8`] if the bytes are not UTF-8.
+    ///
+    /// ```
+    /// use dynatom::{Atom, ByteAtom, StrError};
+    ///
+    /// let atom = ByteAtom::new(b"a header name as bytes").to_text().unwrap();
+    /// assert_eq!(atom, Atom::from("a header name as bytes"));
+    /// assert!(matches!(ByteAtom::new(b"\xc3(").to_text(), Err(StrError::InvalidUtf8(_))));
+    /// ```
+    #[inline]
+    pub fn to_text(&self) -> Result<Atom, StrError> {
+        match Utf8::check(self.clone()) {
+            Ok(text) => Ok(Atom::from_utf8_handle(text)),
+            Err((_, err)) => Err(StrError::InvalidUtf8(err)),
+        }
+    }
+}
