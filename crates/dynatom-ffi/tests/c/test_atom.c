@@ -1,9 +1,12 @@
 /* dt_atom_*: atoms of the global table, their handles' life cycle, and error paths. */
 #include "harness.h"
 
+/* The atoms of this file live in the global table. */
+#define GLOBAL dt_table_global()
+
 static dt_atom atom_of(const char *text) {
     dt_atom a = {0};
-    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(dt_table_global(), (const uint8_t *)text, strlen(text), &a));
+    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(GLOBAL, (const uint8_t *)text, strlen(text), &a));
     return a;
 }
 
@@ -17,7 +20,7 @@ static void equal_bytes_are_the_same_atom(void) {
     EXPECT(dt_atom_equal(&s1, &s2) && !dt_atom_equal(&s1, &a));
     /* Any bytes: NUL and non-UTF-8. */
     dt_atom bin;
-    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(dt_table_global(), LIT("\x00\xff\xfe binary key \x01"), &bin));
+    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(GLOBAL, LIT("\x00\xff\xfe binary key \x01"), &bin));
     const uint8_t *data = NULL;
     size_t len = 0;
     EXPECT_STATUS(DT_OK, dt_atom_bytes(&bin, &data, &len));
@@ -29,18 +32,18 @@ static void equal_bytes_are_the_same_atom(void) {
 static void lookup_never_inserts(void) {
     const char *text = "test_atom.c: looked up before it exists, then after";
     dt_atom found = {0};
-    EXPECT_STATUS(DT_ERR_NOT_FOUND, dt_table_lookup_bytes(dt_table_global(), (const uint8_t *)text, strlen(text), &found));
+    EXPECT_STATUS(DT_ERR_NOT_FOUND, dt_table_lookup_bytes(GLOBAL, (const uint8_t *)text, strlen(text), &found));
     EXPECT(found.w == 0);
-    EXPECT_STATUS(DT_ERR_NOT_FOUND, dt_table_lookup_bytes(dt_table_global(), (const uint8_t *)text, strlen(text), &found));
+    EXPECT_STATUS(DT_ERR_NOT_FOUND, dt_table_lookup_bytes(GLOBAL, (const uint8_t *)text, strlen(text), &found));
     dt_atom made = atom_of(text);
-    EXPECT_STATUS(DT_OK, dt_table_lookup_bytes(dt_table_global(), (const uint8_t *)text, strlen(text), &found));
+    EXPECT_STATUS(DT_OK, dt_table_lookup_bytes(GLOBAL, (const uint8_t *)text, strlen(text), &found));
     EXPECT(dt_atom_equal(&made, &found));
     EXPECT_STATUS(DT_OK, dt_atom_release(&found));
     EXPECT_STATUS(DT_OK, dt_atom_release(&made));
     /* The last reference gone, the atom is gone from the table. */
-    EXPECT_STATUS(DT_ERR_NOT_FOUND, dt_table_lookup_bytes(dt_table_global(), (const uint8_t *)text, strlen(text), &found));
-    EXPECT_STATUS(DT_ERR_NULL, dt_table_lookup_bytes(dt_table_global(), NULL, 4, &found));
-    EXPECT_STATUS(DT_ERR_NULL, dt_table_lookup_bytes(dt_table_global(), LIT("abc"), NULL));
+    EXPECT_STATUS(DT_ERR_NOT_FOUND, dt_table_lookup_bytes(GLOBAL, (const uint8_t *)text, strlen(text), &found));
+    EXPECT_STATUS(DT_ERR_NULL, dt_table_lookup_bytes(GLOBAL, NULL, 4, &found));
+    EXPECT_STATUS(DT_ERR_NULL, dt_table_lookup_bytes(GLOBAL, LIT("abc"), NULL));
 }
 
 static void clone_release_and_released_handles(void) {
@@ -102,12 +105,12 @@ static void atom_to_str_shares_the_bytes(void) {
 
 static void bad_arguments_to_from_bytes(void) {
     dt_atom a = {0};
-    EXPECT_STATUS(DT_ERR_NULL, dt_table_intern_bytes(dt_table_global(), NULL, 1, &a));
-    EXPECT_STATUS(DT_ERR_NULL, dt_table_intern_bytes(dt_table_global(), LIT("x"), NULL));
-    EXPECT_STATUS(DT_ERR_TOO_LONG, dt_table_intern_bytes(dt_table_global(), (const uint8_t *)"x", (size_t)DT_MAX_LEN + 1, &a));
-    EXPECT_STATUS(DT_ERR_TOO_LONG, dt_table_lookup_bytes(dt_table_global(), (const uint8_t *)"x", (size_t)DT_MAX_LEN + 1, &a));
+    EXPECT_STATUS(DT_ERR_NULL, dt_table_intern_bytes(GLOBAL, NULL, 1, &a));
+    EXPECT_STATUS(DT_ERR_NULL, dt_table_intern_bytes(GLOBAL, LIT("x"), NULL));
+    EXPECT_STATUS(DT_ERR_TOO_LONG, dt_table_intern_bytes(GLOBAL, (const uint8_t *)"x", (size_t)DT_MAX_LEN + 1, &a));
+    EXPECT_STATUS(DT_ERR_TOO_LONG, dt_table_lookup_bytes(GLOBAL, (const uint8_t *)"x", (size_t)DT_MAX_LEN + 1, &a));
     EXPECT(a.w == 0);
-    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(dt_table_global(), NULL, 0, &a));
+    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(GLOBAL, NULL, 0, &a));
     EXPECT_STATUS(DT_OK, dt_atom_release(&a));
 }
 

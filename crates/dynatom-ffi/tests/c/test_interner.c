@@ -92,7 +92,8 @@ static void limits_give_dt_err_limit(void) {
     EXPECT_STATUS(DT_OK, dt_interner_free(in));
 
     EXPECT_STATUS(DT_OK, dt_interner_new_with_limits(0, 64, &in));
-    EXPECT_STATUS(DT_ERR_LIMIT, dt_interner_intern_bytes(in, LIT("more than sixty-four bytes of interner memory, surely"), &sym));
+    EXPECT_STATUS(DT_ERR_LIMIT,
+                  dt_interner_intern_bytes(in, LIT("more than sixty-four bytes of interner memory, surely"), &sym));
     EXPECT(dt_interner_len(in) == 0);
     EXPECT_STATUS(DT_OK, dt_interner_free(in));
 }

@@ -110,7 +110,8 @@ static void the_global_table_is_never_freed(void) {
     EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_table_free(dt_table_global()));
     EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_table_free(dt_table_global()));
     dt_atom a;
-    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(dt_table_global(), LIT("test_objects.c: the global table lives on"), &a));
+    EXPECT_STATUS(DT_OK,
+                  dt_table_intern_bytes(dt_table_global(), LIT("test_objects.c: the global table lives on"), &a));
     EXPECT_STATUS(DT_OK, dt_atom_release(&a));
 }
 
