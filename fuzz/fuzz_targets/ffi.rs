@@ -12,14 +12,14 @@ use std::ffi::CStr;
 use arbitrary::Arbitrary;
 use dynatom::ByteStr;
 use dynatom_c::{
-    dt_atom, dt_atom_bytes, dt_atom_equal, dt_atom_release, dt_atom_to_str, dt_builder, dt_builder_append,
+    dt_atom, dt_atom_bytes, dt_atom_equal, dt_atom_release, dt_atom_to_str, dt_builder, dt_builder_append_bytes,
     dt_builder_append_str, dt_builder_finish, dt_builder_free, dt_builder_len, dt_builder_new, dt_interner,
-    dt_interner_free, dt_interner_get, dt_interner_intern, dt_interner_len, dt_interner_new, dt_interner_resolve,
-    dt_pieces, dt_pieces_count, dt_pieces_free, dt_pieces_len, dt_pieces_new, dt_pieces_push_atom,
-    dt_pieces_push_bytes, dt_pieces_push_str, dt_pieces_to_str, dt_status, dt_status_message, dt_str, dt_str_bytes,
-    dt_str_clone, dt_str_concat, dt_str_equal, dt_str_from_bytes, dt_str_intern, dt_str_is_utf8, dt_str_len,
-    dt_str_release, dt_str_slice, dt_table, dt_table_free, dt_table_intern, dt_table_len, dt_table_lookup,
-    dt_table_new,
+    dt_interner_free, dt_interner_intern_bytes, dt_interner_len, dt_interner_lookup_bytes, dt_interner_new,
+    dt_interner_resolve, dt_pieces, dt_pieces_append_atom, dt_pieces_append_bytes, dt_pieces_append_str,
+    dt_pieces_count, dt_pieces_free, dt_pieces_len, dt_pieces_new, dt_pieces_to_str, dt_status, dt_status_message,
+    dt_str, dt_str_bytes, dt_str_clone, dt_str_concat, dt_str_equal, dt_str_from_bytes, dt_str_is_utf8, dt_str_len,
+    dt_str_release, dt_str_slice, dt_table, dt_table_free, dt_table_global, dt_table_intern_bytes, dt_table_intern_str,
+    dt_table_len, dt_table_lookup_bytes, dt_table_new,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -44,9 +44,9 @@ enum Op {
     BuilderAppend(Vec<u8>),
     BuilderAppendStr(u8),
     BuilderFinish,
-    PiecesPushBytes(Vec<u8>),
-    PiecesPushStr(u8),
-    PiecesPushAtom(u8),
+    PiecesAppendBytes(Vec<u8>),
+    PiecesAppendStr(u8),
+    PiecesAppendAtom(u8),
     PiecesToStr,
     InternerIntern(Vec<u8>),
     InternerGet(Vec<u8>),
@@ -218,7 +218,7 @@ impl State {
             Op::InternGlobal(at) => {
                 let Some(i) = pick(&self.strs, at) else { return };
                 let mut out = dt_atom::default();
-                let status = dt_str_intern(&self.strs[i].handle, &mut out);
+                let status = dt_table_intern_str(dt_table_global(), &self.strs[i].handle, &mut out);
                 match self.strs[i].bytes.clone() {
                     Some(bytes) => {
                         assert_eq!(status, DT_OK);
@@ -229,17 +229,17 @@ impl State {
             }
             Op::InternLocal(bytes) => {
                 let mut out = dt_atom::default();
-                assert_eq!(dt_table_intern(self.table, bytes.as_ptr(), bytes.len(), &mut out), DT_OK);
+                assert_eq!(dt_table_intern_bytes(self.table, bytes.as_ptr(), bytes.len(), &mut out), DT_OK);
                 let mut again = dt_atom::default();
-                assert_eq!(dt_table_lookup(self.table, bytes.as_ptr(), bytes.len(), &mut again), DT_OK);
-                assert_eq!(dt_atom_equal(out, again), 1);
+                assert_eq!(dt_table_lookup_bytes(self.table, bytes.as_ptr(), bytes.len(), &mut again), DT_OK);
+                assert_eq!(dt_atom_equal(&out, &again), 1);
                 self.push_atom(again, bytes.clone(), true);
                 self.push_atom(out, bytes, true);
             }
             Op::LookupLocal(bytes) => {
                 let live = self.atoms.iter().any(|a| a.local && a.bytes.as_deref() == Some(&bytes[..]));
                 let mut out = dt_atom::default();
-                let status = dt_table_lookup(self.table, bytes.as_ptr(), bytes.len(), &mut out);
+                let status = dt_table_lookup_bytes(self.table, bytes.as_ptr(), bytes.len(), &mut out);
                 if status == DT_OK {
                     self.push_atom(out, bytes, true);
                 } else {
@@ -275,7 +275,7 @@ impl State {
                 held.bytes = None;
             }
             Op::BuilderAppend(bytes) => {
-                assert_eq!(dt_builder_append(self.builder, bytes.as_ptr(), bytes.len()), DT_OK);
+                assert_eq!(dt_builder_append_bytes(self.builder, bytes.as_ptr(), bytes.len()), DT_OK);
                 self.builder_model.extend_from_slice(&bytes);
                 assert_eq!(dt_builder_len(self.builder), self.builder_model.len());
             }
@@ -298,14 +298,14 @@ impl State {
                 self.push_str(out, bytes);
                 assert_eq!(dt_builder_new(0, &mut self.builder), DT_OK);
             }
-            Op::PiecesPushBytes(bytes) => {
-                assert_eq!(dt_pieces_push_bytes(self.pieces, bytes.as_ptr(), bytes.len()), DT_OK);
+            Op::PiecesAppendBytes(bytes) => {
+                assert_eq!(dt_pieces_append_bytes(self.pieces, bytes.as_ptr(), bytes.len()), DT_OK);
                 self.pieces_model.extend_from_slice(&bytes);
                 self.piece_count += usize::from(!bytes.is_empty());
             }
-            Op::PiecesPushStr(at) => {
+            Op::PiecesAppendStr(at) => {
                 let Some(i) = pick(&self.strs, at) else { return };
-                let status = dt_pieces_push_str(self.pieces, &self.strs[i].handle);
+                let status = dt_pieces_append_str(self.pieces, &self.strs[i].handle);
                 match &self.strs[i].bytes {
                     Some(bytes) => {
                         assert_eq!(status, DT_OK);
@@ -315,9 +315,9 @@ impl State {
                     None => assert_eq!(status, DT_ERR_RELEASED),
                 }
             }
-            Op::PiecesPushAtom(at) => {
+            Op::PiecesAppendAtom(at) => {
                 let Some(i) = pick(&self.atoms, at) else { return };
-                let status = dt_pieces_push_atom(self.pieces, &self.atoms[i].handle);
+                let status = dt_pieces_append_atom(self.pieces, &self.atoms[i].handle);
                 match &self.atoms[i].bytes {
                     Some(bytes) => {
                         assert_eq!(status, DT_OK);
@@ -337,7 +337,7 @@ impl State {
             }
             Op::InternerIntern(bytes) => {
                 let mut sym = 0u32;
-                let status = dt_interner_intern(self.interner, bytes.as_ptr(), bytes.len(), &mut sym);
+                let status = dt_interner_intern_bytes(self.interner, bytes.as_ptr(), bytes.len(), &mut sym);
                 if std::str::from_utf8(&bytes).is_err() {
                     assert_eq!(status, DT_ERR_UTF8);
                     return;
@@ -355,7 +355,7 @@ impl State {
             }
             Op::InternerGet(bytes) => {
                 let mut sym = 0u32;
-                let status = dt_interner_get(self.interner, bytes.as_ptr(), bytes.len(), &mut sym);
+                let status = dt_interner_lookup_bytes(self.interner, bytes.as_ptr(), bytes.len(), &mut sym);
                 match (std::str::from_utf8(&bytes), self.interner_model.iter().position(|t| *t == bytes)) {
                     (Err(_), _) => assert_eq!(status, DT_ERR_UTF8),
                     (Ok(_), Some(index)) => assert_eq!((status, sym as usize), (DT_OK, index + 1)),

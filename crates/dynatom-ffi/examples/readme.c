@@ -13,17 +13,18 @@ int main(void) {
     CHECK(dt_str_slice(&req, 4, 15, &path));            /* "/index.html": O(1), no copy */
 
     /* Used as a key: now it becomes an atom; equal bytes give the same atom. */
+    dt_table *atoms = dt_table_global();                /* the process-wide table */
     dt_atom key, again;
-    CHECK(dt_str_intern(&path, &key));
-    CHECK(dt_atom_from_bytes((const uint8_t *)"/index.html", 11, &again));
-    printf("same atom: %s\n", dt_atom_equal(key, again) ? "yes" : "no");
+    CHECK(dt_table_intern_str(atoms, &path, &key));      /* adopts path's bytes: no copy */
+    CHECK(dt_table_intern_bytes(atoms, (const uint8_t *)"/index.html", 11, &again));
+    printf("same atom: %s\n", dt_atom_equal(&key, &again) ? "yes" : "no");
 
     /* A response from pieces, written with one writev and never joined. */
     dt_pieces *out;
     CHECK(dt_pieces_new(&out));
-    CHECK(dt_pieces_push_bytes(out, (const uint8_t *)"served ", 7));
-    CHECK(dt_pieces_push_atom(out, &key));
-    CHECK(dt_pieces_push_bytes(out, (const uint8_t *)"\n", 1));
+    CHECK(dt_pieces_append_bytes(out, (const uint8_t *)"served ", 7));
+    CHECK(dt_pieces_append_atom(out, &key));
+    CHECK(dt_pieces_append_bytes(out, (const uint8_t *)"\n", 1));
     fflush(stdout);                                      /* writev bypasses stdio */
     CHECK(dt_pieces_writev(out, 1, NULL));
 

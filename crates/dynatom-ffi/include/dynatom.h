@@ -8,9 +8,17 @@
  *  - On an error nothing is consumed (unless a function says so) and out-parameters are untouched.
  *  - Pointers: NULL where one is required gives DT_ERR_NULL; a (data, len) pair with len == 0
  *    may have data == NULL; otherwise a pointer must point at what its type says.
- *  - dt_str / dt_atom are plain words passed by value: copying one does NOT take a reference.
- *    Take references with dt_str_clone / dt_atom_clone, give each back once with
- *    dt_str_release / dt_atom_release (which overwrite the handle with the released marker).
+ *  - Names: dt_<object>_<verb>[_<input>], one verb per operation: new / free (objects),
+ *    clone / release (handles), intern, lookup (find without inserting), append, equal,
+ *    len, to_str (a new dt_str; the object stays), finish (consumes the object). Where a
+ *    verb takes data, a suffix names its kind: _bytes a (const uint8_t *data, size_t len)
+ *    pair, _str a const dt_str *, _atom a const dt_atom *. Atoms are made by tables only:
+ *    dt_table_intern_bytes(dt_table_global(), ...) for the global table.
+ *  - Handles (dt_str, dt_atom) are passed by pointer everywhere: inputs as const T *,
+ *    results as T *out with a dt_status returned. They are plain words: copying one does
+ *    NOT take a reference. Take references with dt_str_clone / dt_atom_clone, give each
+ *    back once with dt_str_release / dt_atom_release (which overwrite the handle with the
+ *    released marker).
  *  - Thread safety is stated per function. In short: dt_str / dt_atom handles and dt_table:
  *    any thread; a dt_builder / dt_pieces / dt_interner: one thread at a time.
  *  - fork(): a child of a threaded program may exit, make and free objects and use the
@@ -194,7 +202,8 @@ typedef struct dt_atom {
 } dt_atom;
 
 /**
- * A byte string: the two words of a dynatom `ByteStr`, passed and stored by value.
+ * A byte string: the two words of a dynatom `ByteStr`, stored by value and passed by
+ * pointer.
  *
  * Up to 15 bytes live inside the handle itself (so `dt_str_bytes` may return a pointer
  * into the `dt_str` you passed: keep the handle where it is while you read them);
@@ -290,22 +299,6 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * The atom of the `len` bytes at `data` in the global table, in `*out` (inserted if
- * new; up to 7 bytes are stored in the word itself and never reach the table).
- *
- * Thread safety: any thread.
- */
-enum dt_status dt_atom_from_bytes(const uint8_t *data, size_t len, struct dt_atom *out);
-
-/**
- * The atom of the bytes if the global table holds it (or if it fits in a word), in
- * `*out`; never inserts. `DT_ERR_NOT_FOUND` if absent.
- *
- * Thread safety: any thread.
- */
-enum dt_status dt_atom_lookup(const uint8_t *data, size_t len, struct dt_atom *out);
-
-/**
  * A new reference to the atom in `*a`, in `*out` (O(1)).
  *
  * Thread safety: any thread.
@@ -324,13 +317,13 @@ enum dt_status dt_atom_clone(const struct dt_atom *a, struct dt_atom *out);
 enum dt_status dt_atom_release(struct dt_atom *a);
 
 /**
- * 1 if `a` and `b` are the same atom (one word compare), else 0; 0 if either is not a
- * live handle. Atoms of different tables are different atoms (except those of up to 7
- * bytes, which live in the word and are equal in every table).
+ * 1 if `*a` and `*b` are the same atom (one word compare), else 0 (also 0 if either is
+ * NULL, invalid or released). Atoms of different tables are different atoms (except
+ * those of up to 7 bytes, which live in the word and are equal in every table).
  *
  * Thread safety: any thread.
  */
-int dt_atom_equal(struct dt_atom a, struct dt_atom b);
+int dt_atom_equal(const struct dt_atom *a, const struct dt_atom *b);
 
 /**
  * The atom's cached 64-bit hash (no bytes are read); 0 for NULL or an invalid handle.
@@ -395,7 +388,7 @@ enum dt_status dt_builder_new(size_t capacity, struct dt_builder **out);
  *
  * Thread safety: one thread at a time per builder.
  */
-enum dt_status dt_builder_append(struct dt_builder *b, const uint8_t *data, size_t len);
+enum dt_status dt_builder_append_bytes(struct dt_builder *b, const uint8_t *data, size_t len);
 
 /**
  * Appends the bytes of `*s` (which stays valid).
@@ -466,10 +459,10 @@ enum dt_status dt_interner_free(struct dt_interner *interner);
  *
  * Thread safety: one thread at a time per interner.
  */
-enum dt_status dt_interner_intern(struct dt_interner *interner,
-                                  const uint8_t *data,
-                                  size_t len,
-                                  uint32_t *sym);
+enum dt_status dt_interner_intern_bytes(struct dt_interner *interner,
+                                        const uint8_t *data,
+                                        size_t len,
+                                        uint32_t *sym);
 
 /**
  * The symbol of the bytes if they were interned; never adds. `DT_ERR_NOT_FOUND` if
@@ -477,10 +470,10 @@ enum dt_status dt_interner_intern(struct dt_interner *interner,
  *
  * Thread safety: one thread at a time per interner.
  */
-enum dt_status dt_interner_get(const struct dt_interner *interner,
-                               const uint8_t *data,
-                               size_t len,
-                               uint32_t *sym);
+enum dt_status dt_interner_lookup_bytes(const struct dt_interner *interner,
+                                        const uint8_t *data,
+                                        size_t len,
+                                        uint32_t *sym);
 
 /**
  * The text of `sym`: `*data` (not NUL-terminated; valid until the interner is freed)
@@ -512,22 +505,22 @@ enum dt_status dt_pieces_new(struct dt_pieces **out);
  *
  * Thread safety: one thread at a time per piece list.
  */
-enum dt_status dt_pieces_push_str(struct dt_pieces *p, const struct dt_str *s);
+enum dt_status dt_pieces_append_str(struct dt_pieces *p, const struct dt_str *s);
 
 /**
  * Appends the atom's bytes as a piece: a new reference, no copy.
  *
  * Thread safety: one thread at a time per piece list.
  */
-enum dt_status dt_pieces_push_atom(struct dt_pieces *p, const struct dt_atom *a);
+enum dt_status dt_pieces_append_atom(struct dt_pieces *p, const struct dt_atom *a);
 
 /**
  * Appends a copy of the `len` bytes at `data` as a piece. (Empty pieces, here and in
- * the other `push` functions, are not kept: `dt_pieces_count` does not change.)
+ * the other `dt_pieces_append_*` functions, are not kept: `dt_pieces_count` does not change.)
  *
  * Thread safety: one thread at a time per piece list.
  */
-enum dt_status dt_pieces_push_bytes(struct dt_pieces *p, const uint8_t *data, size_t len);
+enum dt_status dt_pieces_append_bytes(struct dt_pieces *p, const uint8_t *data, size_t len);
 
 /**
  * Total bytes in the pieces; 0 for NULL or an invalid list.
@@ -589,11 +582,12 @@ const char *dt_status_message(dt_status status);
 enum dt_status dt_str_from_bytes(const uint8_t *data, size_t len, struct dt_str *out);
 
 /**
- * The empty string (allocates nothing; releasing it is allowed and does nothing).
+ * The empty string, in `*out` (allocates nothing; releasing it is allowed and does
+ * nothing). `DT_ERR_NULL` for a NULL `out`.
  *
  * Thread safety: any thread.
  */
-struct dt_str dt_str_empty(void);
+enum dt_status dt_str_empty(struct dt_str *out);
 
 /**
  * A new reference to the string in `*s`, in `*out` (O(1): a count, or a copy of the
@@ -663,15 +657,7 @@ int dt_str_equal(const struct dt_str *a, const struct dt_str *b);
 int dt_str_is_utf8(const struct dt_str *s);
 
 /**
- * The atom of `*s`'s bytes in the global table, in `*out`. If the bytes are new and
- * `*s` owns a whole block, the atom adopts that block: no copy. `*s` stays valid.
- *
- * Thread safety: any thread.
- */
-enum dt_status dt_str_intern(const struct dt_str *s, struct dt_atom *out);
-
-/**
- * The global table (the one `dt_str_intern` and `dt_atom_*` use). Never NULL; it cannot
+ * The global table, shared with the Rust API (`ByteAtom::new`). Never NULL; it cannot
  * be freed.
  *
  * Thread safety: any thread.
@@ -700,10 +686,10 @@ enum dt_status dt_table_free(struct dt_table *t);
  *
  * Thread safety: any thread.
  */
-enum dt_status dt_table_intern(struct dt_table *t,
-                               const uint8_t *data,
-                               size_t len,
-                               struct dt_atom *out);
+enum dt_status dt_table_intern_bytes(struct dt_table *t,
+                                     const uint8_t *data,
+                                     size_t len,
+                                     struct dt_atom *out);
 
 /**
  * The atom of `*s`'s bytes in table `t`, in `*out`. The table (global or independent)
@@ -720,10 +706,10 @@ enum dt_status dt_table_intern_str(struct dt_table *t, const struct dt_str *s, s
  *
  * Thread safety: any thread.
  */
-enum dt_status dt_table_lookup(struct dt_table *t,
-                               const uint8_t *data,
-                               size_t len,
-                               struct dt_atom *out);
+enum dt_status dt_table_lookup_bytes(struct dt_table *t,
+                                     const uint8_t *data,
+                                     size_t len,
+                                     struct dt_atom *out);
 
 /**
  * The number of atoms filed in `t` (atoms of up to 7 bytes never are); 0 for NULL or

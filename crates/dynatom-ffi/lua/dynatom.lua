@@ -102,7 +102,7 @@ typedef struct dt_memory_report {
 const char *dt_status_message(dt_status s);
 
 dt_status dt_str_from_bytes(const uint8_t *p, size_t len, dt_str *out);
-dt_str dt_str_empty(void);
+dt_status dt_str_empty(dt_str *out);
 dt_status dt_str_clone(const dt_str *s, dt_str *out);
 dt_status dt_str_release(dt_str *s);
 dt_status dt_str_bytes(const dt_str *s, const uint8_t **data, size_t *len);
@@ -111,13 +111,10 @@ dt_status dt_str_slice(const dt_str *s, size_t start, size_t end, dt_str *out);
 dt_status dt_str_concat(const dt_str *parts, size_t count, dt_str *out);
 int dt_str_equal(const dt_str *a, const dt_str *b);
 int dt_str_is_utf8(const dt_str *s);
-dt_status dt_str_intern(const dt_str *s, dt_atom *out);
 
-dt_status dt_atom_from_bytes(const uint8_t *p, size_t len, dt_atom *out);
-dt_status dt_atom_lookup(const uint8_t *p, size_t len, dt_atom *out);
 dt_status dt_atom_clone(const dt_atom *a, dt_atom *out);
 dt_status dt_atom_release(dt_atom *a);
-int dt_atom_equal(dt_atom a, dt_atom b);
+int dt_atom_equal(const dt_atom *a, const dt_atom *b);
 uint64_t dt_atom_hash(const dt_atom *a);
 dt_status dt_atom_bytes(const dt_atom *a, const uint8_t **data, size_t *len);
 dt_status dt_atom_to_str(const dt_atom *a, dt_str *out);
@@ -129,24 +126,24 @@ size_t dt_block_cache_bytes(void);
 dt_table *dt_table_global(void);
 dt_status dt_table_new(dt_table **out);
 dt_status dt_table_free(dt_table *t);
-dt_status dt_table_intern(dt_table *t, const uint8_t *p, size_t len, dt_atom *out);
+dt_status dt_table_intern_bytes(dt_table *t, const uint8_t *p, size_t len, dt_atom *out);
 dt_status dt_table_intern_str(dt_table *t, const dt_str *s, dt_atom *out);
-dt_status dt_table_lookup(dt_table *t, const uint8_t *p, size_t len, dt_atom *out);
+dt_status dt_table_lookup_bytes(dt_table *t, const uint8_t *p, size_t len, dt_atom *out);
 size_t dt_table_len(const dt_table *t);
 dt_status dt_table_memory_report(const dt_table *t, dt_memory_report *out);
 dt_status dt_table_memory_report_json(const dt_table *t, dt_str *out);
 
 dt_status dt_builder_new(size_t capacity, dt_builder **out);
-dt_status dt_builder_append(dt_builder *b, const uint8_t *p, size_t len);
+dt_status dt_builder_append_bytes(dt_builder *b, const uint8_t *p, size_t len);
 dt_status dt_builder_append_str(dt_builder *b, const dt_str *s);
 size_t dt_builder_len(const dt_builder *b);
 dt_status dt_builder_finish(dt_builder *b, dt_str *out);
 dt_status dt_builder_free(dt_builder *b);
 
 dt_status dt_pieces_new(dt_pieces **out);
-dt_status dt_pieces_push_str(dt_pieces *p, const dt_str *s);
-dt_status dt_pieces_push_atom(dt_pieces *p, const dt_atom *a);
-dt_status dt_pieces_push_bytes(dt_pieces *p, const uint8_t *data, size_t len);
+dt_status dt_pieces_append_str(dt_pieces *p, const dt_str *s);
+dt_status dt_pieces_append_atom(dt_pieces *p, const dt_atom *a);
+dt_status dt_pieces_append_bytes(dt_pieces *p, const uint8_t *data, size_t len);
 size_t dt_pieces_len(const dt_pieces *p);
 size_t dt_pieces_count(const dt_pieces *p);
 dt_status dt_pieces_writev(const dt_pieces *p, int fd, size_t *written);
@@ -156,8 +153,8 @@ dt_status dt_pieces_free(dt_pieces *p);
 dt_status dt_interner_new(dt_interner **out);
 dt_status dt_interner_new_with_limits(size_t max_symbols, size_t max_bytes, dt_interner **out);
 dt_status dt_interner_free(dt_interner *i);
-dt_status dt_interner_intern(dt_interner *i, const uint8_t *p, size_t len, uint32_t *sym);
-dt_status dt_interner_get(const dt_interner *i, const uint8_t *p, size_t len, uint32_t *sym);
+dt_status dt_interner_intern_bytes(dt_interner *i, const uint8_t *p, size_t len, uint32_t *sym);
+dt_status dt_interner_lookup_bytes(const dt_interner *i, const uint8_t *p, size_t len, uint32_t *sym);
 dt_status dt_interner_resolve(const dt_interner *i, uint32_t sym, const uint8_t **data, size_t *len);
 size_t dt_interner_len(const dt_interner *i);
 
@@ -175,21 +172,20 @@ ffi.cdef(CDEF)
 -- calls pass the object itself (no cast, no reference cdata in the interpreter).
 ffi.cdef([[
 typedef struct dtlua_atom { uint64_t w; int32_t id; } dtlua_atom;
-dt_status dtlua_atom_from_bytes(const uint8_t *p, size_t len, dtlua_atom *out) __asm__("dt_atom_from_bytes");
-dt_status dtlua_atom_lookup(const uint8_t *p, size_t len, dtlua_atom *out) __asm__("dt_atom_lookup");
 dt_status dtlua_atom_clone(const dtlua_atom *a, dtlua_atom *out) __asm__("dt_atom_clone");
 dt_status dtlua_atom_release(dtlua_atom *a) __asm__("dt_atom_release");
 uint64_t dtlua_atom_hash(const dtlua_atom *a) __asm__("dt_atom_hash");
 dt_status dtlua_atom_bytes(const dtlua_atom *a, const uint8_t **data, size_t *len) __asm__("dt_atom_bytes");
 dt_status dtlua_atom_to_str(const dtlua_atom *a, dt_str *out) __asm__("dt_atom_to_str");
-dt_status dtlua_str_intern(const dt_str *s, dtlua_atom *out) __asm__("dt_str_intern");
-dt_status dtlua_table_intern(dt_table *t, const uint8_t *p, size_t len, dtlua_atom *out) __asm__("dt_table_intern");
+dt_status dtlua_table_intern_bytes(dt_table *t, const uint8_t *p, size_t len, dtlua_atom *out) __asm__("dt_table_intern_bytes");
 dt_status dtlua_table_intern_str(dt_table *t, const dt_str *s, dtlua_atom *out) __asm__("dt_table_intern_str");
-dt_status dtlua_table_lookup(dt_table *t, const uint8_t *p, size_t len, dtlua_atom *out) __asm__("dt_table_lookup");
-dt_status dtlua_pieces_push_atom(dt_pieces *p, const dtlua_atom *a) __asm__("dt_pieces_push_atom");
+dt_status dtlua_table_lookup_bytes(dt_table *t, const uint8_t *p, size_t len, dtlua_atom *out) __asm__("dt_table_lookup_bytes");
+dt_status dtlua_pieces_append_atom(dt_pieces *p, const dtlua_atom *a) __asm__("dt_pieces_append_atom");
 ]])
 
 local C = ffi.load(os.getenv("DYNATOM_LIB") or "dynatom")
+-- The global table: dynatom.atom, dynatom.lookup, x:intern() and key_of use it.
+local GLOBAL = C.dt_table_global()
 
 local M = { _CDEF = CDEF, C = C }
 
@@ -463,7 +459,7 @@ function M.atom(s, len)
     p, n = bytes_of(s)
   end
   local out = Atom()
-  local st = C.dtlua_atom_from_bytes(p, n, out)
+  local st = C.dtlua_table_intern_bytes(GLOBAL, p, n, out)
   if st ~= 0 then
     fail(st, 2)
   end
@@ -478,7 +474,7 @@ function M.lookup(s, len)
     p, n = bytes_of(s)
   end
   local out = Atom()
-  local st = C.dtlua_atom_lookup(p, n, out)
+  local st = C.dtlua_table_lookup_bytes(GLOBAL, p, n, out)
   if st == 8 then -- DT_ERR_NOT_FOUND
     return nil
   elseif st ~= 0 then
@@ -517,7 +513,7 @@ local function join(n, ...)
     local b = out_builder[0]
     for k = 1, count do
       local p, len = bytes_of((select(k, ...)))
-      st = C.dt_builder_append(b, p, len)
+      st = C.dt_builder_append_bytes(b, p, len)
       if st ~= 0 then
         C.dt_builder_free(b)
         fail(st, n)
@@ -551,9 +547,9 @@ local function concat2(a, b)
       fail(st, 2)
     end
     local bld = out_builder[0]
-    st = C.dt_builder_append(bld, pa, na)
+    st = C.dt_builder_append_bytes(bld, pa, na)
     if st == 0 then
-      st = C.dt_builder_append(bld, pb, nb)
+      st = C.dt_builder_append_bytes(bld, pb, nb)
     end
     if st ~= 0 then
       C.dt_builder_free(bld)
@@ -707,7 +703,7 @@ end
 --- x:intern(): the atom of x's bytes; adopts x's block when the bytes are new.
 function str_methods.intern(s)
   local out = Atom()
-  local st = C.dtlua_str_intern(s, out)
+  local st = C.dtlua_table_intern_str(GLOBAL, s, out)
   if st ~= 0 then
     fail(st, 2)
   end
@@ -970,7 +966,7 @@ function M.key_of(s, len)
   if len == nil then
     p, n = bytes_of(s)
   end
-  local st = C.dt_atom_lookup(p, n, key_of_scratch)
+  local st = C.dt_table_lookup_bytes(GLOBAL, p, n, key_of_scratch)
   if st == 8 then -- DT_ERR_NOT_FOUND
     return nil
   elseif st ~= 0 then
@@ -1015,7 +1011,7 @@ function Builder:put(...)
   local ptr = live_builder(self)
   for k = 1, select("#", ...) do
     local p, n = bytes_of((select(k, ...)))
-    local st = C.dt_builder_append(ptr, p, n)
+    local st = C.dt_builder_append_bytes(ptr, p, n)
     if st ~= 0 then
       fail(st, 2)
     end
@@ -1064,12 +1060,12 @@ function Pieces:push(...)
     local v = select(k, ...)
     local st
     if ffi_istype(Str, v) then
-      st = C.dt_pieces_push_str(self.ptr, v)
+      st = C.dt_pieces_append_str(self.ptr, v)
     elseif ffi_istype(Atom, v) then
-      st = C.dtlua_pieces_push_atom(self.ptr, v)
+      st = C.dtlua_pieces_append_atom(self.ptr, v)
     else
       local p, n = bytes_of(v)
-      st = C.dt_pieces_push_bytes(self.ptr, p, n)
+      st = C.dt_pieces_append_bytes(self.ptr, p, n)
     end
     if st ~= 0 then
       fail(st, 2)
@@ -1134,7 +1130,7 @@ function Table:intern(s, len)
     if len == nil then
       p, n = bytes_of(s)
     end
-    st = C.dtlua_table_intern(self.ptr, p, n, out)
+    st = C.dtlua_table_intern_bytes(self.ptr, p, n, out)
   end
   if st ~= 0 then
     fail(st, 2)
@@ -1149,7 +1145,7 @@ function Table:lookup(s, len)
     p, n = bytes_of(s)
   end
   local out = Atom()
-  local st = C.dtlua_table_lookup(self.ptr, p, n, out)
+  local st = C.dtlua_table_lookup_bytes(self.ptr, p, n, out)
   if st == 8 then
     return nil
   elseif st ~= 0 then
@@ -1199,7 +1195,7 @@ end
 
 --- dynatom.memory_report(): the global table's report as a Lua table of numbers.
 function M.memory_report()
-  return memory_report(C.dt_table_global())
+  return memory_report(GLOBAL)
 end
 
 --- dynatom.retain_freed_memory(bytes): asks glibc's malloc (process-wide) to keep up to

@@ -1,41 +1,13 @@
-//! `dt_atom_*`: atoms of the global table from C.
+//! `dt_atom_*`: atoms from C (made by the tables: `dt_table_intern_bytes`, `dt_table_intern_str`).
 
 use std::ffi::c_int;
 
 use dynatom_core::{ByteAtom, ByteStr};
 
 use crate::guard::{guarded, status};
-use crate::handles::{atom_is_valid, atom_ref, atom_to_c, release_atom, str_to_c};
-use crate::pointers::{bytes, Out};
+use crate::handles::{atom_ref, atom_to_c, release_atom, str_to_c};
+use crate::pointers::Out;
 use crate::{dt_atom, dt_status, dt_str};
-
-/// The atom of the `len` bytes at `data` in the global table, in `*out` (inserted if
-/// new; up to 7 bytes are stored in the word itself and never reach the table).
-///
-/// Thread safety: any thread.
-#[no_mangle]
-pub extern "C" fn dt_atom_from_bytes(data: *const u8, len: usize, out: *mut dt_atom) -> dt_status {
-    status(|| {
-        let out = Out::new(out)?;
-        let atom = ByteAtom::try_new(bytes(data, len)?)?;
-        out.write(atom_to_c(atom));
-        Ok(())
-    })
-}
-
-/// The atom of the bytes if the global table holds it (or if it fits in a word), in
-/// `*out`; never inserts. `DT_ERR_NOT_FOUND` if absent.
-///
-/// Thread safety: any thread.
-#[no_mangle]
-pub extern "C" fn dt_atom_lookup(data: *const u8, len: usize, out: *mut dt_atom) -> dt_status {
-    status(|| {
-        let out = Out::new(out)?;
-        let atom = ByteAtom::lookup(bytes(data, len)?).ok_or(dt_status::DT_ERR_NOT_FOUND)?;
-        out.write(atom_to_c(atom));
-        Ok(())
-    })
-}
 
 /// A new reference to the atom in `*a`, in `*out` (O(1)).
 ///
@@ -62,14 +34,17 @@ pub extern "C" fn dt_atom_release(a: *mut dt_atom) -> dt_status {
     status(|| release_atom(a))
 }
 
-/// 1 if `a` and `b` are the same atom (one word compare), else 0; 0 if either is not a
-/// live handle. Atoms of different tables are different atoms (except those of up to 7
-/// bytes, which live in the word and are equal in every table).
+/// 1 if `*a` and `*b` are the same atom (one word compare), else 0 (also 0 if either is
+/// NULL, invalid or released). Atoms of different tables are different atoms (except
+/// those of up to 7 bytes, which live in the word and are equal in every table).
 ///
 /// Thread safety: any thread.
 #[no_mangle]
-pub extern "C" fn dt_atom_equal(a: dt_atom, b: dt_atom) -> c_int {
-    guarded(|| c_int::from(atom_is_valid(a) && a.w == b.w))
+pub extern "C" fn dt_atom_equal(a: *const dt_atom, b: *const dt_atom) -> c_int {
+    guarded(|| match (atom_ref(a), atom_ref(b)) {
+        (Ok(a), Ok(b)) => c_int::from(a == b),
+        _ => 0,
+    })
 }
 
 /// The atom's cached 64-bit hash (no bytes are read); 0 for NULL or an invalid handle.

@@ -52,7 +52,7 @@ pub extern "C" fn dt_builder_new(capacity: usize, out: *mut *mut dt_builder) -> 
 ///
 /// Thread safety: one thread at a time per builder.
 #[no_mangle]
-pub extern "C" fn dt_builder_append(b: *mut dt_builder, data: *const u8, len: usize) -> dt_status {
+pub extern "C" fn dt_builder_append_bytes(b: *mut dt_builder, data: *const u8, len: usize) -> dt_status {
     status(|| {
         let builder = objects::get_mut(b)?;
         builder.try_push_bytes(bytes(data, len)?)?;

@@ -82,11 +82,6 @@ pub(crate) fn atom_ref<'a>(a: *const dt_atom) -> Result<&'a ByteAtom, dt_status>
     Ok(unsafe { ByteAtom::from_raw_ref(word) })
 }
 
-/// Whether an atom passed by value is a live handle (not zero, released or garbage).
-pub(crate) fn atom_is_valid(a: dt_atom) -> bool {
-    check_atom_word(a.w as usize).is_ok()
-}
-
 /// Takes C's handle back: drops its reference and overwrites it with the released marker.
 pub(crate) fn release_str(s: *mut dt_str) -> Result<(), dt_status> {
     let words = *str_words(s)?;
@@ -143,9 +138,9 @@ mod tests {
             assert_eq!(str_ref(&s).unwrap().as_bytes(), text);
             let mut a = atom_to_c(str_ref(&s).unwrap().intern());
             assert_eq!(atom_ref(&a).unwrap().as_bytes(), text);
-            assert!(atom_is_valid(a));
+            assert!(atom_ref(&a).is_ok());
             assert_eq!(release_atom(&mut a), Ok(()));
-            assert!(!atom_is_valid(a));
+            assert!(atom_ref(&a).is_err());
             assert_eq!(release_atom(&mut a), Err(dt_status::DT_ERR_RELEASED));
             assert_eq!(release_str(&mut s), Ok(()));
             assert_eq!(s, dt_str { w0: 0, w1: DT_RELEASED_MARK });

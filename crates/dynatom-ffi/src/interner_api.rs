@@ -99,7 +99,7 @@ pub extern "C" fn dt_interner_free(interner: *mut dt_interner) -> dt_status {
 ///
 /// Thread safety: one thread at a time per interner.
 #[no_mangle]
-pub extern "C" fn dt_interner_intern(
+pub extern "C" fn dt_interner_intern_bytes(
     interner: *mut dt_interner,
     data: *const u8,
     len: usize,
@@ -118,7 +118,7 @@ pub extern "C" fn dt_interner_intern(
 ///
 /// Thread safety: one thread at a time per interner.
 #[no_mangle]
-pub extern "C" fn dt_interner_get(
+pub extern "C" fn dt_interner_lookup_bytes(
     interner: *const dt_interner,
     data: *const u8,
     len: usize,

@@ -1,11 +1,23 @@
 //! # dynatom from C: the `dt_` ABI
 //!
 //! This crate is the C face of [`dynatom`](dynatom_core): byte strings (`dt_str`, two
-//! words passed by value), atoms (`dt_atom`, one word), atom tables, a builder, piece
+//! words), atoms (`dt_atom`, one word), atom tables, a builder, piece
 //! lists written with one `writev`, and the 4-byte-symbol interner. It builds
 //! `libdynatom.so` and `libdynatom.a`; the header `include/dynatom.h` is generated from
 //! these sources by cbindgen and checked in (`tests/header.rs` fails when it is stale;
 //! `DYNATOM_BLESS=1 cargo test -p dynatom-ffi --test header` rewrites it).
+//!
+//! ## Names and arguments
+//!
+//! One verb per operation, `dt_<object>_<verb>[_<input>]`: `new`/`free` for the opaque
+//! objects, `clone`/`release` for handles, `intern` and `lookup` (never inserts) on
+//! tables and the interner, `append` on builders and piece lists, `to_str` for a new
+//! string that leaves its source as it was, `finish` for one that consumes it. When a verb
+//! takes data, a suffix names its kind: `_bytes` a `(data, len)` pair, `_str` a
+//! `const dt_str *`, `_atom` a `const dt_atom *` (`dt_table_intern_bytes`,
+//! `dt_table_intern_str`, `dt_pieces_append_atom`). Atoms come from tables only: the
+//! global one is `dt_table_global()`. Handles are passed by pointer everywhere (`const`
+//! for inputs, `*out` for results, the call returning a [`dt_status`]), never by value.
 //!
 //! ## Errors
 //!
@@ -74,7 +86,8 @@ pub use crate::table_api::*;
 #[cfg(feature = "test-hooks")]
 pub use crate::test_hooks::{dt_test_fail_allocations, dt_test_panic};
 
-/// A byte string: the two words of a dynatom `ByteStr`, passed and stored by value.
+/// A byte string: the two words of a dynatom `ByteStr`, stored by value and passed by
+/// pointer.
 ///
 /// Up to 15 bytes live inside the handle itself (so `dt_str_bytes` may return a pointer
 /// into the `dt_str` you passed: keep the handle where it is while you read them);

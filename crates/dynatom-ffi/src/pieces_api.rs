@@ -54,7 +54,7 @@ pub extern "C" fn dt_pieces_new(out: *mut *mut dt_pieces) -> dt_status {
 ///
 /// Thread safety: one thread at a time per piece list.
 #[no_mangle]
-pub extern "C" fn dt_pieces_push_str(p: *mut dt_pieces, s: *const dt_str) -> dt_status {
+pub extern "C" fn dt_pieces_append_str(p: *mut dt_pieces, s: *const dt_str) -> dt_status {
     status(|| {
         let pieces = objects::get_mut(p)?;
         pieces.push(str_ref(s)?.clone());
@@ -66,7 +66,7 @@ pub extern "C" fn dt_pieces_push_str(p: *mut dt_pieces, s: *const dt_str) -> dt_
 ///
 /// Thread safety: one thread at a time per piece list.
 #[no_mangle]
-pub extern "C" fn dt_pieces_push_atom(p: *mut dt_pieces, a: *const dt_atom) -> dt_status {
+pub extern "C" fn dt_pieces_append_atom(p: *mut dt_pieces, a: *const dt_atom) -> dt_status {
     status(|| {
         let pieces = objects::get_mut(p)?;
         pieces.push(atom_ref(a)?.clone());
@@ -75,11 +75,11 @@ pub extern "C" fn dt_pieces_push_atom(p: *mut dt_pieces, a: *const dt_atom) -> d
 }
 
 /// Appends a copy of the `len` bytes at `data` as a piece. (Empty pieces, here and in
-/// the other `push` functions, are not kept: `dt_pieces_count` does not change.)
+/// the other `dt_pieces_append_*` functions, are not kept: `dt_pieces_count` does not change.)
 ///
 /// Thread safety: one thread at a time per piece list.
 #[no_mangle]
-pub extern "C" fn dt_pieces_push_bytes(p: *mut dt_pieces, data: *const u8, len: usize) -> dt_status {
+pub extern "C" fn dt_pieces_append_bytes(p: *mut dt_pieces, data: *const u8, len: usize) -> dt_status {
     status(|| {
         let pieces = objects::get_mut(p)?;
         pieces.push(ByteStr::try_copy_from_slice(bytes(data, len)?)?);

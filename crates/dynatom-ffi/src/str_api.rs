@@ -5,9 +5,9 @@ use std::ffi::c_int;
 use dynatom_core::ByteStr;
 
 use crate::guard::{guarded, status};
-use crate::handles::{atom_to_c, release_str, str_ref, str_to_c};
+use crate::handles::{release_str, str_ref, str_to_c};
 use crate::pointers::{array, bytes, Out};
-use crate::{dt_atom, dt_status, dt_str};
+use crate::{dt_status, dt_str};
 
 /// Copies `len` bytes at `data` into a new string in `*out` (one allocation past 15
 /// bytes, no hashing). Any bytes are fine, NUL included. `DT_ERR_NULL` for a NULL
@@ -24,12 +24,16 @@ pub extern "C" fn dt_str_from_bytes(data: *const u8, len: usize, out: *mut dt_st
     })
 }
 
-/// The empty string (allocates nothing; releasing it is allowed and does nothing).
+/// The empty string, in `*out` (allocates nothing; releasing it is allowed and does
+/// nothing). `DT_ERR_NULL` for a NULL `out`.
 ///
 /// Thread safety: any thread.
 #[no_mangle]
-pub extern "C" fn dt_str_empty() -> dt_str {
-    guarded(|| str_to_c(ByteStr::new()))
+pub extern "C" fn dt_str_empty(out: *mut dt_str) -> dt_status {
+    status(|| {
+        Out::new(out)?.write(str_to_c(ByteStr::new()));
+        Ok(())
+    })
 }
 
 /// A new reference to the string in `*s`, in `*out` (O(1): a count, or a copy of the
@@ -135,18 +139,4 @@ pub extern "C" fn dt_str_equal(a: *const dt_str, b: *const dt_str) -> c_int {
 #[no_mangle]
 pub extern "C" fn dt_str_is_utf8(s: *const dt_str) -> c_int {
     guarded(|| str_ref(s).map_or(0, |s| c_int::from(s.is_utf8())))
-}
-
-/// The atom of `*s`'s bytes in the global table, in `*out`. If the bytes are new and
-/// `*s` owns a whole block, the atom adopts that block: no copy. `*s` stays valid.
-///
-/// Thread safety: any thread.
-#[no_mangle]
-pub extern "C" fn dt_str_intern(s: *const dt_str, out: *mut dt_atom) -> dt_status {
-    status(|| {
-        let out = Out::new(out)?;
-        let atom = str_ref(s)?.try_intern()?;
-        out.write(atom_to_c(atom));
-        Ok(())
-    })
 }

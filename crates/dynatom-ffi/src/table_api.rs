@@ -149,7 +149,7 @@ fn report_json(r: &MemoryReport) -> String {
     json
 }
 
-/// The global table (the one `dt_str_intern` and `dt_atom_*` use). Never NULL; it cannot
+/// The global table, shared with the Rust API (`ByteAtom::new`). Never NULL; it cannot
 /// be freed.
 ///
 /// Thread safety: any thread.
@@ -190,7 +190,7 @@ pub extern "C" fn dt_table_free(t: *mut dt_table) -> dt_status {
 ///
 /// Thread safety: any thread.
 #[no_mangle]
-pub extern "C" fn dt_table_intern(t: *mut dt_table, data: *const u8, len: usize, out: *mut dt_atom) -> dt_status {
+pub extern "C" fn dt_table_intern_bytes(t: *mut dt_table, data: *const u8, len: usize, out: *mut dt_atom) -> dt_status {
     status(|| {
         let (table, out) = (table(t)?, Out::new(out)?);
         let atom = table.try_intern_bytes(bytes(data, len)?)?;
@@ -219,7 +219,7 @@ pub extern "C" fn dt_table_intern_str(t: *mut dt_table, s: *const dt_str, out: *
 ///
 /// Thread safety: any thread.
 #[no_mangle]
-pub extern "C" fn dt_table_lookup(t: *mut dt_table, data: *const u8, len: usize, out: *mut dt_atom) -> dt_status {
+pub extern "C" fn dt_table_lookup_bytes(t: *mut dt_table, data: *const u8, len: usize, out: *mut dt_atom) -> dt_status {
     status(|| {
         let (table, out) = (table(t)?, Out::new(out)?);
         let atom = table.lookup_bytes(bytes(data, len)?).ok_or(dt_status::DT_ERR_NOT_FOUND)?;

@@ -12,9 +12,9 @@ static void appends_then_finish(void) {
     EXPECT(dt_builder_len(b) == 0);
     dt_str part;
     EXPECT_STATUS(DT_OK, dt_str_from_bytes(LIT(" and a dt_str, appended by reference"), &part));
-    EXPECT_STATUS(DT_OK, dt_builder_append(b, LIT("some bytes \x00\xff")));
+    EXPECT_STATUS(DT_OK, dt_builder_append_bytes(b, LIT("some bytes \x00\xff")));
     EXPECT_STATUS(DT_OK, dt_builder_append_str(b, &part));
-    EXPECT_STATUS(DT_OK, dt_builder_append(b, NULL, 0));
+    EXPECT_STATUS(DT_OK, dt_builder_append_bytes(b, NULL, 0));
     size_t expected = 13 + 36;
     EXPECT(dt_builder_len(b) == expected);
     dt_str s;
@@ -30,7 +30,7 @@ static void appends_then_finish(void) {
 static void many_appends_grow_the_builder(void) {
     dt_builder *b = NULL;
     EXPECT_STATUS(DT_OK, dt_builder_new(0, &b));
-    for (int i = 0; i < 10000; i++) EXPECT_STATUS(DT_OK, dt_builder_append(b, LIT("0123456789")));
+    for (int i = 0; i < 10000; i++) EXPECT_STATUS(DT_OK, dt_builder_append_bytes(b, LIT("0123456789")));
     EXPECT(dt_builder_len(b) == 100000);
     dt_str s;
     EXPECT_STATUS(DT_OK, dt_builder_finish(b, &s));
@@ -44,11 +44,11 @@ static void many_appends_grow_the_builder(void) {
 static void free_without_finishing_and_finish_consumes(void) {
     dt_builder *b = NULL;
     EXPECT_STATUS(DT_OK, dt_builder_new(100, &b));
-    EXPECT_STATUS(DT_OK, dt_builder_append(b, LIT("discarded")));
+    EXPECT_STATUS(DT_OK, dt_builder_append_bytes(b, LIT("discarded")));
     EXPECT_STATUS(DT_OK, dt_builder_free(b));
     /* finish with a NULL out still frees the builder (valgrind sees no leak). */
     EXPECT_STATUS(DT_OK, dt_builder_new(100, &b));
-    EXPECT_STATUS(DT_OK, dt_builder_append(b, LIT("also discarded, but through finish")));
+    EXPECT_STATUS(DT_OK, dt_builder_append_bytes(b, LIT("also discarded, but through finish")));
     EXPECT_STATUS(DT_ERR_NULL, dt_builder_finish(b, NULL));
 }
 
@@ -57,14 +57,14 @@ static void bad_arguments(void) {
     EXPECT_STATUS(DT_ERR_NULL, dt_builder_new(0, NULL));
     EXPECT_STATUS(DT_ERR_TOO_LONG, dt_builder_new((size_t)DT_MAX_LEN + 1, &b));
     EXPECT(b == NULL);
-    EXPECT_STATUS(DT_ERR_NULL, dt_builder_append(NULL, LIT("x")));
+    EXPECT_STATUS(DT_ERR_NULL, dt_builder_append_bytes(NULL, LIT("x")));
     EXPECT_STATUS(DT_ERR_NULL, dt_builder_append_str(NULL, &(dt_str){0, 0}));
     EXPECT_STATUS(DT_ERR_NULL, dt_builder_finish(NULL, &(dt_str){0, 0}));
     EXPECT_STATUS(DT_ERR_NULL, dt_builder_free(NULL));
     EXPECT(dt_builder_len(NULL) == 0);
     EXPECT_STATUS(DT_OK, dt_builder_new(0, &b));
-    EXPECT_STATUS(DT_ERR_NULL, dt_builder_append(b, NULL, 2));
-    EXPECT_STATUS(DT_ERR_TOO_LONG, dt_builder_append(b, (const uint8_t *)"x", (size_t)DT_MAX_LEN + 1));
+    EXPECT_STATUS(DT_ERR_NULL, dt_builder_append_bytes(b, NULL, 2));
+    EXPECT_STATUS(DT_ERR_TOO_LONG, dt_builder_append_bytes(b, (const uint8_t *)"x", (size_t)DT_MAX_LEN + 1));
     dt_str released = {0, DT_RELEASED_MARK};
     EXPECT_STATUS(DT_ERR_RELEASED, dt_builder_append_str(b, &released));
     EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_builder_append_str(b, &(dt_str){0, 0}));
@@ -73,7 +73,7 @@ static void bad_arguments(void) {
     dt_interner *in = NULL;
     EXPECT_STATUS(DT_OK, dt_interner_new(&in));
     dt_builder *wrong = (dt_builder *)(void *)in;
-    EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_builder_append(wrong, LIT("x")));
+    EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_builder_append_bytes(wrong, LIT("x")));
     EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_builder_finish(wrong, &(dt_str){0, 0}));
     EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_builder_free(wrong));
     EXPECT_STATUS(DT_OK, dt_interner_free(in));
@@ -87,10 +87,10 @@ static void allocation_failure_leaves_the_builder_usable(void) {
     EXPECT(b == NULL);
     EXPECT_STATUS(DT_OK, dt_builder_new(16, &b));
     uint8_t *big = calloc(2 << 20, 1);
-    EXPECT_STATUS(DT_ERR_ALLOC, dt_builder_append(b, big, 2 << 20));
+    EXPECT_STATUS(DT_ERR_ALLOC, dt_builder_append_bytes(b, big, 2 << 20));
     dt_test_fail_allocations(0);
     EXPECT(dt_builder_len(b) == 0);
-    EXPECT_STATUS(DT_OK, dt_builder_append(b, big, 2 << 20));
+    EXPECT_STATUS(DT_OK, dt_builder_append_bytes(b, big, 2 << 20));
     EXPECT(dt_builder_len(b) == (size_t)2 << 20);
     free(big);
     EXPECT_STATUS(DT_OK, dt_builder_free(b));

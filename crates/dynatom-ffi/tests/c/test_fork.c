@@ -33,7 +33,7 @@ static void *churn(void *arg) {
         }
         int len = snprintf(text, sizeof text, "a text interned while the process forks %lu", i % 4096);
         dt_atom a;
-        if (dt_table_intern(dt_table_global(), (const uint8_t *)text, (size_t)len, &a) == DT_OK) {
+        if (dt_table_intern_bytes(dt_table_global(), (const uint8_t *)text, (size_t)len, &a) == DT_OK) {
             (void)dt_atom_release(&a);
         }
     }
@@ -45,7 +45,7 @@ static void child_uses_the_library(void) {
     dt_builder *b = NULL;
     dt_atom a;
     if (dt_builder_new(16, &b) != DT_OK || dt_builder_free(b) != DT_OK ||
-        dt_table_intern(dt_table_global(), LIT("interned in a forked child"), &a) != DT_OK ||
+        dt_table_intern_bytes(dt_table_global(), LIT("interned in a forked child"), &a) != DT_OK ||
         dt_atom_release(&a) != DT_OK) {
         exit(3);
     }

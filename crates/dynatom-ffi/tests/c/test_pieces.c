@@ -14,11 +14,11 @@ static dt_pieces *response(void) {
     EXPECT_STATUS(DT_OK, dt_pieces_new(&p));
     dt_atom header;
     dt_str body;
-    EXPECT_STATUS(DT_OK, dt_atom_from_bytes(LIT("content-type: text/plain\r\n\r\n"), &header));
+    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(dt_table_global(), LIT("content-type: text/plain\r\n\r\n"), &header));
     EXPECT_STATUS(DT_OK, dt_str_from_bytes(LIT("hello from a piece list"), &body));
-    EXPECT_STATUS(DT_OK, dt_pieces_push_bytes(p, LIT("HTTP/1.1 200 OK\r\n")));
-    EXPECT_STATUS(DT_OK, dt_pieces_push_atom(p, &header));
-    EXPECT_STATUS(DT_OK, dt_pieces_push_str(p, &body));
+    EXPECT_STATUS(DT_OK, dt_pieces_append_bytes(p, LIT("HTTP/1.1 200 OK\r\n")));
+    EXPECT_STATUS(DT_OK, dt_pieces_append_atom(p, &header));
+    EXPECT_STATUS(DT_OK, dt_pieces_append_str(p, &body));
     /* The list holds its own references. */
     EXPECT_STATUS(DT_OK, dt_atom_release(&header));
     EXPECT_STATUS(DT_OK, dt_str_release(&body));
@@ -101,7 +101,7 @@ static void a_partial_write_reports_the_bytes_that_got_through(void) {
     EXPECT_STATUS(DT_OK, dt_pieces_new(&p));
     static uint8_t chunk[4096];
     for (size_t i = 0; i < sizeof chunk; i++) chunk[i] = (uint8_t)('a' + i % 26);
-    for (int i = 0; i < 64; i++) EXPECT_STATUS(DT_OK, dt_pieces_push_bytes(p, chunk, sizeof chunk));
+    for (int i = 0; i < 64; i++) EXPECT_STATUS(DT_OK, dt_pieces_append_bytes(p, chunk, sizeof chunk));
     size_t total = dt_pieces_len(p), written = 0;
     EXPECT(total == 64 * sizeof chunk);
     errno = 0;
@@ -134,28 +134,28 @@ static void bad_arguments(void) {
     EXPECT_STATUS(DT_OK, dt_pieces_new(&p));
     dt_str released = {0, DT_RELEASED_MARK};
     dt_atom never = {0};
-    EXPECT_STATUS(DT_ERR_RELEASED, dt_pieces_push_str(p, &released));
-    EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_pieces_push_atom(p, &never));
-    EXPECT_STATUS(DT_ERR_NULL, dt_pieces_push_str(p, NULL));
-    EXPECT_STATUS(DT_ERR_NULL, dt_pieces_push_atom(p, NULL));
-    EXPECT_STATUS(DT_ERR_NULL, dt_pieces_push_bytes(p, NULL, 1));
-    EXPECT_STATUS(DT_ERR_TOO_LONG, dt_pieces_push_bytes(p, (const uint8_t *)"x", (size_t)DT_MAX_LEN + 1));
+    EXPECT_STATUS(DT_ERR_RELEASED, dt_pieces_append_str(p, &released));
+    EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_pieces_append_atom(p, &never));
+    EXPECT_STATUS(DT_ERR_NULL, dt_pieces_append_str(p, NULL));
+    EXPECT_STATUS(DT_ERR_NULL, dt_pieces_append_atom(p, NULL));
+    EXPECT_STATUS(DT_ERR_NULL, dt_pieces_append_bytes(p, NULL, 1));
+    EXPECT_STATUS(DT_ERR_TOO_LONG, dt_pieces_append_bytes(p, (const uint8_t *)"x", (size_t)DT_MAX_LEN + 1));
     EXPECT(dt_pieces_count(p) == 0 && dt_pieces_len(p) == 0);
-    EXPECT_STATUS(DT_OK, dt_pieces_push_bytes(p, NULL, 0));
+    EXPECT_STATUS(DT_OK, dt_pieces_append_bytes(p, NULL, 0));
     EXPECT(dt_pieces_count(p) == 0); /* empty pieces are not kept */
     EXPECT_STATUS(DT_ERR_NULL, dt_pieces_to_str(p, NULL));
     EXPECT_STATUS(DT_ERR_NULL, dt_pieces_to_str(NULL, &released));
     EXPECT_STATUS(DT_ERR_NULL, dt_pieces_writev(NULL, 1, NULL));
-    EXPECT_STATUS(DT_ERR_NULL, dt_pieces_push_bytes(NULL, LIT("x")));
-    EXPECT_STATUS(DT_ERR_NULL, dt_pieces_push_str(NULL, &released));
-    EXPECT_STATUS(DT_ERR_NULL, dt_pieces_push_atom(NULL, &never));
+    EXPECT_STATUS(DT_ERR_NULL, dt_pieces_append_bytes(NULL, LIT("x")));
+    EXPECT_STATUS(DT_ERR_NULL, dt_pieces_append_str(NULL, &released));
+    EXPECT_STATUS(DT_ERR_NULL, dt_pieces_append_atom(NULL, &never));
     EXPECT_STATUS(DT_ERR_NULL, dt_pieces_free(NULL));
     EXPECT(dt_pieces_len(NULL) == 0 && dt_pieces_count(NULL) == 0);
     /* Another kind of object where a piece list is expected. */
     dt_builder *b = NULL;
     EXPECT_STATUS(DT_OK, dt_builder_new(0, &b));
     dt_pieces *wrong = (dt_pieces *)(void *)b;
-    EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_pieces_push_bytes(wrong, LIT("x")));
+    EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_pieces_append_bytes(wrong, LIT("x")));
     EXPECT(dt_pieces_count(wrong) == 0);
     EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_pieces_free(wrong));
     EXPECT_STATUS(DT_OK, dt_builder_free(b));

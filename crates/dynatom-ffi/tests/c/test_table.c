@@ -11,25 +11,27 @@ static void independent_tables_intern_and_look_up(void) {
     EXPECT_STATUS(DT_OK, dt_table_new(&t));
     EXPECT(t != NULL && t != dt_table_global() && dt_table_len(t) == 0);
     dt_atom a, b, found;
-    EXPECT_STATUS(DT_OK, dt_table_intern(t, LIT("a name interned in an independent table"), &a));
-    EXPECT_STATUS(DT_OK, dt_table_intern(t, LIT("a name interned in an independent table"), &b));
-    EXPECT(dt_atom_equal(a, b) && dt_table_len(t) == 1);
-    EXPECT_STATUS(DT_OK, dt_table_lookup(t, LIT("a name interned in an independent table"), &found));
-    EXPECT(dt_atom_equal(a, found));
-    EXPECT_STATUS(DT_ERR_NOT_FOUND, dt_table_lookup(t, LIT("never interned in this table at all"), &found));
+    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(t, LIT("a name interned in an independent table"), &a));
+    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(t, LIT("a name interned in an independent table"), &b));
+    EXPECT(dt_atom_equal(&a, &b) && dt_table_len(t) == 1);
+    EXPECT_STATUS(DT_OK, dt_table_lookup_bytes(t, LIT("a name interned in an independent table"), &found));
+    EXPECT(dt_atom_equal(&a, &found));
+    EXPECT_STATUS(DT_ERR_NOT_FOUND, dt_table_lookup_bytes(t, LIT("never interned in this table at all"), &found));
     /* The global table's atom of the same bytes is a different atom. */
     dt_atom global;
-    EXPECT_STATUS(DT_OK, dt_table_intern(dt_table_global(), LIT("a name interned in an independent table"), &global));
-    EXPECT(!dt_atom_equal(a, global));
+    EXPECT_STATUS(DT_OK,
+                  dt_table_intern_bytes(dt_table_global(), LIT("a name interned in an independent table"), &global));
+    EXPECT(!dt_atom_equal(&a, &global));
     dt_atom via_api;
-    EXPECT_STATUS(DT_OK, dt_atom_from_bytes(LIT("a name interned in an independent table"), &via_api));
-    EXPECT(dt_atom_equal(global, via_api));
+    EXPECT_STATUS(DT_OK,
+                  dt_table_lookup_bytes(dt_table_global(), LIT("a name interned in an independent table"), &via_api));
+    EXPECT(dt_atom_equal(&global, &via_api));
     EXPECT(dt_table_len(dt_table_global()) >= 1);
     /* Up to 7 bytes, an atom is its word: equal in every table, filed in none. */
     dt_atom short_here, short_global;
-    EXPECT_STATUS(DT_OK, dt_table_intern(t, LIT("seven!!"), &short_here));
-    EXPECT_STATUS(DT_OK, dt_atom_from_bytes(LIT("seven!!"), &short_global));
-    EXPECT(dt_atom_equal(short_here, short_global) && dt_table_len(t) == 1);
+    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(t, LIT("seven!!"), &short_here));
+    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(dt_table_global(), LIT("seven!!"), &short_global));
+    EXPECT(dt_atom_equal(&short_here, &short_global) && dt_table_len(t) == 1);
     EXPECT_STATUS(DT_OK, dt_atom_release(&short_here));
     EXPECT_STATUS(DT_OK, dt_atom_release(&short_global));
     dt_atom all[] = {a, b, found, global, via_api};
@@ -75,8 +77,8 @@ static void memory_reports_count_what_the_table_holds(void) {
     dt_table *t = NULL;
     EXPECT_STATUS(DT_OK, dt_table_new(&t));
     dt_atom a, b;
-    EXPECT_STATUS(DT_OK, dt_table_intern(t, LIT("first atom of the report test"), &a));
-    EXPECT_STATUS(DT_OK, dt_table_intern(t, LIT("second atom of the report test"), &b));
+    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(t, LIT("first atom of the report test"), &a));
+    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(t, LIT("second atom of the report test"), &b));
     dt_memory_report r;
     memset(&r, 0xab, sizeof r);
     EXPECT_STATUS(DT_OK, dt_table_memory_report(t, &r));
@@ -111,22 +113,22 @@ static void bad_tables_and_arguments(void) {
     EXPECT_STATUS(DT_ERR_NULL, dt_table_free(NULL));
     EXPECT_STATUS(DT_ERR_NULL, dt_table_new(NULL));
     dt_atom a = {0};
-    EXPECT_STATUS(DT_ERR_NULL, dt_table_intern(NULL, LIT("x"), &a));
-    EXPECT_STATUS(DT_ERR_NULL, dt_table_lookup(NULL, LIT("x"), &a));
+    EXPECT_STATUS(DT_ERR_NULL, dt_table_intern_bytes(NULL, LIT("x"), &a));
+    EXPECT_STATUS(DT_ERR_NULL, dt_table_lookup_bytes(NULL, LIT("x"), &a));
     EXPECT(dt_table_len(NULL) == 0);
     /* Another kind of object where a table is expected. */
     dt_pieces *p = NULL;
     EXPECT_STATUS(DT_OK, dt_pieces_new(&p));
     dt_table *wrong = (dt_table *)(void *)p;
-    EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_table_intern(wrong, LIT("x"), &a));
+    EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_table_intern_bytes(wrong, LIT("x"), &a));
     EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_table_free(wrong));
     EXPECT(dt_table_len(wrong) == 0);
     EXPECT_STATUS(DT_OK, dt_pieces_free(p));
     dt_table *t = NULL;
     EXPECT_STATUS(DT_OK, dt_table_new(&t));
-    EXPECT_STATUS(DT_ERR_NULL, dt_table_intern(t, NULL, 1, &a));
-    EXPECT_STATUS(DT_ERR_NULL, dt_table_intern(t, LIT("x"), NULL));
-    EXPECT_STATUS(DT_ERR_TOO_LONG, dt_table_intern(t, (const uint8_t *)"x", (size_t)DT_MAX_LEN + 1, &a));
+    EXPECT_STATUS(DT_ERR_NULL, dt_table_intern_bytes(t, NULL, 1, &a));
+    EXPECT_STATUS(DT_ERR_NULL, dt_table_intern_bytes(t, LIT("x"), NULL));
+    EXPECT_STATUS(DT_ERR_TOO_LONG, dt_table_intern_bytes(t, (const uint8_t *)"x", (size_t)DT_MAX_LEN + 1, &a));
     EXPECT(a.w == 0 && dt_table_len(t) == 0);
     EXPECT_STATUS(DT_OK, dt_table_free(t));
 }
@@ -146,9 +148,9 @@ static void allocation_failure_in_a_new_table_is_an_error(void) {
 static void *intern_with_small_allocations_failing(void *result) {
     dt_atom a = {0};
     dt_test_fail_allocations(8);
-    dt_status refused = dt_table_intern(dt_table_global(), LIT("a first intern on a thread of its own"), &a);
+    dt_status refused = dt_table_intern_bytes(dt_table_global(), LIT("a first intern on a thread of its own"), &a);
     dt_test_fail_allocations(0);
-    dt_status retried = dt_table_intern(dt_table_global(), LIT("a first intern on a thread of its own"), &a);
+    dt_status retried = dt_table_intern_bytes(dt_table_global(), LIT("a first intern on a thread of its own"), &a);
     ((dt_status *)result)[0] = refused;
     ((dt_status *)result)[1] = retried;
     ((dt_status *)result)[2] = dt_atom_release(&a);

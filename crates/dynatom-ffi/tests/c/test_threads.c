@@ -19,16 +19,16 @@ static void *worker(void *arg) {
     for (int round = 0; round < ROUNDS; round++) {
         int n = snprintf(name, sizeof name, "shared header name number %d, long enough", (round + id) % NAMES);
         dt_atom global, local, found;
-        failed |= dt_atom_from_bytes((const uint8_t *)name, (size_t)n, &global) != DT_OK;
-        failed |= dt_table_intern(shared_table, (const uint8_t *)name, (size_t)n, &local) != DT_OK;
-        failed |= dt_table_lookup(shared_table, (const uint8_t *)name, (size_t)n, &found) != DT_OK;
-        failed |= !dt_atom_equal(local, found) || dt_atom_equal(global, local);
+        failed |= dt_table_intern_bytes(dt_table_global(), (const uint8_t *)name, (size_t)n, &global) != DT_OK;
+        failed |= dt_table_intern_bytes(shared_table, (const uint8_t *)name, (size_t)n, &local) != DT_OK;
+        failed |= dt_table_lookup_bytes(shared_table, (const uint8_t *)name, (size_t)n, &found) != DT_OK;
+        failed |= !dt_atom_equal(&local, &found) || dt_atom_equal(&global, &local);
         dt_str copy, part;
         failed |= dt_str_clone(&shared_str, &copy) != DT_OK;
         failed |= dt_str_slice(&copy, 5, 20, &part) != DT_OK;
         failed |= dt_str_len(&part) != 15;
         dt_atom from_str;
-        failed |= dt_str_intern(&part, &from_str) != DT_OK;
+        failed |= dt_table_intern_str(dt_table_global(), &part, &from_str) != DT_OK;
         failed |= dt_atom_release(&from_str) != DT_OK;
         failed |= dt_str_release(&part) != DT_OK || dt_str_release(&copy) != DT_OK;
         failed |= dt_atom_release(&found) != DT_OK || dt_atom_release(&local) != DT_OK;

@@ -20,7 +20,7 @@
 
 #include "harness.h"
 
-typedef dt_status (*from_bytes_fn)(const uint8_t *, size_t, dt_atom *);
+typedef dt_status (*intern_fn)(dt_table *, const uint8_t *, size_t, dt_atom *);
 typedef dt_status (*release_fn)(dt_atom *);
 typedef size_t (*len_fn)(const dt_table *);
 typedef dt_table *(*global_fn)(void);
@@ -30,17 +30,17 @@ static const char *library;
 /* Interns 100 atoms through the library `lib` and gives them all back: what is left in the
  * global table is unused, for the exit-time sweep. */
 static void *intern_and_release(void *lib) {
-    from_bytes_fn from_bytes = (from_bytes_fn)(size_t)dlsym(lib, "dt_atom_from_bytes");
+    intern_fn intern = (intern_fn)(size_t)dlsym(lib, "dt_table_intern_bytes");
     release_fn release = (release_fn)(size_t)dlsym(lib, "dt_atom_release");
     len_fn table_len = (len_fn)(size_t)dlsym(lib, "dt_table_len");
     global_fn global = (global_fn)(size_t)dlsym(lib, "dt_table_global");
-    EXPECT(from_bytes && release && table_len && global);
-    if (!(from_bytes && release && table_len && global)) return NULL;
+    EXPECT(intern && release && table_len && global);
+    if (!(intern && release && table_len && global)) return NULL;
     dt_atom atoms[100];
     char text[80];
     for (int i = 0; i < 100; i++) {
         int n = snprintf(text, sizeof text, "unload_dlclose.c: an atom filed in the global table %d", i);
-        EXPECT(from_bytes((const uint8_t *)text, (size_t)n, &atoms[i]) == DT_OK);
+        EXPECT(intern(global(), (const uint8_t *)text, (size_t)n, &atoms[i]) == DT_OK);
     }
     EXPECT(table_len(global()) >= 100);
     for (int i = 0; i < 100; i++) EXPECT(release(&atoms[i]) == DT_OK);
