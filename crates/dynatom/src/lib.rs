@@ -131,11 +131,11 @@
 //! * The unchecked steps between the byte handles and what sits above them, each a small
 //!   file of its own above `repr/` (which knows no handle type): `utf8.rs` (the one
 //!   place bytes are read as text unchecked, for [`Str`] and [`Atom`] over [`ByteStr`]
-//!   and [`ByteAtom`]), and the handles' raw sides, `str/raw.rs` and `atom/raw.rs` (a
+//!   and [`ByteAtom`]), and the handles' raw sides, `str/byte_str_raw.rs` and `atom/byte_atom_raw.rs` (a
 //!   byte handle as machine words, for the C ABI, and what its bytes promise to
 //!   `utf8.rs`).
 //! * The atom table's shard code, which reads entries under their shard's lock:
-//!   `atom/table/shared.rs` and `atom/table/report.rs` (memory reports; with `glibc-slop`, also
+//!   `atom/table/shared.rs` and `atom/table/memory_report.rs` (memory reports; with `glibc-slop`, also
 //!   glibc's `malloc_usable_size`), and the lock-free slot array and the reclamation of
 //!   what its readers may still see: `atom/table/slots.rs` and `atom/table/reclaim.rs`, with the
 //!   set's own tests and loom models (`atom/table/slots_tests.rs`, `atom/table/slots_loom.rs`), which
@@ -143,9 +143,9 @@
 //! * The interners' storage: `arena.rs` (the bump arena both interners keep their text
 //!   in), `interner/text_store.rs` (the [`Interner`]'s index of that text),
 //!   `interner/segments.rs` (arrays published to readers without a lock),
-//!   `interner/table.rs` (the `Interner`'s hash table), and the two lookups that trust
+//!   `interner/cuckoo_table.rs` (the `Interner`'s hash table), and the two lookups that trust
 //!   that storage without checking twice: `interner/mod.rs` (the `Interner`'s fast
-//!   path) and `interner/sync.rs` (the `SyncInterner`'s text of a published entry).
+//!   path) and `interner/sync_interner.rs` (the `SyncInterner`'s text of a published entry).
 //! * `simd.rs`, the one place that picks SSE2 or its portable fallback for the
 //!   interner's bucket match and short byte compares.
 //! * `sync.rs`, the one door to atomics, locks and the allocator, so that the tables can
@@ -188,7 +188,7 @@ mod sync;
 mod utf8;
 
 #[cfg(feature = "serde")]
-mod serde_impls;
+mod handle_serde;
 
 pub use crate::atom::byte_atom::ByteAtom;
 pub use crate::atom::table::{AtomTable, MemoryReport};

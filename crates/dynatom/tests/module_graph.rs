@@ -534,6 +534,22 @@ fn each_public_type_keeps_its_methods_in_its_folder() {
     assert_eq!(inherent_impl_of("impl From<&str> for Str {"), None);
 }
 
+/// One name, one file: no two source files share a name (`mod.rs` and `lib.rs` aside), so a
+/// name in a backtrace, a search or a review points at one place.
+#[test]
+fn no_two_source_files_share_a_name() {
+    let mut files = Vec::new();
+    source_files(src_dir(), &mut files);
+    let mut by_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (module, _) in &files {
+        if let Some(name) = module.last() {
+            by_name.entry(name.clone()).or_default().push(module.join("::"));
+        }
+    }
+    let shared: Vec<_> = by_name.iter().filter(|(_, modules)| modules.len() > 1).collect();
+    assert!(shared.is_empty(), "source files sharing a name: {shared:?}");
+}
+
 /// The graph as Graphviz dot, `repr/`'s files grouped in a box.
 fn dot(graph: &Graph) -> String {
     let mut out = String::from("digraph dynatom {\n    rankdir=BT;\n    node [shape=box, fontname=monospace];\n");

@@ -1,7 +1,7 @@
 //! [`Atom`]: an interned string, eight bytes, compared by one word.
 
 pub(crate) mod byte_atom;
-mod raw;
+mod byte_atom_raw;
 pub(crate) mod table;
 
 use std::cmp::Ordering;

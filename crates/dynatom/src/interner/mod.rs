@@ -20,26 +20,26 @@
 //! ```
 
 mod column;
-mod error;
-mod report;
+mod cuckoo_table;
+mod interner_error;
+mod interner_report;
+#[cfg(feature = "serde")]
+mod interner_serde;
+mod interner_traits;
 mod resolver;
 mod segments;
-#[cfg(feature = "serde")]
-mod serde_impl;
 mod shard_table;
 mod symbol;
-mod sync;
-mod table;
+mod sync_interner;
 mod text_store;
-mod traits;
 
-pub use error::{InternerError, Limits, ShardsError};
-pub use report::InternerMemoryReport;
+pub use interner_error::{InternerError, Limits, ShardsError};
+pub use interner_report::InternerMemoryReport;
 pub use resolver::Resolver;
 pub use symbol::Symbol;
-pub use sync::SyncInterner;
+pub use sync_interner::SyncInterner;
 
-use table::{hash27, SymTable};
+use cuckoo_table::{hash27, SymTable};
 use text_store::TextStore;
 
 use crate::arena::AllocFailed;

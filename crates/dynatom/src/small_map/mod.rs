@@ -36,13 +36,13 @@ mod iter;
 mod key;
 mod large;
 mod map;
-mod retain;
 #[cfg(feature = "serde")]
-mod serde;
+mod map_serde;
+mod map_traits;
+mod retain;
 mod small;
 mod stats;
 mod std_keys;
-mod traits;
 
 pub use atom_key::AtomMapKey;
 pub use atom_map::AtomMap;

@@ -2,13 +2,13 @@
 
 mod access;
 pub(crate) mod byte_str;
+mod byte_str_raw;
 mod byte_traits;
 mod concat;
 mod conversions;
 mod format;
 mod intern;
-mod raw;
-mod traits;
+mod str_traits;
 
 use std::ops::{Bound, RangeBounds};
 
@@ -100,7 +100,7 @@ impl Str {
     #[inline]
     pub const fn from_static(text: &'static str) -> Str {
         assert!(text.len() <= Str::MAX_LEN, "Str::from_static: text longer than Str::MAX_LEN bytes");
-        Str { text: raw::static_text(text) }
+        Str { text: byte_str_raw::static_text(text) }
     }
 
     /// A copy of `text`, reporting over-long input and allocation failure instead of

@@ -1,14 +1,14 @@
 //! [`AtomTable`]: where atoms are interned.
 
-mod intern;
+mod handles;
+mod memory_report;
 mod reclaim;
-mod report;
 mod shared;
 // `remove` and `is_migrating` serve the set's own tests; the table unlinks with `retain`.
 #[allow(dead_code)]
 mod slots;
 
-pub use report::MemoryReport;
+pub use memory_report::MemoryReport;
 use shared::SharedRef;
 use shared::TableKind;
 pub(crate) use shared::TableShared;

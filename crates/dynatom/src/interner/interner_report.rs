@@ -96,7 +96,7 @@ impl fmt::Display for InternerMemoryReport {
             f,
             "{:>12} B (100.0%) -- interner ({}, {:.2} B/string beyond characters)",
             self.total_bytes(),
-            super::error::plural(self.strings, "string"),
+            super::interner_error::plural(self.strings, "string"),
             self.overhead_per_string()
         )?;
         line(f, "├──", self.table_bytes, "hash table")?;
