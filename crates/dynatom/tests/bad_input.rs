@@ -10,7 +10,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use dynatom::interner::{InternerError, Limits, Symbol};
 use dynatom::{
-    str_format, try_str_format, AtomTable, BuildError, Interner, Pieces, Str, StrBuilder, StrError, SyncInterner,
+    str_format, try_str_format, AtomTable, BuildError, ByteStr, Interner, Pieces, Str, StrBuilder, StrError,
+    SyncInterner,
 };
 
 mod failing_alloc;
@@ -140,6 +141,8 @@ fn lengths_over_the_limit_are_errors_before_any_allocation() {
     assert!(err.to_string().contains("exceeds the maximum of 4294967295 bytes"), "{err}");
     let panic = catch_unwind(|| Str::join(std::iter::repeat_n("", 4098), &separator)).unwrap_err();
     assert!(panic_text(&panic).contains("exceeds the maximum"), "{}", panic_text(&panic));
+    let err = ByteStr::try_join(std::iter::repeat_n(&b""[..], 4098), separator.as_bytes()).unwrap_err();
+    assert!(matches!(err, StrError::TooLong { len } if len > ByteStr::MAX_LEN), "{err:?}");
 }
 
 #[test]

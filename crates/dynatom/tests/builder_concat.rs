@@ -1,4 +1,4 @@
-//! `Str::concat`, `Str::join` and `ByteStr::concat` with pieces whose `AsRef` answers
+//! `Str::concat`, `Str::join`, `ByteStr::concat` and `ByteStr::join` with pieces whose `AsRef` answers
 //! differently each time it is asked: the result is exactly the text the copy pass read
 //! (one answer per piece), on the inline path and the heap path alike, and nothing
 //! panics.
@@ -94,6 +94,9 @@ fn join_returns_the_text_it_copied() {
             let expected = seconds.join(separator);
             assert_eq!(Str::join(&fickle(pairs), separator), expected.as_str(), "{pairs:?} {separator:?}");
             assert_eq!(Str::try_join(&fickle(pairs), separator).unwrap(), expected.as_str());
+            let bytes = ByteStr::join(&fickle(pairs), separator.as_bytes());
+            assert_eq!(bytes, expected.as_bytes(), "{pairs:?} {separator:?}");
+            assert_eq!(ByteStr::try_join(&fickle(pairs), separator.as_bytes()).unwrap(), expected.as_bytes());
         }
     }
 }
@@ -147,5 +150,8 @@ proptest! {
         let seconds: Vec<&str> = pairs.iter().map(|&(_, second)| second).collect();
         let joined = Str::join(&fickle(&pairs), &separator);
         prop_assert_eq!(joined.as_str(), seconds.join(&separator));
+        let joined_bytes = ByteStr::join(&fickle(&pairs), separator.as_bytes());
+        let expected_joined = seconds.join(&separator);
+        prop_assert_eq!(joined_bytes.as_bytes(), expected_joined.as_bytes());
     }
 }

@@ -77,6 +77,22 @@ impl ByteAtom {
         AtomTable::global().try_intern_bytes(bytes)
     }
 
+    /// The global atom for `'static` bytes. If they are new, they stay in the binary (no
+    /// copy) and the atom is never freed; either way it is the same atom as
+    /// `ByteAtom::new` of equal bytes (as [`Atom::from_static`] is for text).
+    ///
+    /// ```
+    /// use dynatom::ByteAtom;
+    ///
+    /// let magic = ByteAtom::from_static(b"\x7fELF and a static tail");
+    /// assert_eq!(magic, ByteAtom::new(b"\x7fELF and a static tail"));
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn from_static(bytes: &'static [u8]) -> ByteAtom {
+        AtomTable::global().intern_static_bytes(bytes)
+    }
+
     /// The global atom for `bytes` if one is alive (made from bytes or from text); never
     /// inserts. Up to 7 bytes are atoms by value, so for them this is always `Some`.
     ///

@@ -101,6 +101,17 @@ impl Atom {
         AtomTable::global().intern(text)
     }
 
+    /// Like [`Atom::new`], but reports over-long text (more than [`Str::MAX_LEN`](crate::Str::MAX_LEN)
+    /// bytes) and allocation failure (as [`ByteAtom::try_new`] does for bytes).
+    ///
+    /// ```
+    /// assert_eq!(dynatom::Atom::try_new("fits").unwrap(), "fits");
+    /// ```
+    #[inline]
+    pub fn try_new(text: &str) -> Result<Atom, crate::StrError> {
+        AtomTable::global().try_intern(text)
+    }
+
     /// The global atom for a `'static` text. If the text is new, its bytes stay in the
     /// binary (no copy) and the atom is never freed; either way it is the same atom as
     /// `Atom::from` of equal text.
@@ -117,18 +128,32 @@ impl Atom {
         AtomTable::global().intern_static(text)
     }
 
-    /// The global atom for `text` if one is alive; never inserts.
+    /// The global atom for `text` if one is alive; never inserts. Texts of up to 7 bytes
+    /// are atoms by value, held by no table, so for them this is always `Some` (the atom
+    /// every `Atom::from` of that text gives), whether or not anyone made one.
     ///
     /// ```
     /// use dynatom::Atom;
     ///
     /// assert!(Atom::lookup("a text nobody has interned yet").is_none());
+    /// assert!(Atom::lookup("short").is_some()); // 5 bytes: an atom by value
     /// let atom = Atom::from("a text somebody has interned");
     /// assert_eq!(Atom::lookup("a text somebody has interned"), Some(atom));
     /// ```
     #[inline]
     pub fn lookup(text: &str) -> Option<Atom> {
         AtomTable::global().lookup(text)
+    }
+
+    /// The text's bytes (as [`ByteAtom::as_bytes`]).
+    ///
+    /// ```
+    /// assert_eq!(dynatom::Atom::from("text").as_bytes(), b"text");
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        self.text.as_str().as_bytes()
     }
 
     /// The text.

@@ -104,6 +104,23 @@ impl ByteStr {
         ByteStr { word: StrWord::from_static(bytes) }
     }
 
+    /// Like [`ByteStr::from_static`], but bytes longer than [`ByteStr::MAX_LEN`] are an
+    /// error instead of a panic. Allocates and copies nothing.
+    ///
+    /// ```
+    /// use dynatom::ByteStr;
+    ///
+    /// let s = ByteStr::try_from_static(b"static bytes, \xff checked").unwrap();
+    /// assert_eq!(s, b"static bytes, \xff checked"[..]);
+    /// ```
+    #[inline]
+    pub fn try_from_static(bytes: &'static [u8]) -> Result<ByteStr, StrError> {
+        if bytes.len() > ByteStr::MAX_LEN {
+            return Err(StrError::TooLong { len: bytes.len() });
+        }
+        Ok(ByteStr::from_static(bytes))
+    }
+
     /// A copy of `bytes`: inline up to 15 bytes, else one allocation. No hashing.
     ///
     /// # Panics
@@ -164,6 +181,19 @@ impl ByteStr {
     #[inline]
     pub fn as_ptr(&self) -> *const u8 {
         self.as_bytes().as_ptr()
+    }
+
+    /// The byte at `index`, or `None` past the end (as [`Str::byte_at`](crate::Str::byte_at)).
+    ///
+    /// ```
+    /// let s = dynatom::ByteStr::from(&b"\x00\xff"[..]);
+    /// assert_eq!(s.byte_at(1), Some(0xff));
+    /// assert_eq!(s.byte_at(2), None);
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn byte_at(&self, index: usize) -> Option<u8> {
+        self.as_bytes().get(index).copied()
     }
 
     /// Length in bytes.

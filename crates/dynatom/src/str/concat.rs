@@ -106,6 +106,17 @@ impl ByteCopy {
     }
 }
 
+/// The length of items of `lens` with a separator of `separator_len` bytes between each
+/// two, reporting overflow the way an over-long string is reported.
+fn joined_len(lens: impl Iterator<Item = usize>, separator_len: usize) -> Result<usize, StrError> {
+    let mut count = 0usize;
+    let items_len = total_len(lens.inspect(|_| count += 1))?;
+    separator_len
+        .checked_mul(count.saturating_sub(1))
+        .and_then(|len| len.checked_add(items_len))
+        .ok_or(StrError::TooLong { len: usize::MAX })
+}
+
 /// Sums lengths, reporting overflow the way an over-long string is reported.
 fn total_len(mut lens: impl Iterator<Item = usize>) -> Result<usize, StrError> {
     lens.try_fold(0usize, |total, len| total.checked_add(len)).ok_or(StrError::TooLong { len: usize::MAX })
@@ -204,14 +215,7 @@ impl Str {
         I: Iterator + Clone,
         I::Item: AsRef<str>,
     {
-        let mut count = 0usize;
-        let text_len = total_len(items.clone().map(|item| {
-            count += 1;
-            item.as_ref().len()
-        }))?;
-        let separators_len = separator.len().checked_mul(count.saturating_sub(1));
-        let total =
-            separators_len.and_then(|len| len.checked_add(text_len)).ok_or(StrError::TooLong { len: usize::MAX })?;
+        let total = joined_len(items.clone().map(|item| item.as_ref().len()), separator.len())?;
         let mut copy = TextCopy::new(total, fallibility)?;
         for (index, item) in items.enumerate() {
             if index > 0 {
@@ -260,6 +264,62 @@ impl ByteStr {
         let mut copy = ByteCopy::new(total, fallibility)?;
         for piece in pieces {
             copy.push(piece.as_ref(), fallibility)?;
+        }
+        copy.finish(fallibility)
+    }
+
+    /// The `items` with `separator` between each two, in one allocation sized for the
+    /// total: [`Str::join`] for bytes, with the same order of arguments and the same
+    /// two walks of the iterator.
+    ///
+    /// # Panics
+    /// If the total exceeds [`ByteStr::MAX_LEN`] bytes.
+    ///
+    /// ```
+    /// use dynatom::ByteStr;
+    ///
+    /// let record = ByteStr::join([&b"id"[..], b"\xffname", b"size"], b"\t");
+    /// assert_eq!(record, b"id\t\xffname\tsize"[..]);
+    /// ```
+    #[must_use]
+    pub fn join<I>(items: I, separator: &[u8]) -> ByteStr
+    where
+        I: IntoIterator,
+        I::IntoIter: Clone,
+        I::Item: AsRef<[u8]>,
+    {
+        or_panic(ByteStr::join_fallibility(items.into_iter(), separator, Fallibility::Infallible))
+    }
+
+    /// Like [`ByteStr::join`], but reports an over-long result or an allocation failure.
+    ///
+    /// ```
+    /// use dynatom::ByteStr;
+    ///
+    /// assert_eq!(ByteStr::try_join([b"a", b"b"], b", ").unwrap(), b"a, b"[..]);
+    /// assert_eq!(ByteStr::try_join(Vec::<&[u8]>::new(), b"-").unwrap(), b""[..]);
+    /// ```
+    pub fn try_join<I>(items: I, separator: &[u8]) -> Result<ByteStr, StrError>
+    where
+        I: IntoIterator,
+        I::IntoIter: Clone,
+        I::Item: AsRef<[u8]>,
+    {
+        ByteStr::join_fallibility(items.into_iter(), separator, Fallibility::Fallible)
+    }
+
+    fn join_fallibility<I>(items: I, separator: &[u8], fallibility: Fallibility) -> Result<ByteStr, StrError>
+    where
+        I: Iterator + Clone,
+        I::Item: AsRef<[u8]>,
+    {
+        let total = joined_len(items.clone().map(|item| item.as_ref().len()), separator.len())?;
+        let mut copy = ByteCopy::new(total, fallibility)?;
+        for (index, item) in items.enumerate() {
+            if index > 0 {
+                copy.push(separator, fallibility)?;
+            }
+            copy.push(item.as_ref(), fallibility)?;
         }
         copy.finish(fallibility)
     }

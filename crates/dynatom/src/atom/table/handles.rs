@@ -128,8 +128,17 @@ impl AtomTable {
         self.try_intern_bytes_word(bytes, fallibility).map(ByteAtom::from_word)
     }
 
+    /// The atom for `bytes`, keeping them in the binary if they are new:
+    /// [`AtomTable::intern_static`] for bytes. Only the global table keeps them there; a
+    /// local table files a copy.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// let atom = table.intern_static_bytes(b"a static \xff key");
+    /// assert_eq!(atom, table.intern_bytes(b"a static \xff key"));
+    /// ```
     #[inline]
-    pub(crate) fn intern_static_bytes(&self, bytes: &'static [u8]) -> ByteAtom {
+    pub fn intern_static_bytes(&self, bytes: &'static [u8]) -> ByteAtom {
         ByteAtom::from_word(self.intern_static_word(bytes))
     }
 
