@@ -10,6 +10,7 @@
 //! * [`Counter`]: where a lookup reports its outcome, so that readers which must write
 //!   no memory at all pass [`Uncounted`] and the counting compiles away.
 
+#[cfg(feature = "interner")]
 use crate::sync::{AtomicU64, Ordering};
 
 /// Lookup and insert counts of one table (or the sum of several).
@@ -51,6 +52,7 @@ impl Counters {
     }
 
     /// Mean probes per lookup (0 with no lookups).
+    #[cfg(feature = "interner")]
     pub(crate) fn mean_probe(&self) -> f64 {
         if self.lookups == 0 {
             0.0
@@ -62,6 +64,7 @@ impl Counters {
 
 /// Where a lookup reports its outcome: a table's own [`RelaxedCounters`], or
 /// [`Uncounted`] for readers that must write no memory at all (the frozen `Resolver`).
+#[cfg(feature = "interner")]
 pub(crate) trait Counter {
     /// A lookup that found its string in the first bucket it examined.
     fn fast_hit(&self);
@@ -72,8 +75,10 @@ pub(crate) trait Counter {
 }
 
 /// Counts nothing (every method compiles to nothing).
+#[cfg(feature = "interner")]
 pub(crate) struct Uncounted;
 
+#[cfg(feature = "interner")]
 impl Counter for Uncounted {
     #[inline(always)]
     fn fast_hit(&self) {}
@@ -90,6 +95,7 @@ impl Counter for Uncounted {
 ///
 /// The two common outcomes of a one-probe lookup each bump a single counter
 /// (`fast_hits`, `fast_misses`), folded into the others by [`snapshot`](Self::snapshot).
+#[cfg(feature = "interner")]
 #[derive(Default)]
 pub(crate) struct RelaxedCounters {
     fast_hits: AtomicU64,
@@ -102,10 +108,12 @@ pub(crate) struct RelaxedCounters {
 }
 
 #[inline(always)]
+#[cfg(feature = "interner")]
 fn bump(c: &AtomicU64, n: u64) {
     c.store(c.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
 }
 
+#[cfg(feature = "interner")]
 impl Counter for RelaxedCounters {
     #[inline(always)]
     fn fast_hit(&self) {
@@ -130,6 +138,7 @@ impl Counter for RelaxedCounters {
     }
 }
 
+#[cfg(feature = "interner")]
 impl RelaxedCounters {
     #[inline]
     pub(crate) fn insert(&self) {
@@ -156,7 +165,7 @@ impl RelaxedCounters {
     }
 }
 
-#[cfg(all(test, not(loom)))]
+#[cfg(all(test, not(loom), feature = "interner"))]
 mod tests {
     use super::*;
 

@@ -18,10 +18,14 @@
 //! small map's word-sized keys. None of these hashes is cryptographic; every byte and
 //! the length take part.
 
-use std::hash::{BuildHasher, Hasher, RandomState};
+#[cfg(feature = "interner")]
+use std::hash::Hasher;
+use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+#[cfg(feature = "interner")]
 use foldhash::fast::FoldHasher;
+#[cfg(feature = "interner")]
 use foldhash::SharedSeed;
 
 /// Hashes `bytes` under `seed`. Zero is reserved for "not cached yet".
@@ -59,6 +63,7 @@ pub(crate) fn word_seed() -> u64 {
 /// The word seed if it has been chosen, else 0: one load, for the small map's lookups
 /// (a map that holds an entry hashed its key with [`word_seed`], which chose the seed;
 /// a map that holds none finds nothing whatever it hashes with).
+#[cfg(feature = "small-map")]
 #[inline(always)]
 pub(crate) fn word_seed_if_chosen() -> u64 {
     WORD_SEED.load(Ordering::Relaxed)
@@ -94,6 +99,7 @@ pub(crate) fn choose_word_seed(candidate: u64) -> (bool, u64) {
 /// cheap enough that a small map's lookup pays one multiply by a loaded value for them.
 /// The bits below mix in the high half, which every bit of the word reaches, for the
 /// buckets that hashbrown takes from the low bits.
+#[cfg(feature = "small-map")]
 #[inline(always)]
 pub(crate) fn mix_word(word: u64, seed: u64) -> u64 {
     let product = u128::from(word) * u128::from(seed);
@@ -121,12 +127,14 @@ pub(crate) fn random_seed() -> u64 {
 
 /// The single-threaded interner's string hash: foldhash's fast hasher under one
 /// interner's seed, fed the bytes directly (one `write`, no `str` terminator byte).
+#[cfg(feature = "interner")]
 #[derive(Clone, Debug)]
 pub(crate) struct StrHasher {
     per_hasher: u64,
     shared: SharedSeed,
 }
 
+#[cfg(feature = "interner")]
 impl StrHasher {
     pub(crate) fn new(seed: u64) -> StrHasher {
         StrHasher { per_hasher: seed, shared: SharedSeed::from_u64(seed) }
@@ -149,24 +157,37 @@ impl StrHasher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(any(feature = "small-map", feature = "interner"))]
     use std::collections::HashSet;
 
     #[test]
     fn hashes_are_never_zero_and_depend_on_the_seed() {
         assert_ne!(hash_bytes(b"text", 1), hash_bytes(b"text", 2));
         assert_ne!(hash_word(0, 0), 0);
-        assert_ne!(mix_word(7, 0x1235), mix_word(7, 0x4321));
         assert_eq!(word_seed() & 1, 1);
-        assert_eq!(word_seed_if_chosen(), word_seed());
         assert_eq!(choose_word_seed(5), (false, word_seed()));
         assert_eq!(word_seed(), word_seed());
         assert_ne!(random_seed(), random_seed());
+    }
+
+    #[cfg(feature = "interner")]
+    #[test]
+    fn the_str_hash_depends_on_the_seed() {
         assert_ne!(StrHasher::new(1).hash(b"main"), StrHasher::new(2).hash(b"main"));
         assert_eq!(StrHasher::new(DETERMINISTIC_SEED).seed(), DETERMINISTIC_SEED);
     }
 
     /// Words that differ only in their top byte (the last bytes of a 7-byte inline atom)
     /// spread over the hint's seven top bits, and the spread moves with the seed.
+    #[cfg(feature = "small-map")]
+    #[test]
+    fn the_word_mix_depends_on_the_seed() {
+        assert_ne!(mix_word(7, 0x1235), mix_word(7, 0x4321));
+        assert_eq!(word_seed(), word_seed());
+        assert_eq!(word_seed_if_chosen(), word_seed());
+    }
+
+    #[cfg(feature = "small-map")]
     #[test]
     fn high_bits_of_the_word_reach_the_top_bits() {
         for seed in [hash_word(1, 2) | 1, 0x1234_5678_9abc_def1, u64::MAX] {
@@ -185,6 +206,7 @@ mod tests {
         assert_ne!(hash_bytes(&text, 3), base);
     }
 
+    #[cfg(feature = "interner")]
     #[test]
     fn every_byte_and_the_length_count_in_the_str_hash() {
         let k = StrHasher::new(1);
@@ -204,6 +226,7 @@ mod tests {
         assert_ne!(k.hash(b""), k.hash(b"\0"));
     }
 
+    #[cfg(feature = "interner")]
     #[test]
     fn str_hash_top_bits_spread() {
         // 27 top bits of 200 000 similar keys: collisions near the birthday bound.

@@ -173,15 +173,21 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "interner")]
 mod arena;
 mod atom;
 mod builder;
 mod counters;
 mod error;
 mod hash;
+#[cfg(feature = "interner")]
+#[cfg_attr(docsrs, doc(cfg(feature = "interner")))]
 pub mod interner;
 mod repr;
+#[cfg(feature = "interner")]
 mod simd;
+#[cfg(feature = "small-map")]
+#[cfg_attr(docsrs, doc(cfg(feature = "small-map")))]
 pub mod small_map;
 mod str;
 mod sync;
@@ -195,16 +201,18 @@ pub use crate::atom::table::{AtomTable, MemoryReport};
 pub use crate::atom::Atom;
 pub use crate::builder::{ByteStrBuilder, PartialWrite, Piece, Pieces, StrBuilder};
 pub use crate::error::{BuildError, StrError};
+#[cfg(feature = "interner")]
 pub use crate::interner::{Interner, InternerError, Limits, Resolver, Symbol, SyncInterner};
 pub use crate::repr::block_cache::{
     block_cache_bytes, set_block_cache_limit, trim_block_cache, DEFAULT_BLOCK_CACHE_LIMIT,
 };
+#[cfg(feature = "small-map")]
 pub use crate::small_map::{AtomMap, Hint, HintKey, SmallMap, SmallMapStats};
 pub use crate::str::byte_str::ByteStr;
 pub use crate::str::Str;
 
 /// The README's examples, compiled and run as doctests so they cannot rot. The crate's
 /// `README.md` is a link to the workspace's, so this path works in the packaged crate too.
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "interner", feature = "small-map"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -12,7 +12,7 @@ pub(crate) use loom::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU64, Atom
 #[cfg(loom)]
 pub(crate) use loom::sync::{Arc, Mutex, MutexGuard};
 
-#[cfg(not(loom))]
+#[cfg(all(not(loom), feature = "interner"))]
 pub(crate) use std::hint::spin_loop;
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{fence, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};

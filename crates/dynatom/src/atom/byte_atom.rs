@@ -14,7 +14,7 @@ use crate::utf8::Utf8;
 /// * Equal bytes are the **same** atom whether they came in as bytes or as text: one
 ///   table entry, so `ByteAtom::from(atom)` and [`ByteAtom::to_text`] cost O(1) (plus one
 ///   UTF-8 check for the latter).
-/// * [`ByteAtom::to_byte_str`] hands the bytes out as a [`ByteStr`] without copying.
+/// * `ByteStr::from(&atom)` hands the bytes out as a [`ByteStr`](crate::ByteStr) without copying.
 ///
 /// Like [`Atom`](crate::Atom), it is not `Borrow<[u8]>`: its hash is the table's, not `[u8]`'s.
 ///
@@ -56,7 +56,7 @@ impl ByteAtom {
     /// The global table's atom for `bytes`, filing a copy if they are new.
     ///
     /// # Panics
-    /// If `bytes` is longer than [`ByteStr::MAX_LEN`]; aborts if memory runs out.
+    /// If `bytes` is longer than [`ByteStr::MAX_LEN`](crate::ByteStr::MAX_LEN); aborts if memory runs out.
     ///
     /// ```
     /// assert_eq!(dynatom::ByteAtom::new(b"\xff\x00").as_bytes(), b"\xff\x00");

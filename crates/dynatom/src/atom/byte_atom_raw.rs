@@ -56,7 +56,7 @@ impl ByteAtom {
     /// word).
     ///
     /// # Safety
-    /// As for [`ByteStr::from_raw_ref`]: a live word from [`ByteAtom::into_raw`], left
+    /// As for [`ByteStr::from_raw_ref`](crate::ByteStr::from_raw_ref): a live word from [`ByteAtom::into_raw`], left
     /// alone while borrowed, stored by foreign code or copied as memory.
     ///
     /// ```

@@ -19,13 +19,13 @@ use crate::utf8::Utf8;
 /// * 8 bytes, and `Option<Atom>` too.
 /// * `==` compares one word; [`Hash`] feeds the cached hash, reading no bytes.
 /// * Texts of up to 7 bytes are stored inside the atom and never touch a table.
-/// * `Str::from(atom)` hands the text out as a [`Str`] in O(1), without copying.
+/// * `Str::from(atom)` hands the text out as a [`Str`](crate::Str) in O(1), without copying.
 /// * Ordered by text ([`Ord`]); atoms of different tables with equal text (see
 ///   [`AtomTable`]) are distinct atoms, ordered by address among themselves.
 ///
 /// `Atom` deliberately does not implement `Borrow<str>`: its `Hash` is the table's hash,
 /// not `str`'s, so a `HashMap<Atom, _>` cannot be searched by `&str` (use
-/// [`Atom::lookup`] first, or key the map by [`Str`]).
+/// [`Atom::lookup`] first, or key the map by [`Str`](crate::Str)).
 ///
 /// ```
 /// use dynatom::{Atom, Str};
@@ -101,7 +101,7 @@ impl Atom {
         AtomTable::global().intern(text)
     }
 
-    /// Like [`Atom::new`], but reports over-long text (more than [`Str::MAX_LEN`](crate::Str::MAX_LEN)
+    /// Like [`Atom::new`], but reports over-long text (more than [`Str::MAX_LEN`](crate::Str::MAX_LEN)(crate::Str::MAX_LEN)
     /// bytes) and allocation failure (as [`ByteAtom::try_new`] does for bytes).
     ///
     /// ```
@@ -327,7 +327,7 @@ impl From<&String> for Atom {
 }
 
 impl std::str::FromStr for Atom {
-    /// Text longer than [`Str::MAX_LEN`] and allocation failure are errors, not panics.
+    /// Text longer than [`Str::MAX_LEN`](crate::Str::MAX_LEN) and allocation failure are errors, not panics.
     type Err = crate::error::StrError;
     #[inline]
     fn from_str(text: &str) -> Result<Atom, Self::Err> {

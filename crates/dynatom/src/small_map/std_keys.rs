@@ -11,6 +11,7 @@ use std::hash::{BuildHasher, Hash};
 
 use super::key::HintKey;
 use crate::hash::{hash_word, word_seed as seed};
+#[cfg(feature = "interner")]
 use crate::interner::Symbol;
 
 /// Integers that fit in a word hash as that word: one folded multiply.
@@ -55,6 +56,7 @@ impl HintKey for bool {
     }
 }
 
+#[cfg(feature = "interner")]
 impl HintKey for Symbol {
     #[inline]
     fn key_hash(&self) -> u64 {

@@ -14,7 +14,7 @@ impl AtomTable {
     /// The atom for `text`, filing a copy of it if it is new.
     ///
     /// # Panics
-    /// If `text` is longer than [`Str::MAX_LEN`]; aborts if memory runs out
+    /// If `text` is longer than [`Str::MAX_LEN`](crate::Str::MAX_LEN); aborts if memory runs out
     /// ([`AtomTable::try_intern`] reports both instead).
     ///
     /// ```
@@ -93,7 +93,7 @@ impl AtomTable {
     /// the entries: equal bytes give the atom that equal text gives.
     ///
     /// # Panics
-    /// If `bytes` is longer than [`ByteStr::MAX_LEN`]; aborts if memory runs out
+    /// If `bytes` is longer than [`ByteStr::MAX_LEN`](crate::ByteStr::MAX_LEN); aborts if memory runs out
     /// ([`AtomTable::try_intern_bytes`] reports both instead).
     ///
     /// ```
