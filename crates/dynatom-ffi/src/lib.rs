@@ -3,8 +3,9 @@
 //! This crate is the C face of [`dynatom`](dynatom_core): byte strings (`dt_str`, two
 //! words), atoms (`dt_atom`, one word), atom tables, a builder, piece
 //! lists written with one `writev`, and the 4-byte-symbol interner. It builds
-//! `libdynatom.so` and `libdynatom.a`; the header `include/dynatom.h` is generated from
-//! these sources by cbindgen and checked in (`tests/header.rs` fails when it is stale;
+//! `libdynatom_ffi.so` and `libdynatom_ffi.a` (link with `-ldynatom_ffi`: the library is
+//! not `dynatom`, which is the core crate's); the header `include/dynatom.h` is generated
+//! from these sources by cbindgen and checked in (`tests/header.rs` fails when it is stale;
 //! `DYNATOM_BLESS=1 cargo test -p dynatom-ffi --test header` rewrites it).
 //!
 //! ## Names and arguments
