@@ -33,6 +33,15 @@
 //! crosses the boundary: every entry point runs inside one guard
 //! (`guard::guarded`) that turns a panic into `DT_ERR_PANIC`, `0` or `NULL`.
 //!
+//! ## Atoms as hash-map keys
+//!
+//! The ABI has no map type; an atom is its word, which makes one small. Two atoms are the
+//! same atom exactly when their words are equal (`dt_atom_equal`), and [`dt_atom_hash`]
+//! is the hash cached with the atom (equal words, equal hashes; keyed per process). A C
+//! map files each key under `dt_atom_hash`, compares words and holds one reference per
+//! key (`dt_atom_clone` / `dt_atom_release`), so that the word keeps naming its text:
+//! `examples/atom_map.c` is that recipe, run by `scripts/c-tests`.
+//!
 //! ## Safety model
 //!
 //! The entry points are plain `extern "C" fn`s, as in rustls-ffi: they are called from C,
