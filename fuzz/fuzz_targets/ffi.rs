@@ -11,7 +11,7 @@ use std::ffi::CStr;
 
 use arbitrary::Arbitrary;
 use dynatom::ByteStr;
-use dynatom_c::{
+use dynatom_ffi::{
     dt_atom, dt_atom_bytes, dt_atom_equal, dt_atom_release, dt_atom_to_str, dt_builder, dt_builder_append_bytes,
     dt_builder_append_str, dt_builder_finish, dt_builder_free, dt_builder_len, dt_builder_new, dt_interner,
     dt_interner_free, dt_interner_intern_bytes, dt_interner_len, dt_interner_lookup_bytes, dt_interner_new,

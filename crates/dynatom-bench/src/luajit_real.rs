@@ -64,7 +64,7 @@ pub fn build_library() -> Result<PathBuf, String> {
         return Err(format!("`cargo build --release -p dynatom-ffi` failed: {last}"));
     }
     shared_library_from_messages(&String::from_utf8_lossy(&output.stdout))
-        .ok_or_else(|| "cargo built dynatom-ffi but named no libdynatom.so".to_string())
+        .ok_or_else(|| "cargo built dynatom-ffi but named no libdynatom_ffi.so".to_string())
 }
 
 /// The `.so` among the `compiler-artifact` messages of the `dynatom-ffi` package.
@@ -75,7 +75,7 @@ fn shared_library_from_messages(stdout: &str) -> Option<PathBuf> {
         .filter(|m| m["reason"] == "compiler-artifact")
         .flat_map(|m| m["filenames"].as_array().cloned().unwrap_or_default())
         .filter_map(|f| f.as_str().map(PathBuf::from))
-        .find(|p| p.file_name().is_some_and(|n| n == "libdynatom.so"))
+        .find(|p| p.file_name().is_some_and(|n| n == "libdynatom_ffi.so"))
 }
 
 /// Which object the cache workload makes for each value.
@@ -199,9 +199,9 @@ mod tests {
 
     #[test]
     fn the_shared_library_is_found_among_cargo_messages() {
-        let msgs = r#"{"reason":"compiler-artifact","filenames":["/t/release/libdynatom.a","/t/release/libdynatom.so"]}
+        let msgs = r#"{"reason":"compiler-artifact","filenames":["/t/libdynatom_ffi.a","/t/libdynatom_ffi.so"]}
 {"reason":"build-finished","success":true}"#;
-        assert_eq!(shared_library_from_messages(msgs), Some(PathBuf::from("/t/release/libdynatom.so")));
+        assert_eq!(shared_library_from_messages(msgs), Some(PathBuf::from("/t/libdynatom_ffi.so")));
         assert_eq!(shared_library_from_messages(r#"{"reason":"build-finished"}"#), None);
     }
 

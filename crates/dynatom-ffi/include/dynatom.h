@@ -19,6 +19,13 @@
  *    NOT take a reference. Take references with dt_str_clone / dt_atom_clone, give each
  *    back once with dt_str_release / dt_atom_release (which overwrite the handle with the
  *    released marker).
+ *  - Atom-keyed maps: an atom is its word. Two atoms are the same atom exactly when their
+ *    words are equal (a.w == b.w, what dt_atom_equal compares), and dt_atom_hash is the
+ *    hash cached with the atom (no bytes read; equal words give equal hashes; keyed by a
+ *    per-process seed, so never store it). A C hash map files each key under dt_atom_hash,
+ *    compares words, and holds one reference per key (dt_atom_clone on insert,
+ *    dt_atom_release on remove): while referenced, an atom stays in its table and its word
+ *    names its text. crates/dynatom-ffi/examples/atom_map.c is such a map, to copy.
  *  - Thread safety is stated per function. In short: dt_str / dt_atom handles and dt_table:
  *    any thread; a dt_builder / dt_pieces / dt_interner: one thread at a time.
  *  - fork(): a child of a threaded program may exit, make and free objects and use the
@@ -327,6 +334,9 @@ int dt_atom_equal(const struct dt_atom *a, const struct dt_atom *b);
 
 /**
  * The atom's cached 64-bit hash (no bytes are read); 0 for NULL or an invalid handle.
+ * Equal atoms (equal words) always have equal hashes. The hash is keyed by a random
+ * per-process seed: file atoms in a hash table with it ("Atom-keyed maps" at the top of
+ * the header), but do not store it or compare it across processes.
  *
  * Thread safety: any thread.
  */

@@ -1,5 +1,5 @@
 -- dynatom for LuaJIT: byte strings that are not interned until you ask, and atoms that
--- compare in one word, through the C library `libdynatom` (crates/dynatom-ffi).
+-- compare in one word, through the C library `libdynatom_ffi` (crates/dynatom-ffi).
 --
 --   local dynatom = require "dynatom"
 --   local body = dynatom.str(data)        -- one allocation and a copy: no hash, no table
@@ -7,7 +7,7 @@
 --   local t = { [name:key()] = "value" }  -- atoms as table keys: a small integer per atom
 --   dynatom.put(t, name, "value")         -- the same, and t keeps `name` alive (see Keys)
 --
--- The library is loaded from $DYNATOM_LIB when set, else by `ffi.load("dynatom")`
+-- The library is loaded from $DYNATOM_LIB when set, else by `ffi.load("dynatom_ffi")`
 -- (the system's search path: LD_LIBRARY_PATH, ld.so.cache).
 --
 -- Objects
@@ -183,7 +183,7 @@ dt_status dtlua_table_lookup_bytes(dt_table *t, const uint8_t *p, size_t len, dt
 dt_status dtlua_pieces_append_atom(dt_pieces *p, const dtlua_atom *a) __asm__("dt_pieces_append_atom");
 ]])
 
-local C = ffi.load(os.getenv("DYNATOM_LIB") or "dynatom")
+local C = ffi.load(os.getenv("DYNATOM_LIB") or "dynatom_ffi")
 -- The global table: dynatom.atom, dynatom.lookup, x:intern() and key_of use it.
 local GLOBAL = C.dt_table_global()
 

@@ -48,6 +48,9 @@ pub extern "C" fn dt_atom_equal(a: *const dt_atom, b: *const dt_atom) -> c_int {
 }
 
 /// The atom's cached 64-bit hash (no bytes are read); 0 for NULL or an invalid handle.
+/// Equal atoms (equal words) always have equal hashes. The hash is keyed by a random
+/// per-process seed: file atoms in a hash table with it ("Atom-keyed maps" at the top of
+/// the header), but do not store it or compare it across processes.
 ///
 /// Thread safety: any thread.
 #[no_mangle]

@@ -3,8 +3,9 @@
 //! This crate is the C face of [`dynatom`](dynatom_core): byte strings (`dt_str`, two
 //! words), atoms (`dt_atom`, one word), atom tables, a builder, piece
 //! lists written with one `writev`, and the 4-byte-symbol interner. It builds
-//! `libdynatom.so` and `libdynatom.a`; the header `include/dynatom.h` is generated from
-//! these sources by cbindgen and checked in (`tests/header.rs` fails when it is stale;
+//! `libdynatom_ffi.so` and `libdynatom_ffi.a` (link with `-ldynatom_ffi`: the library is
+//! not `dynatom`, which is the core crate's); the header `include/dynatom.h` is generated
+//! from these sources by cbindgen and checked in (`tests/header.rs` fails when it is stale;
 //! `DYNATOM_BLESS=1 cargo test -p dynatom-ffi --test header` rewrites it).
 //!
 //! ## Names and arguments
@@ -31,6 +32,15 @@
 //! checked, and what is not". No panic
 //! crosses the boundary: every entry point runs inside one guard
 //! (`guard::guarded`) that turns a panic into `DT_ERR_PANIC`, `0` or `NULL`.
+//!
+//! ## Atoms as hash-map keys
+//!
+//! The ABI has no map type; an atom is its word, which makes one small. Two atoms are the
+//! same atom exactly when their words are equal (`dt_atom_equal`), and [`dt_atom_hash`]
+//! is the hash cached with the atom (equal words, equal hashes; keyed per process). A C
+//! map files each key under `dt_atom_hash`, compares words and holds one reference per
+//! key (`dt_atom_clone` / `dt_atom_release`), so that the word keeps naming its text:
+//! `examples/atom_map.c` is that recipe, run by `scripts/c-tests`.
 //!
 //! ## Safety model
 //!

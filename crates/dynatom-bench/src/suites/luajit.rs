@@ -20,7 +20,7 @@ pub const SUITE: SuiteDef = SuiteDef {
     report,
 };
 
-/// Set by the parent for its children: the built `libdynatom.so`, or why there is none.
+/// Set by the parent for its children: the built `libdynatom_ffi.so`, or why there is none.
 const LIB_PATH_ENV: &str = "DYNATOM_BENCH_LIB";
 const LIB_ERROR_ENV: &str = "DYNATOM_BENCH_LIB_ERROR";
 const NO_LUAJIT: &str = "luajit not installed";

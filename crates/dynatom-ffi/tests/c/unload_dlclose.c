@@ -1,4 +1,4 @@
-/* Unloading: a program dlopen()s libdynatom (path in argv[1]), interns through the global
+/* Unloading: a program dlopen()s libdynatom_ffi (path in argv[1]), interns through the global
  * table (which registers the library's exit-time sweep), gives every atom back,
  * dlclose()s the library, then exits, under valgrind.
  *
@@ -82,7 +82,7 @@ static void interning_on_the_main_thread_then_dlclose(void) {
 
 int main(int argc, char **argv) {
     if (argc != 2) {
-        fprintf(stderr, "usage: %s path/to/libdynatom.so\n", argv[0]);
+        fprintf(stderr, "usage: %s path/to/libdynatom_ffi.so\n", argv[0]);
         return 2;
     }
     library = argv[1];
