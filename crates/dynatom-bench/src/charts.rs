@@ -43,9 +43,95 @@ fn axis(v: f64, log: bool) -> f64 {
     }
 }
 
-fn tick(v: f64, log: bool) -> String {
+/// Round tick positions in axis units for an axis spanning `lo..hi`: on a log10 axis the
+/// logs of 1, 2 and 5 times the powers of ten inside (only the powers over many decades,
+/// 1 to 9 within one), on a linear axis the multiples of a 1, 2 or 5 step giving about
+/// eight ticks.
+fn ticks(lo: f64, hi: f64, log: bool) -> Vec<f64> {
+    if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+        return Vec::new();
+    }
+    if log {
+        let decades = hi - lo;
+        let multiples: &[f64] = if decades > 5.0 {
+            &[1.0]
+        } else if decades > 1.2 {
+            &[1.0, 2.0, 5.0]
+        } else {
+            &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
+        };
+        (lo.floor() as i32..=hi.ceil() as i32)
+            .flat_map(|exp| multiples.iter().map(move |m| (m * 10f64.powi(exp)).log10()))
+            .filter(|v| (lo..=hi).contains(v))
+            .collect()
+    } else {
+        let step = linear_step(hi - lo);
+        // The slack keeps an end that is itself a multiple (0.35 = 7 × 0.05) from rounding away.
+        let first = (lo / step - 1e-9).ceil() as i64;
+        let last = (hi / step + 1e-9).floor() as i64;
+        (first..=last).map(|k| k as f64 * step).collect()
+    }
+}
+
+/// A plain f64 axis whose mesh lines and labels sit at [`ticks`] (plotters' own f64 axis
+/// spaces them evenly in axis units, which on a log axis gives 1.58, 2.51, ...).
+struct RoundTicks {
+    range: std::ops::Range<f64>,
+    ticks: Vec<f64>,
+}
+
+impl RoundTicks {
+    fn new(range: std::ops::Range<f64>, log: bool) -> RoundTicks {
+        let ticks = ticks(range.start, range.end, log);
+        RoundTicks { range, ticks }
+    }
+}
+
+impl Ranged for RoundTicks {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let fraction = (value - self.range.start) / (self.range.end - self.range.start);
+        limit.0 + (fraction * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        // Light (unlabelled) mesh lines are not drawn between the round ticks.
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.range.clone()
+    }
+}
+
+/// A 1, 2 or 5 times a power of ten step that cuts `span` into about eight.
+fn linear_step(span: f64) -> f64 {
+    let rough = span / 8.0;
+    let power = 10f64.powf(rough.log10().floor());
+    [1.0, 2.0, 5.0, 10.0].into_iter().map(|m| m * power).find(|step| *step >= rough).unwrap_or(10.0 * power)
+}
+
+/// A tick's label in real units, as short as the value allows: `0`, `2`, `0.05`, `1.5`,
+/// `2000` (never `0.000` beside `10.0`, and round values only, since the ticks are).
+fn tick_label(v: f64, log: bool) -> String {
     let real = if log { 10f64.powf(v) } else { v };
-    crate::report::fmt_num(Some(real))
+    if real.abs() < 1e-12 {
+        return "0".into();
+    }
+    // Three significant digits remove the float noise of 10^log10(x) and k * step.
+    let digits = (2 - real.abs().log10().floor() as i32).max(0) as usize;
+    let text = format!("{real:.digits$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        text
+    }
 }
 
 /// The points of an empirical CDF of `samples` (x: value, y: fraction at or below it),
@@ -81,15 +167,15 @@ pub fn lines(path: &Path, spec: &LineChart, series: &[Series]) -> Result<(), Str
         .margin(12)
         .x_label_area_size(45)
         .y_label_area_size(70)
-        .build_cartesian_2d(x0..x1, y0..y1)
+        .build_cartesian_2d(RoundTicks::new(x0..x1, spec.log_x), RoundTicks::new(y0..y1, spec.log_y))
         .map_err(|e| e.to_string())?;
     let (lx, ly) = (spec.log_x, spec.log_y);
     chart
         .configure_mesh()
         .x_desc(spec.x_desc)
         .y_desc(spec.y_desc)
-        .x_label_formatter(&|v| tick(*v, lx))
-        .y_label_formatter(&|v| tick(*v, ly))
+        .x_label_formatter(&|v| tick_label(*v, lx))
+        .y_label_formatter(&|v| tick_label(*v, ly))
         .draw()
         .map_err(|e| e.to_string())?;
     for (i, s) in series.iter().enumerate() {
@@ -167,6 +253,35 @@ fn max(v: &[f64]) -> f64 {
 fn pad(lo: f64, hi: f64, log: bool) -> (f64, f64) {
     let span = (hi - lo).abs().max(if log { 0.1 } else { 1e-9 });
     (lo - span * 0.05, hi + span * 0.08)
+}
+
+#[cfg(test)]
+mod tick_tests {
+    use super::{tick_label, ticks};
+
+    fn labels(lo: f64, hi: f64, log: bool) -> Vec<String> {
+        ticks(lo, hi, log).into_iter().map(|v| tick_label(v, log)).collect()
+    }
+
+    #[test]
+    fn log_axes_tick_at_round_values() {
+        // 16 B to 1 MiB: a span of almost five decades.
+        assert_eq!(labels(16f64.log10(), 1_048_576f64.log10(), true)[..4], ["20", "50", "100", "200"]);
+        assert_eq!(labels(0.05f64.log10(), 2.0f64.log10(), true), ["0.05", "0.1", "0.2", "0.5", "1", "2"]);
+        assert_eq!(
+            labels(1.0, 9.0, true),
+            ["10", "100", "1000", "10000", "100000", "1000000", "10000000", "100000000", "1000000000"]
+        );
+        assert_eq!(labels(1.5f64.log10(), 9.5f64.log10(), true), ["2", "3", "4", "5", "6", "7", "8", "9"]);
+    }
+
+    #[test]
+    fn linear_axes_tick_at_multiples_of_a_round_step() {
+        assert_eq!(labels(-0.4, 10.6, false), ["0", "2", "4", "6", "8", "10"]);
+        assert_eq!(labels(0.0, 0.35, false), ["0", "0.05", "0.1", "0.15", "0.2", "0.25", "0.3", "0.35"]);
+        assert_eq!(labels(-5.0, 130.0, false)[..3], ["0", "20", "40"]);
+        assert!(ticks(1.0, 1.0, false).is_empty());
+    }
 }
 
 #[cfg(test)]
