@@ -1,7 +1,7 @@
 //! Criterion micro-benchmarks of the core operations, with `String`/`Arc<str>` beside
 //! them for scale. The side-by-side report against peer crates is `dynatom-bench`.
 
-use criterion::{black_box, criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
+use criterion::{BatchSize, BenchmarkId, Criterion, black_box, criterion_group, criterion_main};
 use dynatom::{Atom, AtomTable, Str};
 use std::sync::Arc;
 

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use dynatom::{str_format, Atom, Pieces, Str, StrBuilder};
+use dynatom::{Atom, Pieces, Str, StrBuilder, str_format};
 
 struct Cache {
     bodies: HashMap<Str, Str>,

@@ -5,7 +5,7 @@
 //! `cargo run -p dynatom --example tokenizer`
 
 use dynatom::interner::{Interner, Symbol};
-use dynatom::{atom, Atom, AtomMap};
+use dynatom::{Atom, AtomMap, atom};
 
 /// What the tokenizer hands the parser: every token is 8 bytes or less.
 #[derive(Clone, Debug, PartialEq)]

@@ -68,11 +68,7 @@ impl Moved {
     /// Where `p` points now: moved along if it pointed into the old range.
     pub(crate) fn follow(&self, p: *const u8) -> *const u8 {
         let off = (p as usize).wrapping_sub(self.old as usize);
-        if off < self.len {
-            self.new.wrapping_add(off)
-        } else {
-            p
-        }
+        if off < self.len { self.new.wrapping_add(off) } else { p }
     }
 
     /// As [`follow`](Self::follow), but also moves a pointer to the old range's end: the
@@ -80,11 +76,7 @@ impl Moved {
     /// inside the old chunk (a chunk moves only when `len` is below its capacity), so no
     /// other chunk's pointer can equal it.
     pub(crate) fn follow_run_start(&self, p: *const u8) -> *const u8 {
-        if p == self.old.wrapping_add(self.len) {
-            self.new.wrapping_add(self.len)
-        } else {
-            self.follow(p)
-        }
+        if p == self.old.wrapping_add(self.len) { self.new.wrapping_add(self.len) } else { self.follow(p) }
     }
 }
 
@@ -141,21 +133,13 @@ impl Arena {
 
     /// Size of the block that a request for `need` bytes, not fitting, would allocate.
     fn next_size(&self, need: usize) -> usize {
-        if need > self.huge() {
-            need
-        } else {
-            self.next.max(need)
-        }
+        if need > self.huge() { need } else { self.next.max(need) }
     }
 
     /// Bytes that [`try_copy`](Arena::try_copy) of `len` bytes would newly allocate,
     /// the block directory's growth included.
     pub(crate) fn cost(&self, len: usize) -> usize {
-        if len == 0 || (len <= self.huge() && self.room() >= len) {
-            0
-        } else {
-            self.open_cost(len)
-        }
+        if len == 0 || (len <= self.huge() && self.room() >= len) { 0 } else { self.open_cost(len) }
     }
 
     /// Bytes that opening a block for `need` bytes would allocate, with a bound on the

@@ -54,11 +54,7 @@ impl Counters {
     /// Mean probes per lookup (0 with no lookups).
     #[cfg(feature = "interner")]
     pub(crate) fn mean_probe(&self) -> f64 {
-        if self.lookups == 0 {
-            0.0
-        } else {
-            self.probes as f64 / self.lookups as f64
-        }
+        if self.lookups == 0 { 0.0 } else { self.probes as f64 / self.lookups as f64 }
     }
 }
 

@@ -24,9 +24,9 @@ use std::hash::{BuildHasher, RandomState};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 #[cfg(feature = "interner")]
-use foldhash::fast::FoldHasher;
-#[cfg(feature = "interner")]
 use foldhash::SharedSeed;
+#[cfg(feature = "interner")]
+use foldhash::fast::FoldHasher;
 
 /// Hashes `bytes` under `seed`. Zero is reserved for "not cached yet".
 #[inline]

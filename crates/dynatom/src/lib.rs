@@ -196,20 +196,20 @@ mod utf8;
 #[cfg(feature = "serde")]
 mod handle_serde;
 
+pub use crate::atom::Atom;
 pub use crate::atom::byte_atom::ByteAtom;
 pub use crate::atom::table::{AtomTable, MemoryReport};
-pub use crate::atom::Atom;
 pub use crate::builder::{ByteStrBuilder, PartialWrite, Piece, Pieces, StrBuilder};
 pub use crate::error::{BuildError, StrError};
 #[cfg(feature = "interner")]
 pub use crate::interner::{Interner, InternerError, Limits, Resolver, Symbol, SyncInterner};
 pub use crate::repr::block_cache::{
-    block_cache_bytes, set_block_cache_limit, trim_block_cache, DEFAULT_BLOCK_CACHE_LIMIT,
+    DEFAULT_BLOCK_CACHE_LIMIT, block_cache_bytes, set_block_cache_limit, trim_block_cache,
 };
 #[cfg(feature = "small-map")]
 pub use crate::small_map::{AtomMap, Hint, HintKey, SmallMap, SmallMapStats};
-pub use crate::str::byte_str::ByteStr;
 pub use crate::str::Str;
+pub use crate::str::byte_str::ByteStr;
 
 /// The README's examples, compiled and run as doctests so they cannot rot. The crate's
 /// `README.md` is a link to the workspace's, so this path works in the packaged crate too.

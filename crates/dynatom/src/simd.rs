@@ -109,7 +109,7 @@ unsafe fn read32(p: *const u8, at: usize) -> u32 {
 /// Word-at-a-time versions, for every target.
 #[cfg_attr(all(target_arch = "x86_64", not(miri)), allow(dead_code))]
 mod portable {
-    use super::{read64, Lanes16, Splat8};
+    use super::{Lanes16, Splat8, read64};
 
     #[inline(always)]
     pub(super) fn match_masked(lanes: &Lanes16, mask: &Splat8, want: u16) -> u32 {
@@ -142,7 +142,7 @@ mod portable {
 mod sse2 {
     use super::{Lanes16, Splat8};
     use std::arch::x86_64::{
-        __m128i, _mm_and_si128, _mm_cmpeq_epi16, _mm_cmpeq_epi8, _mm_load_si128, _mm_loadu_si128, _mm_movemask_epi8,
+        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_cmpeq_epi16, _mm_load_si128, _mm_loadu_si128, _mm_movemask_epi8,
         _mm_packs_epi16, _mm_set1_epi16,
     };
 

@@ -6,12 +6,12 @@
 //! Allocation failure comes from this binary's global allocator, which refuses, on
 //! demand and on the calling thread only, every request of at least a given size.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use dynatom::interner::{InternerError, Limits, Symbol};
 use dynatom::{
-    str_format, try_str_format, AtomTable, BuildError, ByteStr, Interner, Pieces, Str, StrBuilder, StrError,
-    SyncInterner,
+    AtomTable, BuildError, ByteStr, Interner, Pieces, Str, StrBuilder, StrError, SyncInterner, str_format,
+    try_str_format,
 };
 
 mod failing_alloc;
@@ -188,9 +188,19 @@ fn bad_slices_are_none_or_a_panic_that_names_the_range() {
         let message = slice_panic(&s, 3, 2);
         assert_eq!(message, format!("Str::slice: range 3..2 of a {len}-byte string starts after it ends"));
         let message = slice_panic(&s, 2, 4);
-        assert_eq!(message, format!("Str::slice: range 2..4 of a {len}-byte string is not on a char boundary (byte 2 is inside a character)"));
+        assert_eq!(
+            message,
+            format!(
+                "Str::slice: range 2..4 of a {len}-byte string is not on a char boundary (byte 2 is inside a character)"
+            )
+        );
         let message = slice_panic(&s, 1, 2);
-        assert_eq!(message, format!("Str::slice: range 1..2 of a {len}-byte string is not on a char boundary (byte 2 is inside a character)"));
+        assert_eq!(
+            message,
+            format!(
+                "Str::slice: range 1..2 of a {len}-byte string is not on a char boundary (byte 2 is inside a character)"
+            )
+        );
         assert_eq!(s.byte_at(len), None);
         assert_eq!(s.char_at(2), None);
     }

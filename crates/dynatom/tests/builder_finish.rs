@@ -9,7 +9,7 @@
 
 mod realloc_log;
 
-use dynatom::{str_format, Atom, ByteStr, ByteStrBuilder, Str, StrBuilder, StrError};
+use dynatom::{Atom, ByteStr, ByteStrBuilder, Str, StrBuilder, StrError, str_format};
 
 #[global_allocator]
 static ALLOCATOR: realloc_log::LoggingAllocator = realloc_log::LoggingAllocator;

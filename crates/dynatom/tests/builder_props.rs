@@ -7,7 +7,7 @@ use common::ChunkedWriter;
 
 use std::fmt::Write as _;
 
-use dynatom::{str_format, Pieces, Str, StrBuilder};
+use dynatom::{Pieces, Str, StrBuilder, str_format};
 use proptest::prelude::*;
 
 #[global_allocator]

@@ -2,8 +2,8 @@
 //! maps behave exactly like `Vec<u8>` (and `HashMap<Vec<u8>, V>`), and bytes meet text at
 //! the same atoms.
 
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
 use dynatom::{Atom, AtomMap, AtomTable, ByteAtom, ByteStr, ByteStrBuilder, Pieces, SmallMap, Str, StrError};

@@ -7,14 +7,14 @@
 //! deadline; one that does not is killed and counted as hung.
 #![cfg(unix)]
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use dynatom::{Atom, AtomTable, Str};
 
-extern "C" {
+unsafe extern "C" {
     fn fork() -> i32;
     fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
     fn kill(pid: i32, signal: i32) -> i32;
@@ -91,13 +91,7 @@ fn failed_children(child: fn()) -> usize {
         if pid == 0 {
             let ok = std::panic::catch_unwind(child).is_ok();
             // SAFETY: leaving the child process.
-            unsafe {
-                if ok {
-                    exit(0)
-                } else {
-                    _exit(3)
-                }
-            }
+            unsafe { if ok { exit(0) } else { _exit(3) } }
         }
         pids.push(pid);
         thread::sleep(Duration::from_millis(2));

@@ -8,7 +8,7 @@
 //! table generations.
 
 use std::collections::HashMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use dynatom::interner::{InternerError, Symbol};
 use dynatom::{Interner, SyncInterner};

@@ -316,10 +316,10 @@ fn import_graph() -> Graph {
         let targets = graph.entry(from.clone()).or_default();
         for path in paths_in(module, &code_only(text)) {
             let path = resolve_reexport(path, &reexports);
-            if let Some(to) = node_of(&path) {
-                if to != from {
-                    targets.insert(to);
-                }
+            if let Some(to) = node_of(&path)
+                && to != from
+            {
+                targets.insert(to);
             }
         }
     }

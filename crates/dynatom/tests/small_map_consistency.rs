@@ -4,7 +4,7 @@
 //! the insertion order) and then used further.
 
 use std::collections::HashMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use dynatom::{Atom, AtomMap, AtomTable, HintKey, SmallMap};
 

@@ -9,8 +9,8 @@
 
 use dynatom::{Atom, AtomTable, Str};
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicIsize, Ordering};
 use std::sync::Barrier;
+use std::sync::atomic::{AtomicIsize, Ordering};
 
 /// Counts the bytes allocated and freed while the current thread is inside dynatom work
 /// (see `counted`), so std's own per-thread bookkeeping, which it sets up and tears down

@@ -1,6 +1,6 @@
 //! The atom table's memory report counts what its fields say.
 
-use dynatom::{str_format, Atom, AtomTable, MemoryReport, Str};
+use dynatom::{Atom, AtomTable, MemoryReport, Str, str_format};
 
 /// A literal-only `str_format!` is a static string: its atom's characters stay in the
 /// binary and are reported as such, beside the entry that files them.

@@ -44,7 +44,7 @@ fn op() -> impl Strategy<Value = Op> {
 
 /// Texts the table files (longer than an inline atom), with their live handle counts.
 fn filed(model: &HashMap<&str, usize>) -> usize {
-    model.iter().filter(|(text, &count)| text.len() > 7 && count > 0).count()
+    model.iter().filter(|&(text, &count)| text.len() > 7 && count > 0).count()
 }
 
 proptest! {

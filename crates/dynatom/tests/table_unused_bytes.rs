@@ -15,11 +15,7 @@ fn large_text(tag: &str, i: usize, len: usize) -> String {
 /// How many large texts each test interns: fewer under valgrind (~50x slower), still
 /// many times the byte floor.
 fn texts(n: usize) -> usize {
-    if std::env::var("LD_PRELOAD").is_ok_and(|preload| preload.contains("vgpreload")) {
-        n / 6
-    } else {
-        n
-    }
+    if std::env::var("LD_PRELOAD").is_ok_and(|preload| preload.contains("vgpreload")) { n / 6 } else { n }
 }
 
 fn assert_within_bound(report: &MemoryReport, step: usize) {

@@ -3,9 +3,9 @@
 
 use std::fmt;
 
-use crate::error::or_panic;
 use crate::error::Fallibility;
 use crate::error::StrError;
+use crate::error::or_panic;
 use crate::repr::growable::GrowableBlock;
 use crate::str::byte_str::ByteStr;
 

@@ -3,13 +3,13 @@
 use std::fmt;
 use std::io::IoSlice;
 
-use crate::atom::byte_atom::ByteAtom;
 use crate::atom::Atom;
+use crate::atom::byte_atom::ByteAtom;
 use crate::error::or_panic;
 use crate::error::{Fallibility, StrError};
 use crate::repr::str_word::ExactSink;
-use crate::str::byte_str::ByteStr;
 use crate::str::Str;
+use crate::str::byte_str::ByteStr;
 
 /// One piece of a [`Pieces`] list. Its `From` conversions say how each kind enters the
 /// list: `Str`, `Atom`, `ByteStr`, `ByteAtom`, `&'static str` and `&'static [u8]` without

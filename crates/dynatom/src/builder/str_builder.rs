@@ -4,10 +4,10 @@ use std::fmt;
 
 use crate::error::Fallibility;
 use crate::error::StrError;
-use crate::error::{or_panic, BuildError};
+use crate::error::{BuildError, or_panic};
 use crate::repr::growable::GrowableBlock;
-use crate::str::byte_str::ByteStr;
 use crate::str::Str;
+use crate::str::byte_str::ByteStr;
 use crate::utf8::Utf8;
 
 /// A string being built: amortised O(1) appends, and a [`finish`](StrBuilder::finish)
@@ -462,7 +462,7 @@ impl<'a> FromIterator<&'a str> for StrBuilder {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::repr::block_cache::test_view::{blocks_with_room_for, capacity_class, CACHED_FROM_LEN, SERIAL};
+    use crate::repr::block_cache::test_view::{CACHED_FROM_LEN, SERIAL, blocks_with_room_for, capacity_class};
     use crate::{set_block_cache_limit, trim_block_cache};
 
     #[test]

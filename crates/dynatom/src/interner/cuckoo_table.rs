@@ -232,11 +232,7 @@ impl SymTable {
     #[cold]
     fn try_grow(&mut self, need: usize) -> Result<(), AllocFailed> {
         let bits = Self::bits_for(need).ok_or(AllocFailed { bytes: usize::MAX })?.max(self.bits);
-        if bits == self.bits + 1 && !self.buckets.is_empty() {
-            self.try_double()
-        } else {
-            self.try_rebuild(bits)
-        }
+        if bits == self.bits + 1 && !self.buckets.is_empty() { self.try_double() } else { self.try_rebuild(bits) }
     }
 
     /// The symbol field of a slot: symbol index + 1 (nonzero for a real slot).
@@ -486,12 +482,12 @@ impl SymTable {
             *self = SymTable::new();
             return;
         }
-        if let Some(bits) = Self::bits_for(self.len) {
-            if bits < self.bits {
-                // Shrinking is optional: without memory for the smaller copy, the
-                // table stays as it is.
-                let _ = self.try_rebuild(bits);
-            }
+        if let Some(bits) = Self::bits_for(self.len)
+            && bits < self.bits
+        {
+            // Shrinking is optional: without memory for the smaller copy, the
+            // table stays as it is.
+            let _ = self.try_rebuild(bits);
         }
         self.stash.shrink_to_fit();
     }

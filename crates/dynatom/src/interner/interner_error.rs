@@ -73,11 +73,7 @@ impl From<AllocFailed> for InternerError {
 
 /// `"1 symbol"`, `"2 symbols"`.
 pub(crate) fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 impl fmt::Display for InternerError {
@@ -147,11 +143,7 @@ impl Limits {
     }
 
     pub(crate) fn check_bytes(&self, needed: usize) -> Result<(), InternerError> {
-        if needed > self.max_bytes {
-            Err(InternerError::MemoryLimit { needed, limit: self.max_bytes })
-        } else {
-            Ok(())
-        }
+        if needed > self.max_bytes { Err(InternerError::MemoryLimit { needed, limit: self.max_bytes }) } else { Ok(()) }
     }
 }
 

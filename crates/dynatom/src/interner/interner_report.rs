@@ -76,11 +76,7 @@ impl InternerMemoryReport {
     /// assert!(i.memory_report().overhead_per_string() > 0.0);
     /// ```
     pub fn overhead_per_string(&self) -> f64 {
-        if self.strings == 0 {
-            0.0
-        } else {
-            (self.total_bytes() - self.char_bytes) as f64 / self.strings as f64
-        }
+        if self.strings == 0 { 0.0 } else { (self.total_bytes() - self.char_bytes) as f64 / self.strings as f64 }
     }
 }
 

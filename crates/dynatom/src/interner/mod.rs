@@ -39,12 +39,12 @@ pub use resolver::Resolver;
 pub use symbol::Symbol;
 pub use sync_interner::SyncInterner;
 
-use cuckoo_table::{hash27, SymTable};
+use cuckoo_table::{SymTable, hash27};
 use text_store::TextStore;
 
 use crate::arena::AllocFailed;
 use crate::counters::{Counter, RelaxedCounters, Uncounted};
-use crate::hash::{random_seed, StrHasher, DETERMINISTIC_SEED};
+use crate::hash::{DETERMINISTIC_SEED, StrHasher, random_seed};
 
 use std::num::NonZeroU32;
 

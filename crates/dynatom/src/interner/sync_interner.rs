@@ -1,14 +1,14 @@
 //! [`SyncInterner`]: an interner shared across threads.
 
 use super::column::Column;
-use super::shard_table::{hash32, ShardTable};
+use super::shard_table::{ShardTable, hash32};
 use super::{InternerError, InternerMemoryReport, Limits, Symbol};
 use crate::arena::{Arena, ChunkSizes};
 use crate::counters::Counters;
-use crate::hash::{hash_bytes, random_seed, DETERMINISTIC_SEED};
+use crate::hash::{DETERMINISTIC_SEED, hash_bytes, random_seed};
 // `lock` ignores poisoning: a panic while holding a shard lock leaves the shard
 // consistent (entries are published last).
-use crate::sync::{lock, spin_loop, AtomicUsize, Mutex, Ordering};
+use crate::sync::{AtomicUsize, Mutex, Ordering, lock, spin_loop};
 
 /// Keeps read-mostly and written data on separate cache lines.
 #[repr(align(128))]

@@ -194,11 +194,7 @@ impl TextStore {
     #[inline(always)]
     fn run_len(&self) -> usize {
         let i = self.len();
-        if i.is_multiple_of(PAGE) {
-            0
-        } else {
-            usize::from(self.ends[i] & !FLAG)
-        }
+        if i.is_multiple_of(PAGE) { 0 } else { usize::from(self.ends[i] & !FLAG) }
     }
 
     /// Makes every allocation that appending an entry with `run_bytes` bytes in its

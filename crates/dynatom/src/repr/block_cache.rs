@@ -62,10 +62,10 @@ pub const DEFAULT_BLOCK_CACHE_LIMIT: usize = 0;
 #[inline]
 pub(super) unsafe fn alloc(layout: Layout) -> *mut u8 {
     #[cfg(not(loom))]
-    if layout.size() >= CACHED_FROM {
-        if let Some(block) = cache::take(layout) {
-            return block.as_ptr();
-        }
+    if layout.size() >= CACHED_FROM
+        && let Some(block) = cache::take(layout)
+    {
+        return block.as_ptr();
     }
     // SAFETY: forwarded from the caller.
     let block = unsafe { raw_alloc::alloc(layout) };
@@ -117,7 +117,7 @@ fn populate(block: *mut u8, size: usize) {
     use std::ffi::{c_int, c_void};
     const PAGE: usize = 4096;
     const MADV_POPULATE_WRITE: c_int = 23;
-    extern "C" {
+    unsafe extern "C" {
         fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
     }
     let start = (block as usize).next_multiple_of(PAGE);
@@ -139,12 +139,12 @@ fn populate(block: *mut u8, size: usize) {
 #[inline]
 pub(super) unsafe fn dealloc(ptr: *mut u8, layout: Layout) {
     #[cfg(not(loom))]
-    if layout.size() >= CACHED_FROM {
-        if let Some(block) = NonNull::new(ptr) {
-            // SAFETY: forwarded from the caller: the block is ours to keep.
-            if unsafe { cache::keep(block, layout) } {
-                return;
-            }
+    if layout.size() >= CACHED_FROM
+        && let Some(block) = NonNull::new(ptr)
+    {
+        // SAFETY: forwarded from the caller: the block is ours to keep.
+        if unsafe { cache::keep(block, layout) } {
+            return;
         }
     }
     // SAFETY: forwarded from the caller.
@@ -215,7 +215,7 @@ pub(crate) mod cache {
     use std::ptr::NonNull;
 
     use super::DEFAULT_BLOCK_CACHE_LIMIT;
-    use crate::sync::{lock, raw_alloc, Mutex};
+    use crate::sync::{Mutex, lock, raw_alloc};
 
     /// A freed block, owned by the cache.
     struct CachedBlock(NonNull<u8>);
@@ -332,7 +332,7 @@ pub(crate) mod cache {
 /// What tests above this layer (the builders') watch the cache through.
 #[cfg(all(test, not(loom)))]
 pub(crate) mod test_view {
-    use super::{cache, CACHED_FROM};
+    use super::{CACHED_FROM, cache};
 
     /// The cache is process-wide: tests that set its limit or trim it take turns through
     /// this lock, so that one's trim or limit does not land between another's free and

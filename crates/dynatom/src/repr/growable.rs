@@ -23,7 +23,7 @@ use std::alloc::Layout;
 use std::ptr::{self, NonNull};
 
 use super::block_cache;
-use super::heap::{block_layout, capacity_class, Block, Fallibility, HEADER_SIZE, MAX_LEN};
+use super::heap::{Block, Fallibility, HEADER_SIZE, MAX_LEN, block_layout, capacity_class};
 use super::str_word::StrWord;
 use crate::error::StrError;
 use crate::sync::raw_alloc;
@@ -152,12 +152,12 @@ impl GrowableBlock {
             unsafe { block_cache::alloc(new_layout) }
         } else {
             let old_layout = block_layout(self.capacity).expect("the current capacity was valid");
-            if new_layout.size() > old_layout.size() {
-                if let Some(cached) = block_cache::take_cached(new_layout) {
-                    self.move_into(cached, old_layout);
-                    self.capacity = capacity;
-                    return Ok(());
-                }
+            if new_layout.size() > old_layout.size()
+                && let Some(cached) = block_cache::take_cached(new_layout)
+            {
+                self.move_into(cached, old_layout);
+                self.capacity = capacity;
+                return Ok(());
             }
             // SAFETY: `base()` was allocated with `old_layout` (every allocation and
             // resize records its capacity), the new size is non-zero and was checked by

@@ -37,7 +37,7 @@ use std::ptr::{self, NonNull};
 
 use super::block_cache;
 use crate::error::StrError;
-use crate::sync::{fence, AtomicU32, AtomicU64, Ordering};
+use crate::sync::{AtomicU32, AtomicU64, Ordering, fence};
 
 pub(crate) use crate::error::{Fallibility, MAX_LEN};
 

@@ -8,12 +8,12 @@ use super::entry::Entry;
 use super::iter::{IntoIter, Iter, IterMut, Keys, Values, ValuesMut};
 use super::map::SmallMap;
 use super::stats;
-use crate::atom::byte_atom::ByteAtom;
 use crate::atom::Atom;
+use crate::atom::byte_atom::ByteAtom;
 use crate::error::StrError;
 use crate::repr::atom_word::AtomWord;
-use crate::str::byte_str::ByteStr;
 use crate::str::Str;
+use crate::str::byte_str::ByteStr;
 
 /// A map keyed by text that interns each key on insert, so that the map itself only ever
 /// sees [`Atom`]s: one-word keys whose hints come from a mix of that word.

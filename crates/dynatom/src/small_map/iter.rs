@@ -10,7 +10,7 @@ use super::map::SmallMap;
 macro_rules! entry_iterator {
     (
         $(#[$doc:meta])*
-        $name:ident<$($lt:lifetime,)? K, V>($inner:ty) -> $item:ty, |$entry:pat_param| $map:expr
+        $name:ident<$($lt:lifetime,)? K, V>($inner:ty) -> $item:ty, |$entry:pat_param| $map:expr_2021
     ) => {
         $(#[$doc])*
         #[derive(Debug)]

@@ -4,12 +4,12 @@ use std::borrow::Cow;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::atom::Atom;
 use crate::atom::byte_atom::ByteAtom;
 use crate::atom::table::AtomTable;
-use crate::atom::Atom;
 use crate::hash;
-use crate::str::byte_str::ByteStr;
 use crate::str::Str;
+use crate::str::byte_str::ByteStr;
 
 /// A key type for [`SmallMap`](crate::SmallMap): equality plus a 64-bit hash that the
 /// map turns into one-byte [hints](crate::Hint) (small form) or table buckets (large form).

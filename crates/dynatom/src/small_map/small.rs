@@ -54,11 +54,11 @@ where
         return None;
     }
     let slot = matches.lowest_or_8();
-    if let Some(entry) = entries.get(slot) {
-        if entry.0.borrow() == key {
-            stats::hint_hit();
-            return Some(found(slot, entry));
-        }
+    if let Some(entry) = entries.get(slot)
+        && entry.0.borrow() == key
+    {
+        stats::hint_hit();
+        return Some(found(slot, entry));
     }
     stats::false_match();
     find_in(matches.after_lowest(), entries, key).map(|(slot, entry)| found(slot, entry))

@@ -30,8 +30,8 @@
 //! assert_eq!((name, value), (Str::from("Host"), Str::from("example.com")));
 //! ```
 
-use crate::str::byte_str::not_a_part;
 use crate::str::Str;
+use crate::str::byte_str::not_a_part;
 
 impl Str {
     /// The byte at `index`, or `None` past the end. No allocation (Lua's

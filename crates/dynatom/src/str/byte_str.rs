@@ -6,7 +6,7 @@ use crate::atom::table::AtomTable;
 use crate::error::{Fallibility, StrError};
 use crate::repr::growable::GrowableBlock;
 use crate::repr::heap::Block;
-use crate::repr::str_word::{StrForm, StrWord, INLINE_CAPACITY};
+use crate::repr::str_word::{INLINE_CAPACITY, StrForm, StrWord};
 
 /// A slice whose parent buffer is at least this long may be copied out instead of
 /// shared (see [`ByteStr::slice`]).
@@ -429,10 +429,10 @@ impl ByteStr {
         if a.len() != b.len() {
             return false;
         }
-        if let (Some(x), Some(y)) = (self.whole_block(), other.whole_block()) {
-            if !blocks_may_be_equal(x, y) {
-                return false;
-            }
+        if let (Some(x), Some(y)) = (self.whole_block(), other.whole_block())
+            && !blocks_may_be_equal(x, y)
+        {
+            return false;
         }
         a == b
     }

@@ -8,11 +8,11 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 
-use crate::atom::byte_atom::ByteAtom;
 use crate::atom::Atom;
+use crate::atom::byte_atom::ByteAtom;
 use crate::error::StrError;
-use crate::str::byte_str::ByteStr;
 use crate::str::Str;
+use crate::str::byte_str::ByteStr;
 
 impl Deref for ByteStr {
     type Target = [u8];

@@ -10,9 +10,9 @@
 
 use std::convert::Infallible;
 
-use super::byte_str::ByteStr;
 use super::Str;
-use crate::error::{or_panic, Fallibility, StrError};
+use super::byte_str::ByteStr;
+use crate::error::{Fallibility, StrError, or_panic};
 use crate::repr::growable::GrowableBlock;
 use crate::repr::str_word::ExactSink;
 use crate::utf8::Utf8;

@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use super::byte_str::ByteStr;
 use super::Str;
+use super::byte_str::ByteStr;
 use crate::error::{BuildError, Fallibility, StrError};
 use crate::repr::growable::GrowableBlock;
 use crate::utf8::Utf8;
@@ -137,9 +137,5 @@ impl fmt::Write for TextSink {
 /// The string for a format that is all literal text: inline if short (like every other
 /// result of at most 15 bytes), else the static text itself.
 fn literal(text: &'static str) -> Str {
-    if text.len() <= Str::INLINE_CAPACITY {
-        Str::from(text)
-    } else {
-        Str::from_static(text)
-    }
+    if text.len() <= Str::INLINE_CAPACITY { Str::from(text) } else { Str::from_static(text) }
 }

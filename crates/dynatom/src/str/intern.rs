@@ -4,11 +4,11 @@
 
 use std::convert::Infallible;
 
-use super::byte_str::ByteStr;
 use super::Str;
+use super::byte_str::ByteStr;
+use crate::atom::Atom;
 use crate::atom::byte_atom::ByteAtom;
 use crate::atom::table::AtomTable;
-use crate::atom::Atom;
 use crate::error::{Fallibility, StrError};
 
 impl Str {

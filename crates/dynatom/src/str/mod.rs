@@ -12,7 +12,7 @@ mod str_traits;
 
 use std::ops::{Bound, RangeBounds};
 
-use self::byte_str::{bounds, ByteStr};
+use self::byte_str::{ByteStr, bounds};
 use crate::error::{Fallibility, StrError};
 use crate::repr::str_word::INLINE_CAPACITY;
 use crate::utf8::Utf8;

@@ -4,8 +4,8 @@
 use std::convert::Infallible;
 
 use super::AtomTable;
-use crate::atom::byte_atom::ByteAtom;
 use crate::atom::Atom;
+use crate::atom::byte_atom::ByteAtom;
 use crate::error::{Fallibility, StrError};
 use crate::utf8::Utf8;
 

@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use super::shared::for_each_entry;
 use super::TableShared;
+use super::shared::for_each_entry;
 use crate::counters::Counters;
 use crate::repr::atom_word::RawAtom;
 
@@ -132,7 +132,7 @@ impl MemoryReport {
 
 #[cfg(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))]
 fn usable_size(ptr: *mut u8) -> usize {
-    extern "C" {
+    unsafe extern "C" {
         fn malloc_usable_size(ptr: *mut std::ffi::c_void) -> usize;
     }
     // SAFETY: `ptr` is a live heap block (its shard is locked), and with this feature

@@ -13,7 +13,7 @@ use shared::SharedRef;
 use shared::TableKind;
 pub(crate) use shared::TableShared;
 
-use crate::error::{Fallibility, StrError, MAX_LEN};
+use crate::error::{Fallibility, MAX_LEN, StrError};
 use crate::repr::atom_word::AtomWord;
 use crate::repr::str_word::{StrForm, StrWord};
 

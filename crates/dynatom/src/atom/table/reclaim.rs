@@ -53,7 +53,7 @@ use std::ptr::NonNull;
 use crate::error::StrError;
 #[cfg(loom)]
 use crate::sync::Arc;
-use crate::sync::{fence, lock, AtomicUsize, Mutex, Ordering};
+use crate::sync::{AtomicUsize, Mutex, Ordering, fence, lock};
 
 /// The epoch counter and every thread's record.
 struct Domain {
@@ -312,11 +312,7 @@ fn register_thread() -> Option<NonNull<Record>> {
 /// is an error rather than an abort. Reads one thread-local once the thread has a record.
 #[inline]
 pub(crate) fn ensure_registered() -> Result<(), StrError> {
-    if HOT.with(|hot| hot.record.get()).is_null() {
-        register_fallibly()
-    } else {
-        Ok(())
-    }
+    if HOT.with(|hot| hot.record.get()).is_null() { register_fallibly() } else { Ok(()) }
 }
 
 #[cold]

@@ -37,11 +37,11 @@
 
 use std::ptr::NonNull;
 
-use crate::error::{StrError, MAX_LEN};
+use crate::error::{MAX_LEN, StrError};
 use crate::hash;
 use crate::repr::atom_word::{AtomWord, RawAtom};
-use crate::repr::heap::{cacheable_hash, Block, Fallibility, StaticEntry, INTERNED, LOCAL, OWN_SEED};
-use crate::sync::{lock, AtomicUsize, Mutex, Ordering};
+use crate::repr::heap::{Block, Fallibility, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash};
+use crate::sync::{AtomicUsize, Mutex, Ordering, lock};
 
 use super::reclaim::{self, Retired};
 use super::slots::{Slots, SlotsGuard};
@@ -645,7 +645,7 @@ fn sweep_global_table_at_exit() {
     extern "C" fn sweep() {
         crate::atom::table::AtomTable::global().shrink();
     }
-    extern "C" {
+    unsafe extern "C" {
         fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
     }
     // SAFETY: `atexit` is the C library's; `sweep` is a plain function that unwinds into
@@ -675,7 +675,7 @@ mod fork {
     use super::ShardGuard;
     use crate::atom::table::reclaim;
     use crate::repr::block_cache::cache;
-    use crate::sync::{lock, MutexGuard};
+    use crate::sync::{MutexGuard, lock};
 
     struct Held {
         // Dropped in declaration order: the reverse of the order they were taken in.
@@ -708,17 +708,17 @@ mod fork {
 
     extern "C" fn in_child() {
         let _ = HELD.try_with(|slot| {
-            if let Some(mut held) = slot.borrow_mut().take() {
-                if let Some(reclaimer) = held.reclaimer.take() {
-                    reclaimer.release_in_child();
-                }
+            if let Some(mut held) = slot.borrow_mut().take()
+                && let Some(reclaimer) = held.reclaimer.take()
+            {
+                reclaimer.release_in_child();
             }
         });
     }
 
     pub(super) fn keep_locks_across_fork() {
         type Handler = Option<extern "C" fn()>;
-        extern "C" {
+        unsafe extern "C" {
             fn pthread_atfork(prepare: Handler, parent: Handler, child: Handler) -> std::ffi::c_int;
         }
         // SAFETY: `pthread_atfork` is the C library's; the handlers are plain functions

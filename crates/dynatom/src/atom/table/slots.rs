@@ -77,7 +77,7 @@ use std::ptr::{self, NonNull};
 use super::reclaim::{self, Retired};
 use crate::error::StrError;
 use crate::sync::{
-    exclusive, exclusive_ptr, lock, raw_alloc, unshared_load, AtomicPtr, AtomicUsize, Mutex, MutexGuard, Ordering,
+    AtomicPtr, AtomicUsize, Mutex, MutexGuard, Ordering, exclusive, exclusive_ptr, lock, raw_alloc, unshared_load,
 };
 
 /// Bit 2 of a slot word: the entry carries a hash tag in the top bits.
@@ -122,11 +122,7 @@ mod tag {
     #[inline]
     pub(super) fn pack(entry: NonNull<u8>, hash: u64) -> *mut u8 {
         let ptr = entry.as_ptr();
-        if ptr.addr() >> SHIFT == 0 {
-            ptr.map_addr(|addr| addr | TAGGED | of(hash))
-        } else {
-            ptr
-        }
+        if ptr.addr() >> SHIFT == 0 { ptr.map_addr(|addr| addr | TAGGED | of(hash)) } else { ptr }
     }
 
     /// Whether `word` is tagged with `wanted` (as made by [`of`]), in one mask and compare.
@@ -139,11 +135,7 @@ mod tag {
     /// The entry of a non-empty, non-tombstone word.
     #[inline]
     pub(super) fn unpack(word: *mut u8) -> *mut u8 {
-        if word.addr() & TAGGED != 0 {
-            word.map_addr(|addr| addr & ADDRESS & !TAGGED)
-        } else {
-            word
-        }
+        if word.addr() & TAGGED != 0 { word.map_addr(|addr| addr & ADDRESS & !TAGGED) } else { word }
     }
 }
 
@@ -771,11 +763,7 @@ impl<S> SlotsGuard<'_, S> {
             Err(err) => {
                 // No new array: use the old one up to one free slot.
                 let current = self.slots.arrays().0.ok_or(err.clone())?;
-                if self.locked.occupied + self.locked.tombstones + 2 <= capacity {
-                    Ok(current)
-                } else {
-                    Err(err)
-                }
+                if self.locked.occupied + self.locked.tombstones + 2 <= capacity { Ok(current) } else { Err(err) }
             }
         }
     }

@@ -10,8 +10,8 @@
 use std::ptr::NonNull;
 
 use loom::cell::UnsafeCell;
-use loom::sync::atomic::AtomicU32;
 use loom::sync::Arc;
+use loom::sync::atomic::AtomicU32;
 use loom::thread;
 
 use super::*;

@@ -9,8 +9,8 @@
 
 use std::collections::HashSet;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, Ordering as StdOrdering};
 use std::sync::Arc as StdArc;
+use std::sync::atomic::{AtomicBool, Ordering as StdOrdering};
 
 use proptest::prelude::*;
 
