@@ -135,11 +135,12 @@
 //!   byte handle as machine words, for the C ABI, and what its bytes promise to
 //!   `utf8.rs`).
 //! * The atom table's shard code, which reads entries under their shard's lock:
-//!   `atom/table/shared.rs` and `atom/table/memory_report.rs` (memory reports; with `glibc-slop`, also
-//!   glibc's `malloc_usable_size`), and the lock-free slot array and the reclamation of
-//!   what its readers may still see: `atom/table/slots.rs` and `atom/table/reclaim.rs`, with the
-//!   set's own tests and loom models (`atom/table/slots_tests.rs`, `atom/table/slots_loom.rs`), which
-//!   free what they file through the same reclaimer.
+//!   `atom/table/shared.rs` and `atom/table/memory_report.rs` (memory reports; with
+//!   `glibc-slop`, also glibc's `malloc_usable_size`), and the lock-free slot array and the
+//!   reclamation of what its readers may still see: `atom/table/slots.rs` and
+//!   `atom/table/reclaim.rs`, with the set's own tests and loom models
+//!   (`atom/table/slots_tests.rs`, `atom/table/slots_loom.rs`), which free what they file
+//!   through the same reclaimer.
 //! * The interners' storage: `arena.rs` (the bump arena both interners keep their text
 //!   in), `interner/text_store.rs` (the [`Interner`]'s index of that text),
 //!   `interner/segments.rs` (arrays published to readers without a lock),

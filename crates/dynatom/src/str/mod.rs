@@ -341,7 +341,7 @@ impl Str {
     }
 
     /// `self[start..end]` without copying: inline if it fits, else the same buffer.
-    /// Deliberately skips [`Str::slice`]'s copy-small-pieces policy (see `str_access`).
+    /// Deliberately skips [`Str::slice`]'s copy-small-pieces policy (see `str/access.rs`).
     ///
     /// # Panics
     /// If the range is out of bounds or not on char boundaries.
