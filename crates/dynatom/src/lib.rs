@@ -198,6 +198,7 @@ mod utf8;
 mod handle_serde;
 
 pub use crate::atom::Atom;
+pub use crate::atom::atom_hasher::{AtomHasher, BuildAtomHasher};
 pub use crate::atom::byte_atom::ByteAtom;
 pub use crate::atom::table::{AtomTable, MemoryReport};
 pub use crate::builder::{ByteStrBuilder, PartialWrite, Piece, Pieces, StrBuilder};

@@ -2,7 +2,7 @@
 //! handles alive for each text, and remembers which texts the table still files (in use,
 //! or unused until a sweep) and at what address.
 
-use dynatom::{Atom, AtomTable, Str};
+use dynatom::{Atom, AtomTable, BuildAtomHasher, Str};
 use proptest::prelude::*;
 use std::collections::HashMap;
 
@@ -48,6 +48,22 @@ fn filed(model: &HashMap<&str, usize>) -> usize {
 }
 
 proptest! {
+    /// A std `HashMap` keyed by atoms under `BuildAtomHasher` counts like one keyed by
+    /// `String` under std's hasher.
+    #[test]
+    fn atom_keyed_std_map_matches_a_string_keyed_one(words in proptest::collection::vec("[a-d]{0,3}|[a-z ]{8,24}", 0..200)) {
+        let mut atoms: HashMap<Atom, u32, BuildAtomHasher> = HashMap::default();
+        let mut model: HashMap<String, u32> = HashMap::new();
+        for word in &words {
+            *atoms.entry(Atom::from(word.as_str())).or_insert(0) += 1;
+            *model.entry(word.clone()).or_insert(0) += 1;
+        }
+        prop_assert_eq!(atoms.len(), model.len());
+        for (word, count) in &model {
+            prop_assert_eq!(atoms.get(&Atom::from(word.as_str())), Some(count));
+        }
+    }
+
     #[test]
     fn table_matches_model(ops in proptest::collection::vec(op(), 1..120), seed in any::<u64>()) {
         // Even seeds: a table of its own seed (copies); odd: a process-seed table (adopts).

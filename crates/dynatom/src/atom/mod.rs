@@ -1,5 +1,6 @@
 //! [`Atom`]: an interned string, eight bytes, compared by one word.
 
+pub(crate) mod atom_hasher;
 pub(crate) mod byte_atom;
 mod byte_atom_raw;
 pub(crate) mod table;
