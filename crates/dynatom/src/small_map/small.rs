@@ -27,10 +27,14 @@ pub(crate) const SCAN_WITHOUT_HINTS: usize = 4;
 /// never called: such a scan's compares wait only for the key, while a search through the
 /// hints waits for the hint's two multiplies and the match before it can compare, which
 /// at these sizes costs more than the compares it saves.
-#[inline]
+///
+/// `entries` comes as the vector, not a slice, so that its length is read first and its
+/// address only once a hint matches: a miss reads neither the address nor any entry.
+/// (Always inlined: otherwise the vector's fields are loaded up front at the call.)
+#[inline(always)]
 pub(crate) fn find<'a, K, V, Q, R>(
     hints: Hints,
-    entries: &'a [(K, V)],
+    entries: &'a Vec<(K, V)>,
     hint: impl FnOnce() -> Hint,
     key: &Q,
     scan: bool,
@@ -54,15 +58,26 @@ where
         return None;
     }
     let slot = matches.lowest_or_8();
-    if let Some(entry) = entries.get(slot) {
-        if entry.0.borrow() == key {
-            stats::hint_hit();
-            return Some(found(slot, entry));
-        }
+    let Some(entry) = entries.as_slice().get(slot) else {
+        // No live slot matched (`matches` may flag the empty ones, past the entries).
+        stats::not_found();
+        return None;
+    };
+    if entry.0.borrow() == key {
+        stats::hint_hit();
+        return Some(found(slot, entry));
     }
     stats::false_match();
+    false_match();
     find_in(matches.after_lowest(), entries, key).map(|(slot, entry)| found(slot, entry))
 }
+
+/// Called where the lowest matching hint was a false match: a call to a `#[cold]`
+/// function marks the branch as the unlikely one, so a hit stays the straight path. It
+/// compiles to nothing.
+#[cold]
+#[inline(always)]
+fn false_match() {}
 
 /// A search of an empty small form: counted as one, and found nothing.
 #[inline]
@@ -72,10 +87,10 @@ pub(crate) fn find_nothing<R>() -> Option<R> {
     None
 }
 
-/// The rest of [`find`]: the matches above a lowest one that was a false match. Rare, so
-/// kept out of line, and `#[cold]` so that a hit is the straight path through [`find`].
-#[cold]
-#[inline(never)]
+/// The rest of [`find`]: the matches above a lowest one that was a false match. Rare,
+/// but inlined (behind [`false_match`], laid out off the hit's path): a call here made
+/// every lookup keep its loop's values where a call would not clobber them.
+#[inline(always)]
 fn find_in<'a, K, V, Q>(matches: Matches, entries: &'a [(K, V)], key: &Q) -> Option<(usize, &'a (K, V))>
 where
     K: Borrow<Q>,
@@ -162,7 +177,7 @@ mod tests {
     }
 
     /// Every entry is found in its slot, and the slots past the entries match nothing.
-    fn assert_consistent(hints: Hints, entries: &[(u8, ())]) {
+    fn assert_consistent(hints: Hints, entries: &Vec<(u8, ())>) {
         for (slot, (id, ())) in entries.iter().enumerate() {
             let found = find(hints, entries, || Hint::from_hash(u64::from(*id) << 57), id, false, |at, _| at);
             assert_eq!(found, Some(slot));
