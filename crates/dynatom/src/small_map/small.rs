@@ -68,16 +68,8 @@ where
         return Some(found(slot, entry));
     }
     stats::false_match();
-    false_match();
     find_in(matches.after_lowest(), entries, key).map(|(slot, entry)| found(slot, entry))
 }
-
-/// Called where the lowest matching hint was a false match: a call to a `#[cold]`
-/// function marks the branch as the unlikely one, so a hit stays the straight path. It
-/// compiles to nothing.
-#[cold]
-#[inline(always)]
-fn false_match() {}
 
 /// A search of an empty small form: counted as one, and found nothing.
 #[inline]
@@ -87,10 +79,10 @@ pub(crate) fn find_nothing<R>() -> Option<R> {
     None
 }
 
-/// The rest of [`find`]: the matches above a lowest one that was a false match. Rare,
-/// but inlined (behind [`false_match`], laid out off the hit's path): a call here made
-/// every lookup keep its loop's values where a call would not clobber them.
-#[inline(always)]
+/// The rest of [`find`]: the matches above a lowest one that was a false match. Rare, so
+/// kept out of line, and `#[cold]` so that a hit is the straight path through [`find`].
+#[cold]
+#[inline(never)]
 fn find_in<'a, K, V, Q>(matches: Matches, entries: &'a [(K, V)], key: &Q) -> Option<(usize, &'a (K, V))>
 where
     K: Borrow<Q>,
