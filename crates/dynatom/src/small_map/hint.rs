@@ -58,8 +58,6 @@ impl Hint {
 
 /// The byte `0x01` in every lane: multiplying a byte by it copies the byte to all lanes.
 const LANES_01: u64 = 0x0101_0101_0101_0101;
-/// `0x7f` in every lane.
-const LANES_7F: u64 = 0x7f7f_7f7f_7f7f_7f7f;
 /// The high bit of every lane.
 const LANES_80: u64 = 0x8080_8080_8080_8080;
 /// The byte of a slot that holds no entry: its high bit set, so no [`Hint`] equals it.
@@ -107,25 +105,29 @@ impl Hints {
         self.0 = (self.0 & below) | (((self.0 >> 8) | (EMPTY_SLOT << 56)) & !below);
     }
 
-    /// The slots whose hint equals `hint`, lowest first.
+    /// The slots whose hint may equal `hint`, lowest first: every slot whose hint equals
+    /// it is among them, and the lowest of them is the lowest such slot whenever there is
+    /// one. Past the lowest, a slot may be flagged that does not match (a needless key
+    /// compare, only after a false match); and with no live slot matching, a `hint` of 0
+    /// flags the empty slots, which all lie at or past the map's length (a lookup's bounds
+    /// check answers it: no entry there). Any other `hint` that matches no live slot
+    /// flags nothing.
     ///
-    /// A "which bytes are zero" test in the spirit of *Hacker's Delight* (section 6-1),
-    /// made exact and one step shorter by the layout: XOR with the broadcast hint turns
-    /// matching lanes to zero. A live lane is then below `0x80` (hint and slot both are),
-    /// so adding `0x7f` sets its high bit unless it is zero, without a carry out. An empty
-    /// lane has its high bit set, so OR-ing the lane itself keeps it unflagged whatever
-    /// carry it takes or makes; and empty slots are all above the live ones, so their
-    /// carries never reach a live lane. Lanes whose high bit is still clear are exactly
-    /// the matching live slots. (The usual `(x - 0x01..) & !x & 0x80..` can flag a lane
-    /// above a true zero through its borrow: a needless key compare here, and a wrong
-    /// false-match count.)
+    /// The borrow form of the zero-lane test (*Hacker's Delight*, section 6-1), shortened
+    /// by the layout: XOR with the broadcast hint turns matching lanes to zero, and
+    /// subtracting `0x01` from every lane flips a lane's high bit exactly where the lane is
+    /// zero (it borrows and becomes `0xff`), as long as no borrow comes in from below.
+    /// Below the lowest zero lane none does: live lanes are below `0x80`, so a nonzero one
+    /// takes its 1 without a borrow and keeps its high bit (clear). An empty lane (`0x80`
+    /// XOR the hint, high bit set) keeps its high bit unless it is exactly `0x80`, that is
+    /// unless the hint is 0. XOR with the lane itself keeps just the flipped high bits: four
+    /// word operations and two constants (the usual `(x - 0x01..) & !x & 0x80..` takes
+    /// one more, and the exact test that was here one more again, and a third constant).
     #[inline]
     pub(crate) fn matches(self, hint: Hint) -> Matches {
         debug_assert!(self.live_below_empty(), "{:#x}", self.0);
         let diff = self.0 ^ (u64::from(hint.0) * LANES_01);
-        // OR-ing `0x7f` as well leaves each lane `0x7f` (a match) or `0xff`, so the
-        // complement holds exactly the matching lanes' high bits, without a mask.
-        Matches(!(diff.wrapping_add(LANES_7F) | diff | LANES_7F))
+        Matches((diff.wrapping_sub(LANES_01) ^ diff) & LANES_80)
     }
 
     /// Whether the live slots (high bit clear) all sit below the empty ones: the layout
@@ -143,8 +145,9 @@ impl Hints {
 pub(crate) struct Matches(u64);
 
 impl Matches {
-    /// The lowest matching slot, or 8 if none matches: one instruction, no branch, and
-    /// past the end of any small form's entries, so `entries.get(slot)` answers both.
+    /// The lowest flagged slot, or 8 if none is flagged: one instruction, no branch. It is
+    /// the lowest matching slot if one matches, else at or past the end of the small
+    /// form's entries, so `entries.get(slot)` answers both.
     #[inline]
     pub(crate) fn lowest_or_8(self) -> usize {
         self.0.trailing_zeros() as usize / 8
@@ -205,16 +208,26 @@ mod tests {
                 hints.set(slot, picks.get(choice).map_or(hint, |&byte| Hint(byte)));
             }
             let expected = naive(hints, hint);
-            assert_eq!(hints.matches(hint).collect::<Vec<_>>(), expected);
-            assert_eq!(hints.matches(hint).lowest_or_8(), expected.first().copied().unwrap_or(8));
+            let flagged = hints.matches(hint).collect::<Vec<_>>();
+            assert!(expected.iter().all(|slot| flagged.contains(slot)), "{hints:?} {hint:?}: {flagged:?}");
+            match expected.first() {
+                Some(&lowest) => assert_eq!(hints.matches(hint).lowest_or_8(), lowest),
+                None if hint.0 == 0 => assert!(hints.matches(hint).lowest_or_8() >= len),
+                None => assert!(hints.matches(hint).is_empty(), "{hints:?} {hint:?}: {flagged:?}"),
+            }
         }
     }
 
     #[test]
     fn empty_slots_match_no_hint() {
-        for byte in 0..0x80 {
+        for byte in 1..0x80 {
             assert_eq!(Hints::EMPTY.matches(Hint(byte)).lowest_or_8(), 8);
         }
+        // Hint 0 may flag empty slots, never below a live one.
+        let mut hints = Hints::EMPTY;
+        hints.set(0, Hint(5));
+        hints.set(1, Hint(9));
+        assert!(hints.matches(Hint(0)).lowest_or_8() >= 2);
     }
 
     #[test]

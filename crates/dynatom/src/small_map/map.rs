@@ -275,9 +275,7 @@ impl<K: HintKey, V> SmallMap<K, V> {
         Q: Eq + ?Sized,
     {
         match &self.repr {
-            Repr::Small { hints, entries } => {
-                small::find(*hints, entries, || Hint::from_hash(hash), key, false, |at, _| at)
-            }
+            Repr::Small { hints, entries } => small::find(*hints, entries, || Hint::from_hash(hash), key, |at, _| at),
             Repr::Large(large) => large.find(hash, key),
         }
     }
@@ -295,7 +293,12 @@ impl<K: HintKey, V> SmallMap<K, V> {
                 if !Q::WORD_EQ && entries.is_empty() {
                     return small::find_nothing();
                 }
-                small::find(*hints, entries, || Hint::from_hash(key.lookup_hash()), key, Q::WORD_EQ, found)
+                let hint = || Hint::from_hash(key.lookup_hash());
+                if Q::WORD_EQ {
+                    small::find_word_key(*hints, entries, hint, key, found)
+                } else {
+                    small::find(*hints, entries, hint, key, found)
+                }
             }
             Repr::Large(large) => {
                 large_form();

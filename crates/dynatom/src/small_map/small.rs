@@ -17,23 +17,17 @@ pub(crate) const SCAN_WITHOUT_HINTS: usize = 4;
 /// where the hint matches.
 ///
 /// The common cases take no loop: a miss is one test of the match word; a hit takes the
-/// lowest matching slot and compares its key (`entries.get` keeps it safe; the slot is
-/// always in bounds). Only a false match at the lowest slot goes on to the other
-/// matches, out of line. `found` runs where the entry is found, so that a caller wanting
-/// the value gets its address there, not an `Option` of the entry to unpack afterwards.
-///
-/// With `scan` (keys compared as one word, see `HintKey::WORD_EQ`) a form of at most
-/// [`SCAN_WITHOUT_HINTS`] entries is searched by comparing keys in turn, and `hint` is
-/// never called: such a scan's compares wait only for the key, while a search through the
-/// hints waits for the hint's two multiplies and the match before it can compare, which
-/// at these sizes costs more than the compares it saves.
+/// lowest matching slot and compares its key (`entries.get` keeps it safe, and answers a
+/// miss when [`Hints::matches`] flags only empty slots). Only a false match at the lowest
+/// slot goes on to the other matches, out of line. `found` runs where the entry is found,
+/// so that a caller wanting the value gets its address there, not an `Option` of the
+/// entry to unpack afterwards.
 #[inline]
 pub(crate) fn find<'a, K, V, Q, R>(
     hints: Hints,
     entries: &'a [(K, V)],
     hint: impl FnOnce() -> Hint,
     key: &Q,
-    scan: bool,
     found: impl Fn(usize, &'a (K, V)) -> R,
 ) -> Option<R>
 where
@@ -41,7 +35,50 @@ where
     Q: Eq + ?Sized,
 {
     stats::lookup();
-    if scan && entries.len() <= SCAN_WITHOUT_HINTS {
+    let matches = hints.matches(hint());
+    if matches.is_empty() {
+        stats::not_found();
+        return None;
+    }
+    let slot = matches.lowest_or_8();
+    let Some(entry) = entries.get(slot) else {
+        // No live slot matched (`matches` may flag the empty ones, past the entries).
+        stats::not_found();
+        return None;
+    };
+    if entry.0.borrow() == key {
+        stats::hint_hit();
+        return Some(found(slot, entry));
+    }
+    stats::false_match();
+    find_in(matches.after_lowest(), entries, key).map(|(slot, entry)| found(slot, entry))
+}
+
+/// [`find`] for keys compared as one word (see `HintKey::WORD_EQ`).
+///
+/// A form of at most [`SCAN_WITHOUT_HINTS`] entries is searched by comparing keys in
+/// turn, and `hint` is never called: such a scan's compares wait only for the key, while
+/// a search through the hints waits for the hint's two multiplies and the match before it
+/// can compare, which at these sizes costs more than the compares it saves.
+///
+/// `entries` comes as the vector, not a slice, so that its length is read first and its
+/// address only once a hint matches: a miss reads neither the address nor any entry.
+/// (Always inlined: otherwise the vector's fields are loaded up front at the call. Kept
+/// apart from [`find`], so that other keys' lookups compile as they did.)
+#[inline(always)]
+pub(crate) fn find_word_key<'a, K, V, Q, R>(
+    hints: Hints,
+    entries: &'a Vec<(K, V)>,
+    hint: impl FnOnce() -> Hint,
+    key: &Q,
+    found: impl Fn(usize, &'a (K, V)) -> R,
+) -> Option<R>
+where
+    K: Borrow<Q>,
+    Q: Eq + ?Sized,
+{
+    stats::lookup();
+    if entries.len() <= SCAN_WITHOUT_HINTS {
         let Some((slot, entry)) = entries.iter().enumerate().find(|(_, (k, _))| k.borrow() == key) else {
             stats::not_found();
             return None;
@@ -54,9 +91,12 @@ where
         return None;
     }
     let slot = matches.lowest_or_8();
-    if let Some(entry) = entries.get(slot)
-        && entry.0.borrow() == key
-    {
+    let Some(entry) = entries.as_slice().get(slot) else {
+        // No live slot matched (`matches` may flag the empty ones, past the entries).
+        stats::not_found();
+        return None;
+    };
+    if entry.0.borrow() == key {
         stats::hint_hit();
         return Some(found(slot, entry));
     }
@@ -164,7 +204,7 @@ mod tests {
     /// Every entry is found in its slot, and the slots past the entries match nothing.
     fn assert_consistent(hints: Hints, entries: &[(u8, ())]) {
         for (slot, (id, ())) in entries.iter().enumerate() {
-            let found = find(hints, entries, || Hint::from_hash(u64::from(*id) << 57), id, false, |at, _| at);
+            let found = find(hints, entries, || Hint::from_hash(u64::from(*id) << 57), id, |at, _| at);
             assert_eq!(found, Some(slot));
             assert_eq!(hints.get(slot), Some(Hint::from_hash(u64::from(*id) << 57)));
         }
@@ -191,9 +231,9 @@ mod tests {
         // 1 and 129 differ but share the hint 1 (`129 << 57` loses its top bit), and so
         // do 2 and 130.
         let (hints, entries) = form(&[1, 129, 2]);
-        assert_eq!(find(hints, &entries, || Hint::from_hash(1 << 57), &129, false, |at, _| at), Some(1));
-        assert_eq!(find(hints, &entries, || Hint::from_hash(2 << 57), &130, false, |at, _| at), None);
-        assert_eq!(find(hints, &entries, || Hint::from_hash(3 << 57), &3, false, |at, _| at), None);
+        assert_eq!(find(hints, &entries, || Hint::from_hash(1 << 57), &129, |at, _| at), Some(1));
+        assert_eq!(find(hints, &entries, || Hint::from_hash(2 << 57), &130, |at, _| at), None);
+        assert_eq!(find(hints, &entries, || Hint::from_hash(3 << 57), &3, |at, _| at), None);
     }
 
     #[test]

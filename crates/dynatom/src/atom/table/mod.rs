@@ -78,8 +78,24 @@ pub struct AtomTable {
     shared: SharedRef,
 }
 
+/// The global table, made on first use. A `OnceLock` rather than a `LazyLock`, so that
+/// [`global_table_if_made`] can read it without the code that would make it.
 #[cfg(not(loom))]
-static GLOBAL: std::sync::LazyLock<AtomTable> = std::sync::LazyLock::new(|| AtomTable::infallibly(TableKind::Global));
+static GLOBAL: std::sync::OnceLock<AtomTable> = std::sync::OnceLock::new();
+
+/// The global table if it has been made, which it has wherever one of its atoms exists:
+/// for the drop hook, whose common path then needs no stack frame (the inlined code that
+/// makes the table made every call save registers).
+#[cfg(not(loom))]
+#[inline]
+pub(crate) fn global_table_if_made() -> Option<&'static AtomTable> {
+    GLOBAL.get()
+}
+
+#[cfg(loom)]
+pub(crate) fn global_table_if_made() -> Option<&'static AtomTable> {
+    Some(AtomTable::global())
+}
 
 /// The seed of the global table and of every `AtomTable::new()` table.
 #[cfg(not(loom))]
@@ -161,7 +177,10 @@ impl AtomTable {
     /// assert_eq!(AtomTable::global().intern("shared by everyone"), Atom::from("shared by everyone"));
     /// ```
     pub fn global() -> &'static AtomTable {
-        &GLOBAL
+        #[cfg(not(loom))]
+        return GLOBAL.get_or_init(|| AtomTable::infallibly(TableKind::Global));
+        #[cfg(loom)]
+        return &GLOBAL;
     }
 
     pub(crate) fn shared(&self) -> &TableShared {
