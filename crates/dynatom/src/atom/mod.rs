@@ -1,8 +1,10 @@
 //! [`Atom`]: an interned string, eight bytes, compared by one word.
 
+pub(crate) mod atom_conversions;
 pub(crate) mod atom_hasher;
 pub(crate) mod byte_atom;
 mod byte_atom_raw;
+pub(crate) mod byte_atom_traits;
 pub(crate) mod table;
 
 use std::cmp::Ordering;

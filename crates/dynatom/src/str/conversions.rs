@@ -15,6 +15,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::atom::Atom;
+use crate::atom::atom_conversions::into_std;
 use crate::error::StrError;
 use crate::str::Str;
 
@@ -109,14 +110,6 @@ impl From<Rc<str>> for Str {
     }
 }
 
-impl From<Box<str>> for Atom {
-    /// Copies the text into the global table if it is new.
-    #[inline]
-    fn from(text: Box<str>) -> Atom {
-        Atom::new(&text)
-    }
-}
-
 impl From<Cow<'_, str>> for Atom {
     /// Owned text goes through a [`Str`] the table adopts; borrowed text is copied if new.
     #[inline]
@@ -128,108 +121,13 @@ impl From<Cow<'_, str>> for Atom {
     }
 }
 
-impl From<Arc<str>> for Atom {
-    /// Copies the text into the global table if it is new.
-    #[inline]
-    fn from(text: Arc<str>) -> Atom {
-        Atom::new(&text)
-    }
-}
-
-impl From<Rc<str>> for Atom {
-    /// Copies the text into the global table if it is new.
-    #[inline]
-    fn from(text: Rc<str>) -> Atom {
-        Atom::new(&text)
-    }
-}
-
-impl From<char> for Atom {
-    /// A character is at most 4 bytes: an atom by value, no table involved.
-    #[inline]
-    fn from(c: char) -> Atom {
-        Atom::new(c.encode_utf8(&mut [0; 4]))
-    }
-}
-
-/// Out into the standard owned string types: each makes its own allocation and copy.
-macro_rules! into_std {
-    ($($ours:ty),*) => {$(
-        impl From<$ours> for Arc<str> {
-            #[inline]
-            fn from(s: $ours) -> Arc<str> {
-                Arc::from(s.as_str())
-            }
-        }
-        impl From<&$ours> for Arc<str> {
-            #[inline]
-            fn from(s: &$ours) -> Arc<str> {
-                Arc::from(s.as_str())
-            }
-        }
-        impl From<$ours> for Rc<str> {
-            #[inline]
-            fn from(s: $ours) -> Rc<str> {
-                Rc::from(s.as_str())
-            }
-        }
-        impl From<$ours> for Vec<u8> {
-            #[inline]
-            fn from(s: $ours) -> Vec<u8> {
-                s.as_str().as_bytes().to_vec()
-            }
-        }
-        impl From<&$ours> for Vec<u8> {
-            #[inline]
-            fn from(s: &$ours) -> Vec<u8> {
-                s.as_str().as_bytes().to_vec()
-            }
-        }
-        impl From<&$ours> for Box<str> {
-            #[inline]
-            fn from(s: &$ours) -> Box<str> {
-                Box::from(s.as_str())
-            }
-        }
-    )*};
-}
-
-into_std!(Str, Atom);
-
-impl From<Atom> for String {
-    #[inline]
-    fn from(atom: Atom) -> String {
-        atom.as_str().to_owned()
-    }
-}
-
-impl From<&Atom> for String {
-    #[inline]
-    fn from(atom: &Atom) -> String {
-        atom.as_str().to_owned()
-    }
-}
-
-impl From<Atom> for Box<str> {
-    #[inline]
-    fn from(atom: Atom) -> Box<str> {
-        Box::from(atom.as_str())
-    }
-}
+into_std!(Str);
 
 impl<'a> From<&'a Str> for Cow<'a, str> {
     /// Borrows the text.
     #[inline]
     fn from(s: &'a Str) -> Cow<'a, str> {
         Cow::Borrowed(s.as_str())
-    }
-}
-
-impl<'a> From<&'a Atom> for Cow<'a, str> {
-    /// Borrows the text.
-    #[inline]
-    fn from(atom: &'a Atom) -> Cow<'a, str> {
-        Cow::Borrowed(atom.as_str())
     }
 }
 
