@@ -111,9 +111,8 @@ pub fn child(rec: &mut Recorder, peer: &str, key: &str, quick: bool) -> Result<(
     // A private table with a fixed seed: the global table's seed is random per process,
     // and the atoms' hashes (hence hint and bucket collisions) would change the counts.
     let atoms = AtomTable::with_seed(super::interners::SEED);
-    // Atom keys hash under the process's word seed, random too: fixed here for the same
-    // reason (a different seed moves hint and bucket collisions, hence the counts).
-    let _ = dynatom::small_map::fix_word_seed(super::interners::SEED);
+    // (Atom keys hash under the process's word seed and `Str` keys under the global
+    // table's: `child_main` fixed both before anything hashed.)
     match key {
         "atom" => by_map(rec, peer, key, quick, |i| atoms.intern(&long(i))),
         "atom<=7B" => by_map(rec, peer, key, quick, |i| atoms.intern(&short(i))),

@@ -73,6 +73,12 @@ fn groups(quick: bool) -> Vec<Group> {
 /// The child: `--counted-child KIND PEER PARAM [--quick]`, run under callgrind. Prints
 /// what each dump counted as one JSON line.
 pub fn child_main(args: &[String]) -> i32 {
+    // dynatom's hashes under fixed seeds, before anything hashes: the same binary must count
+    // the same in every run, and which keys share a bucket, a slot tag or a small map's hint
+    // would otherwise change with each process's random seeds (the global table's for `Str`
+    // keys and texts, the word seed for atom keys).
+    let _ = dynatom::AtomTable::fix_process_seed(interners::SEED);
+    let _ = dynatom::small_map::fix_word_seed(interners::SEED);
     let [kind, peer, param, rest @ ..] = args else {
         eprintln!("--counted-child needs KIND PEER PARAM");
         return 2;
