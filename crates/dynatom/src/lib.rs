@@ -200,6 +200,7 @@ mod handle_serde;
 pub use crate::atom::Atom;
 pub use crate::atom::atom_hasher::{AtomHasher, BuildAtomHasher};
 pub use crate::atom::byte_atom::ByteAtom;
+pub use crate::atom::static_set::{StaticSet, StaticSetError};
 pub use crate::atom::table::{AtomTable, MemoryReport};
 pub use crate::builder::{ByteStrBuilder, PartialWrite, Piece, Pieces, StrBuilder};
 pub use crate::error::{BuildError, StrError};
@@ -208,10 +209,19 @@ pub use crate::interner::{Interner, InternerError, Limits, Resolver, Symbol, Syn
 pub use crate::repr::block_cache::{
     DEFAULT_BLOCK_CACHE_LIMIT, block_cache_bytes, set_block_cache_limit, trim_block_cache,
 };
+pub use crate::repr::declared::StaticText;
 #[cfg(feature = "small-map")]
 pub use crate::small_map::{AtomMap, Hint, HintKey, SmallMap, SmallMapStats};
 pub use crate::str::Str;
 pub use crate::str::byte_str::ByteStr;
+
+/// What [`static_atoms!`] expands to names; not part of the API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::atom::static_set::__text_of_name as text_of_name;
+    pub use crate::repr::declared::{DECLARED_SETS, DeclaredSet, StaticText};
+    pub use linkme;
+}
 
 /// The README's examples, compiled and run as doctests so they cannot rot. The crate's
 /// `README.md` is a link to the workspace's, so this path works in the packaged crate too.

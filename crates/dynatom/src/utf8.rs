@@ -70,7 +70,7 @@ unsafe impl ByteView for ExactSink {
 
 /// A byte container known to hold UTF-8 (see the module's invariant).
 #[repr(transparent)]
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) struct Utf8<T>(T);
 
 impl<T> Utf8<T> {

@@ -27,7 +27,7 @@ use crate::utf8::Utf8;
 /// assert_eq!(std::mem::size_of::<ByteAtom>(), 8);
 /// ```
 #[repr(transparent)]
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct ByteAtom {
     word: AtomWord,
 }
@@ -39,7 +39,7 @@ const _: () = {
 
 impl ByteAtom {
     #[inline]
-    pub(crate) fn from_word(word: AtomWord) -> ByteAtom {
+    pub(crate) const fn from_word(word: AtomWord) -> ByteAtom {
         ByteAtom { word }
     }
 
@@ -194,15 +194,6 @@ impl ByteAtom {
         std::str::from_utf8(self.as_bytes()).is_ok()
     }
 }
-
-impl PartialEq for ByteAtom {
-    #[inline]
-    fn eq(&self, other: &ByteAtom) -> bool {
-        self.word.bits() == other.word.bits()
-    }
-}
-
-impl Eq for ByteAtom {}
 
 impl ByteAtom {
     /// The same atom as text: O(1) plus one UTF-8 check. The result is the very atom

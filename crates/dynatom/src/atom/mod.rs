@@ -5,6 +5,7 @@ pub(crate) mod atom_hasher;
 pub(crate) mod byte_atom;
 mod byte_atom_raw;
 pub(crate) mod byte_atom_traits;
+pub(crate) mod static_set;
 pub(crate) mod table;
 
 use std::cmp::Ordering;
@@ -44,7 +45,7 @@ use crate::utf8::Utf8;
 /// An `Atom` is a [`ByteAtom`] that promises UTF-8 (`#[repr(transparent)]` over it):
 /// [`Atom::as_byte_atom`] is free, and text and bytes of equal content are one atom.
 #[repr(transparent)]
-#[derive(Clone)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Atom {
     text: Utf8<ByteAtom>,
 }
@@ -56,7 +57,7 @@ const _: () = {
 
 impl Atom {
     #[inline]
-    pub(crate) fn from_utf8_handle(text: Utf8<ByteAtom>) -> Atom {
+    pub(crate) const fn from_utf8_handle(text: Utf8<ByteAtom>) -> Atom {
         Atom { text }
     }
 
@@ -233,15 +234,6 @@ impl Atom {
         self.text.get().hash64()
     }
 }
-
-impl PartialEq for Atom {
-    #[inline]
-    fn eq(&self, other: &Atom) -> bool {
-        self.text.get() == other.text.get()
-    }
-}
-
-impl Eq for Atom {}
 
 impl Hash for Atom {
     #[inline]

@@ -13,30 +13,57 @@
 //!         +---------------------------------------------+
 //! static  | pointer to a StaticEntry | 0b010            |   immortal, bytes in the binary
 //!         +---------------------------------------------+
+//! declared| 61-bit key of the text (fixed seed) | 0b110|   a value, known at compile time
+//!         +---------------------------------------------+
 //! ```
 //!
-//! Equal inline byte strings have equal words (the padding is always zero), and a table
-//! files exactly one heap or static entry per byte string (text or not), so comparing
-//! two atoms of one table is comparing two words.
+//! Equal inline byte strings have equal words (the padding is always zero), a declared
+//! text has one word everywhere (see [`super::declared`]), and a table files exactly one
+//! heap or static entry per byte string (text or not), so comparing two atoms of one
+//! table is comparing two words.
+//!
+//! The word is an integer, not a pointer, so that declared atoms can be `const` items
+//! usable as `match` patterns (only integer-like types are structural). Heap and static
+//! entry words expose their pointer's provenance when made and take it back when read.
 
 use std::num::NonZeroUsize;
 use std::ptr::NonNull;
 
+use super::declared;
 use super::heap::{self, Block, DeadBlock, Header, StaticEntry};
 use super::str_word::StrWord;
 
 const TAG_INLINE: usize = 0b001;
 const TAG_STATIC: usize = 0b010;
-const TAG_MASK: usize = 0b011;
+/// A declared atom's word (see [`super::declared`]).
+pub(crate) const TAG_DECLARED: usize = 0b110;
+const TAG_MASK: usize = 0b111;
 
 /// Texts up to this many bytes are atoms by value and never reach a table.
 pub(crate) const INLINE_ATOM_CAPACITY: usize = 7;
 
 #[cfg(not(loom))]
-const _: () = assert!(std::mem::align_of::<StaticEntry>() >= 4, "static entries use a 2-bit tag");
+const _: () = assert!(std::mem::align_of::<StaticEntry>() >= 8, "static entries use a 3-bit tag");
 
+/// The word of an inline atom of `bytes`, if they fit: `const`, for declared atoms.
+pub(crate) const fn inline_bits(bytes: &[u8]) -> Option<usize> {
+    if bytes.len() > INLINE_ATOM_CAPACITY {
+        return None;
+    }
+    let mut raw = [0u8; 8];
+    raw[0] = ((bytes.len() << 1) | TAG_INLINE) as u8;
+    let mut i = 0;
+    while i < bytes.len() {
+        raw[i + 1] = bytes[i];
+        i += 1;
+    }
+    Some(u64::from_le_bytes(raw) as usize)
+}
+
+/// Derived equality compares the words: what makes `const` atoms usable as patterns.
 #[repr(transparent)]
-pub(crate) struct AtomWord(NonNull<u8>);
+#[derive(PartialEq, Eq)]
+pub(crate) struct AtomWord(NonZeroUsize);
 
 const _: () = {
     assert!(std::mem::size_of::<AtomWord>() == 8);
@@ -60,23 +87,48 @@ impl AtomWord {
         raw[0] = ((bytes.len() << 1) | TAG_INLINE) as u8;
         raw[1..=bytes.len()].copy_from_slice(bytes);
         let word = NonZeroUsize::new(usize::from_le_bytes(raw)).expect("inline tag is non-zero");
-        Some(AtomWord(NonNull::without_provenance(word)))
+        Some(AtomWord(word))
+    }
+
+    /// The word of a declared text (see [`super::declared::declared_bits`]), in `const`
+    /// contexts.
+    pub(crate) const fn declared(text: &[u8]) -> AtomWord {
+        match NonZeroUsize::new(declared::declared_bits(text)) {
+            Some(bits) => AtomWord(bits),
+            None => panic!("declared words carry a non-zero tag"),
+        }
+    }
+
+    /// The declared word `bits` (from [`super::declared`]).
+    #[inline]
+    pub(crate) fn from_declared_bits(bits: usize) -> AtomWord {
+        debug_assert!(bits & TAG_INLINE != 0 || bits & TAG_MASK == TAG_DECLARED);
+        AtomWord(NonZeroUsize::new(bits).expect("declared words are tagged"))
     }
 
     /// An atom owning one count of an interned block.
     #[inline]
     pub(crate) fn from_block(block: Block) -> AtomWord {
-        AtomWord(block.into_raw().cast())
+        AtomWord(block.into_raw().expose_provenance())
     }
 
+    /// An atom of an immortal static entry (one not declared: those hand out their
+    /// declared word).
     #[inline]
     pub(crate) fn from_static(entry: NonNull<StaticEntry>) -> AtomWord {
-        AtomWord(entry.cast::<u8>().map_addr(|addr| addr | TAG_STATIC))
+        AtomWord(entry.cast::<u8>().map_addr(|addr| addr | TAG_STATIC).expose_provenance())
+    }
+
+    /// The pointer a heap or static entry word holds, with its provenance back.
+    #[inline]
+    fn pointer(&self) -> NonNull<u8> {
+        debug_assert!(self.bits() & TAG_MASK == 0 || self.bits() & TAG_MASK == TAG_STATIC);
+        NonNull::with_exposed_provenance(self.0)
     }
 
     #[inline]
     pub(crate) fn bits(&self) -> usize {
-        self.0.as_ptr().addr()
+        self.0.get()
     }
 
     #[inline]
@@ -84,11 +136,35 @@ impl AtomWord {
         self.bits() & TAG_INLINE != 0
     }
 
-    /// The word as a table entry (inline words are never filed in a table).
+    /// Whether this is a declared atom longer than 7 bytes (a value, in no table).
+    #[inline]
+    pub(crate) fn is_declared_key(&self) -> bool {
+        self.bits() & TAG_MASK == TAG_DECLARED
+    }
+
+    /// Whether the atom is a value that no table holds (inline or declared): the same
+    /// atom in every table.
+    #[inline]
+    pub(crate) fn is_value(&self) -> bool {
+        self.is_inline() || self.is_declared_key()
+    }
+
+    /// The word as a table entry (values are never filed in a table).
     #[inline]
     pub(crate) fn raw(&self) -> RawAtom {
-        debug_assert!(!self.is_inline());
-        RawAtom(self.0)
+        debug_assert!(!self.is_value());
+        RawAtom(self.pointer())
+    }
+
+    /// A declared word's text.
+    #[cold]
+    fn declared_bytes(&self) -> &'static [u8] {
+        match declared::text_of(self.bits()) {
+            Some(text) => text,
+            None => {
+                panic!("dynatom: a declared atom whose set is not registered (was the crate that declared it linked?)")
+            }
+        }
     }
 
     #[inline]
@@ -99,6 +175,9 @@ impl AtomWord {
             let len = (raw[0] >> 1) as usize;
             return &raw[1..=len];
         }
+        if self.is_declared_key() {
+            return self.declared_bytes();
+        }
         // SAFETY: a non-inline atom owns a count of its block or points at an immortal
         // static entry, so the entry is alive for the borrow of `self`.
         unsafe { self.raw().bytes() }
@@ -107,7 +186,7 @@ impl AtomWord {
     /// The hash the owning table filed this atom under; `None` for inline atoms.
     #[inline]
     pub(crate) fn table_hash(&self) -> Option<u64> {
-        if self.is_inline() {
+        if self.is_value() {
             return None;
         }
         // SAFETY: as in `as_bytes`.
@@ -119,7 +198,7 @@ impl AtomWord {
     #[inline]
     pub(crate) fn is_global_entry(&self) -> bool {
         match self.bits() & TAG_MASK {
-            TAG_STATIC => true,
+            TAG_STATIC | TAG_DECLARED => true,
             0 => self.block().is_global_entry(),
             _ => false,
         }
@@ -139,7 +218,7 @@ impl AtomWord {
     #[inline]
     pub(crate) fn counted_entry(&self) -> RawAtom {
         if let Some(block) = self.heap_block() {
-            std::mem::forget(block.clone());
+            std::mem::forget(Block::clone(&block));
         }
         self.raw()
     }
@@ -153,28 +232,31 @@ impl AtomWord {
                 let bytes = unsafe { StaticEntry::text(self.static_entry()) };
                 StrWord::from_static(bytes)
             }
-            TAG_INLINE | 0b011 => StrWord::inline(self.as_bytes()).expect("7 bytes fit in 15"),
-            _ => StrWord::heap_whole(self.block().clone()),
+            TAG_DECLARED => StrWord::from_static(self.declared_bytes()),
+            0 => StrWord::heap_whole(Block::clone(&self.block())),
+            _ => StrWord::inline(self.as_bytes()).expect("7 bytes fit in 15"),
         }
     }
 
     #[inline]
     fn static_entry(&self) -> NonNull<StaticEntry> {
-        self.0.map_addr(|addr| NonZeroUsize::new(addr.get() & !TAG_MASK).expect("entry pointer")).cast()
+        self.pointer().map_addr(|addr| NonZeroUsize::new(addr.get() & !TAG_MASK).expect("entry pointer")).cast()
     }
 
+    /// The block of a heap atom, borrowed: the word owns a count of it, which the
+    /// `ManuallyDrop` keeps from being given back twice.
     #[inline]
-    fn block(&self) -> &Block {
-        debug_assert_eq!(self.bits() & 0b111, 0);
-        // SAFETY: `Block` is a transparent block pointer and a heap atom's word is one,
-        // owning a count.
-        unsafe { &*(self as *const AtomWord).cast::<Block>() }
+    fn block(&self) -> std::mem::ManuallyDrop<Block> {
+        debug_assert_eq!(self.bits() & TAG_MASK, 0);
+        // SAFETY: a heap atom's word is a block pointer (provenance exposed when made)
+        // owning a count; the result never drops it.
+        std::mem::ManuallyDrop::new(unsafe { Block::from_raw(self.pointer().cast()) })
     }
 
-    /// The block of a heap atom, if this is one.
+    /// The block of a heap atom, if this is one (clone it with `Block::clone(&block)`).
     #[inline]
-    pub(crate) fn heap_block(&self) -> Option<&Block> {
-        (self.bits() & 0b111 == 0).then(|| self.block())
+    pub(crate) fn heap_block(&self) -> Option<std::mem::ManuallyDrop<Block>> {
+        (self.bits() & TAG_MASK == 0).then(|| self.block())
     }
 }
 
@@ -183,7 +265,7 @@ impl AtomWord {
     /// pointer's provenance is exposed so [`AtomWord::from_raw_word`] can take it back.
     #[inline]
     pub(crate) fn into_raw_word(self) -> usize {
-        let word = self.0.as_ptr().expose_provenance();
+        let word = self.bits();
         std::mem::forget(self);
         word
     }
@@ -193,9 +275,8 @@ impl AtomWord {
     /// atom) is handed to the result exactly once.
     #[inline]
     pub(crate) unsafe fn from_raw_word(word: usize) -> AtomWord {
-        let ptr = NonNull::new(std::ptr::with_exposed_provenance_mut::<u8>(word));
         // SAFETY: the caller guarantees the word came from `into_raw_word`: never zero.
-        AtomWord(unsafe { ptr.unwrap_unchecked() })
+        AtomWord(unsafe { NonZeroUsize::new_unchecked(word) })
     }
 
     /// A cheap test that a word could be an atom: non-zero; inline with a length of at
@@ -210,7 +291,11 @@ impl AtomWord {
             let len = (word & 0xFF) >> 1;
             return len <= INLINE_ATOM_CAPACITY && (len == 7 || word >> (8 * (len + 1)) == 0);
         }
-        matches!(word & 0b111, 0b000 | TAG_STATIC)
+        match word & TAG_MASK {
+            0b000 | TAG_STATIC => true,
+            TAG_DECLARED => declared::text_of(word).is_some(),
+            _ => false,
+        }
     }
 }
 
@@ -218,7 +303,7 @@ impl Clone for AtomWord {
     #[inline]
     fn clone(&self) -> AtomWord {
         match self.heap_block() {
-            Some(block) => AtomWord::from_block(block.clone()),
+            Some(block) => AtomWord::from_block(Block::clone(&block)),
             None => AtomWord(self.0),
         }
     }
@@ -227,9 +312,9 @@ impl Clone for AtomWord {
 impl Drop for AtomWord {
     #[inline]
     fn drop(&mut self) {
-        if self.bits() & 0b111 == 0 {
+        if self.bits() & TAG_MASK == 0 {
             // SAFETY: a heap atom owns one count of its block, given up here once.
-            drop(unsafe { Block::from_raw(self.0.cast()) });
+            drop(unsafe { Block::from_raw(self.pointer().cast()) });
         }
     }
 }
@@ -309,7 +394,11 @@ impl RawAtom {
         match self.block_ptr() {
             // SAFETY: forwarded from this function's contract.
             Some(block) => unsafe { Block::acquire_entry(block, if revive { 1 } else { 2 }) }.map(AtomWord::from_block),
-            None => Some(AtomWord(self.0)),
+            // SAFETY: static entries are never freed.
+            None => Some(match unsafe { StaticEntry::declared_bits(self.static_entry()) } {
+                0 => AtomWord(self.0.expose_provenance()),
+                bits => AtomWord::from_declared_bits(bits),
+            }),
         }
     }
 

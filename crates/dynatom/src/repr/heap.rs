@@ -612,12 +612,15 @@ impl Drop for UninitBlock {
 pub(crate) struct StaticEntry {
     header: Header,
     text: &'static [u8],
+    /// The declared word a hit hands out, or 0 for an entry of `from_static` (whose atoms
+    /// are the entry's address).
+    declared: usize,
 }
 
 impl StaticEntry {
     /// Leaks a new static entry filed under `hash` (a [`cacheable_hash`]) in the global
     /// table, the only one that files static entries.
-    pub(crate) fn leak(text: &'static [u8], hash: u64) -> NonNull<StaticEntry> {
+    pub(crate) fn leak(text: &'static [u8], hash: u64, declared: usize) -> NonNull<StaticEntry> {
         debug_assert_eq!(hash, cacheable_hash(hash));
         let entry = Box::new(StaticEntry {
             header: Header {
@@ -626,6 +629,7 @@ impl StaticEntry {
                 state: AtomicU64::new(hash | INTERNED),
             },
             text,
+            declared,
         });
         NonNull::from(Box::leak(entry))
     }
@@ -636,6 +640,16 @@ impl StaticEntry {
     pub(crate) unsafe fn text(ptr: NonNull<StaticEntry>) -> &'static [u8] {
         // SAFETY: leaked entries live forever and `text` never changes.
         unsafe { ptr.as_ref() }.text
+    }
+
+    /// The declared word this entry stands for, or 0.
+    ///
+    /// # Safety
+    /// As for [`StaticEntry::text`].
+    #[inline]
+    pub(crate) unsafe fn declared_bits(ptr: NonNull<StaticEntry>) -> usize {
+        // SAFETY: leaked entries live forever and `declared` never changes.
+        unsafe { ptr.as_ref() }.declared
     }
 
     /// # Safety

@@ -10,6 +10,7 @@
 
 pub(crate) mod atom_word;
 pub(crate) mod block_cache;
+pub(crate) mod declared;
 pub(crate) mod growable;
 pub(crate) mod heap;
 pub(crate) mod str_word;

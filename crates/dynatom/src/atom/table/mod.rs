@@ -13,8 +13,10 @@ use shared::SharedRef;
 use shared::TableKind;
 pub(crate) use shared::TableShared;
 
+use crate::atom::static_set::StaticSetError;
 use crate::error::{Fallibility, MAX_LEN, StrError};
 use crate::repr::atom_word::AtomWord;
+use crate::repr::declared::{DeclaredSet, StaticText};
 use crate::repr::str_word::{StrForm, StrWord};
 
 /// A set of interned strings: each distinct byte string has exactly one entry here, so
@@ -206,9 +208,53 @@ impl AtomTable {
     /// ```
     pub fn global() -> &'static AtomTable {
         #[cfg(not(loom))]
-        return GLOBAL.get_or_init(|| AtomTable::infallibly(TableKind::Global));
+        return GLOBAL.get_or_init(AtomTable::make_global);
         #[cfg(loom)]
         return &GLOBAL;
+    }
+
+    /// The global table, with every static set the program declared filed in it: one
+    /// pass over them, once per process.
+    #[cfg(not(loom))]
+    #[cold]
+    fn make_global() -> AtomTable {
+        let table = AtomTable::infallibly(TableKind::Global);
+        for set in crate::repr::declared::linked_sets() {
+            for text in
+                set.texts.iter().filter(|text| text.bytes().len() > crate::repr::atom_word::INLINE_ATOM_CAPACITY)
+            {
+                if let Err(err) = table.shared.file_declared(text) {
+                    unreachable!("nothing is interned before the global table is made: {err}");
+                }
+            }
+        }
+        table
+    }
+
+    /// Registers a static set at run time, for programs that cannot declare theirs with
+    /// [`static_atoms!`](crate::static_atoms) (the C ABI's). Its atoms are the words of
+    /// [`StaticText::bits`](crate::StaticText::bits), equal to every table's atoms of the
+    /// same texts from then on. Register a set before its texts are first interned.
+    ///
+    /// # Errors
+    /// A text twice in the set, or a text whose key collides with another set's: nothing
+    /// is registered. A text already interned as an ordinary atom: the set is registered,
+    /// but that text's atoms from before stay distinct from the static one.
+    ///
+    /// ```
+    /// use dynatom::{Atom, AtomTable, StaticText};
+    ///
+    /// static TEXTS: [StaticText; 2] =
+    ///     [StaticText::new("GREETING", b"hello, registered world"), StaticText::new("BYE", b"bye")];
+    /// AtomTable::register_static_set("greetings", &TEXTS).unwrap();
+    /// let atom = Atom::from("hello, registered world");
+    /// assert!(atom.is_declared());
+    /// assert_eq!(atom.into_byte_atom().into_raw(), TEXTS[0].bits()); // a value: nothing to give back
+    /// ```
+    pub fn register_static_set(name: &'static str, texts: &'static [StaticText]) -> Result<(), StaticSetError> {
+        let global = AtomTable::global();
+        crate::repr::declared::register_late(DeclaredSet { name, texts }, |text| global.shared.file_declared(text))
+            .map_err(StaticSetError)
     }
 
     pub(crate) fn shared(&self) -> &TableShared {
@@ -270,7 +316,7 @@ impl AtomTable {
     /// Whether `word` is filed in this table (inline atoms belong to every table).
     #[inline]
     pub(crate) fn lists(&self, word: &AtomWord) -> bool {
-        word.is_inline() || self.shared.lists(word)
+        word.is_value() || self.shared.lists(word)
     }
 
     /// The number of atoms in use filed here (unused atoms kept for reuse are not counted,

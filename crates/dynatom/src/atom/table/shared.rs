@@ -40,6 +40,7 @@ use std::ptr::NonNull;
 use crate::error::{MAX_LEN, StrError};
 use crate::hash;
 use crate::repr::atom_word::{AtomWord, RawAtom};
+use crate::repr::declared::{self, DeclareError, StaticText};
 use crate::repr::heap::{Block, Fallibility, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash};
 use crate::sync::{AtomicUsize, Mutex, Ordering, lock};
 
@@ -352,6 +353,13 @@ impl TableShared {
             shard.counters.record_compared(compared);
         }
         shard.counters.misses += 1;
+        if self.kind != TableKind::Global
+            && let Some(bits) = declared::word_of(bytes)
+        {
+            // Declared atoms are values, the same in every table (the global table files
+            // them when it is made, so it never needs to ask).
+            return Ok(AtomWord::from_declared_bits(bits));
+        }
         let (atom, raw) = make()?;
         if let Err(err) = shard.insert(probe_hash(hash), raw.as_slot()) {
             // SAFETY: the entry was never listed; its count goes back at once.
@@ -585,7 +593,7 @@ impl TableShared {
             if bytes.len() > MAX_LEN {
                 return Err(StrError::TooLong { len: bytes.len() });
             }
-            let leaked = StaticEntry::leak(bytes, hash);
+            let leaked = StaticEntry::leak(bytes, hash, 0);
             lock(&self.static_entries).push(leaked.as_ptr().addr());
             let atom = AtomWord::from_static(leaked);
             let entry = atom.counted_entry();
@@ -594,10 +602,33 @@ impl TableShared {
         filed.expect("filing a static entry cannot fail")
     }
 
+    /// Files a declared text (longer than 7 bytes) in the global table as an immortal
+    /// entry whose hits hand out its declared word. Fails if the text is already an
+    /// ordinary atom (a set registered after its text was interned).
+    pub(crate) fn file_declared(&self, text: &StaticText) -> Result<(), DeclareError> {
+        debug_assert!(self.kind == TableKind::Global);
+        let bytes = text.bytes();
+        let hash = self.hash(bytes);
+        let filed = self.find_or_file(bytes, hash, || {
+            let leaked = StaticEntry::leak(bytes, hash, text.bits());
+            lock(&self.static_entries).push(leaked.as_ptr().addr());
+            let entry = AtomWord::from_static(leaked).raw();
+            Ok((AtomWord::from_declared_bits(text.bits()), entry))
+        });
+        match filed {
+            Ok(atom) if atom.bits() == text.bits() => Ok(()),
+            _ => Err(DeclareError::InternedBefore { text: bytes.to_vec() }),
+        }
+    }
+
     /// The atom for `bytes` if one is in use. Never files or revives anything.
     pub(crate) fn lookup(&self, bytes: &[u8]) -> Option<AtomWord> {
         let hash = self.hash(bytes);
-        self.find_entry(bytes, hash, None)
+        let found = self.find_entry(bytes, hash, None);
+        if found.is_none() && self.kind != TableKind::Global {
+            return declared::word_of(bytes).map(AtomWord::from_declared_bits);
+        }
+        found
     }
 
     /// Whether `atom` (not inline) is this table's entry.

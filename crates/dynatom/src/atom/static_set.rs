@@ -1,0 +1,405 @@
+//! [`StaticSet`] and [`static_atoms!`](crate::static_atoms): atoms declared at compile
+//! time, usable as `const` items and `match` patterns.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use super::Atom;
+use super::byte_atom::ByteAtom;
+use crate::repr::atom_word::AtomWord;
+use crate::repr::declared::{self, DeclareError, StaticText, WordMap};
+use crate::utf8::Utf8;
+
+/// A set of texts declared with [`static_atoms!`](crate::static_atoms): one `const`
+/// [`Atom`] per text, a dense index, and a lookup from text that touches no table.
+///
+/// Its atoms are the very atoms [`Atom::from`] gives for the same texts, anywhere in the
+/// program and in any table. Using one costs nothing: it is a `const` word, so cloning,
+/// comparing and dropping it touch no count, and `match` on it compares integers.
+///
+/// ```
+/// dynatom::static_atoms! {
+///     /// The keywords of a tiny language.
+///     pub mod keywords { r#let, r#fn, RETURN = "return", WHILE_LOOP = "while" }
+/// }
+///
+/// let set = &keywords::SET;
+/// assert_eq!(set.len(), 4);
+/// assert_eq!(set.get("return"), Some(keywords::RETURN));
+/// assert_eq!(set.index_of(&keywords::r#fn), Some(1));
+/// assert!(set.contains(&dynatom::Atom::from("while")));
+/// assert_eq!(set.get("loop"), None);
+/// ```
+pub struct StaticSet {
+    name: &'static str,
+    texts: &'static [StaticText],
+    /// Dense index by declared word, made on first use.
+    index: OnceLock<WordMap<u32>>,
+}
+
+impl StaticSet {
+    /// A set of `texts` (all UTF-8: checked at compile time). Called by
+    /// [`static_atoms!`](crate::static_atoms), which also registers the set.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __new(name: &'static str, texts: &'static [StaticText]) -> StaticSet {
+        let mut i = 0;
+        while i < texts.len() {
+            assert!(std::str::from_utf8(texts[i].bytes()).is_ok(), "static atom texts are UTF-8");
+            assert!(texts.len() < u32::MAX as usize, "too many texts in one static set");
+            i += 1;
+        }
+        StaticSet { name, texts, index: OnceLock::new() }
+    }
+
+    fn index(&self) -> &WordMap<u32> {
+        self.index.get_or_init(|| {
+            let mut index = WordMap::default();
+            index.reserve(self.texts.len());
+            for (position, text) in self.texts.iter().enumerate() {
+                // A text declared twice keeps its first position (registration refuses such
+                // a set when the global table is made).
+                index.entry(text.bits()).or_insert(position as u32);
+            }
+            index
+        })
+    }
+
+    /// The set's name: the module [`static_atoms!`](crate::static_atoms) made for it.
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod methods { GET, POST } }
+    /// assert_eq!(methods::SET.name(), "methods");
+    /// ```
+    #[must_use]
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// How many texts the set declares.
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod methods { GET, POST } }
+    /// assert_eq!(methods::SET.len(), 2);
+    /// ```
+    #[must_use]
+    pub const fn len(&self) -> usize {
+        self.texts.len()
+    }
+
+    /// Whether the set declares no text.
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod nothing {} }
+    /// assert!(nothing::SET.is_empty());
+    /// ```
+    #[must_use]
+    pub const fn is_empty(&self) -> bool {
+        self.texts.is_empty()
+    }
+
+    /// The declared texts with the names of their items, in declaration order.
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod headers { CONTENT_TYPE = "content-type" } }
+    /// let text = &headers::SET.texts()[0];
+    /// assert_eq!((text.name(), text.bytes()), ("CONTENT_TYPE", &b"content-type"[..]));
+    /// ```
+    #[must_use]
+    pub const fn texts(&self) -> &'static [StaticText] {
+        self.texts
+    }
+
+    /// The set's atom for `text`, if the set declares it: no table is touched (one hash of
+    /// the text under the declared keys' fixed seed, one probe of the set's index).
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod headers { CONTENT_TYPE = "content-type", ACCEPT = "accept" } }
+    /// assert_eq!(headers::SET.get("content-type"), Some(headers::CONTENT_TYPE));
+    /// assert_eq!(headers::SET.get("content-length"), None);
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn get(&self, text: &str) -> Option<Atom> {
+        let position = self.position_of_bytes(text.as_bytes())?;
+        Some(self.atom_at(position))
+    }
+
+    /// [`get`](Self::get) for bytes.
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod headers { CONTENT_TYPE = "content-type" } }
+    /// assert_eq!(headers::SET.get_bytes(b"content-type"), Some(headers::bytes::CONTENT_TYPE));
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn get_bytes(&self, bytes: &[u8]) -> Option<ByteAtom> {
+        let position = self.position_of_bytes(bytes)?;
+        Some(ByteAtom::from_word(AtomWord::from_declared_bits(self.texts[position].bits())))
+    }
+
+    #[inline]
+    fn position_of_bytes(&self, bytes: &[u8]) -> Option<usize> {
+        let bits = declared::declared_bits(bytes);
+        let position = *self.index().get(&bits)? as usize;
+        // The key is 61 bits of a hash: compare, so that a text outside the set with the
+        // same key is never taken for one inside.
+        (self.texts[position].bytes() == bytes).then_some(position)
+    }
+
+    /// The dense index (declaration order, from 0) of `atom` in this set.
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod methods { GET, POST, DELETE } }
+    /// assert_eq!(methods::SET.index_of(&methods::DELETE), Some(2));
+    /// assert_eq!(methods::SET.index_of(&dynatom::Atom::from("PUT")), None);
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn index_of(&self, atom: &Atom) -> Option<usize> {
+        self.index_of_bytes_atom(atom.as_byte_atom())
+    }
+
+    /// [`index_of`](Self::index_of) for a byte atom.
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod methods { GET, POST } }
+    /// assert_eq!(methods::SET.index_of_byte_atom(&dynatom::ByteAtom::new(b"POST")), Some(1));
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn index_of_byte_atom(&self, atom: &ByteAtom) -> Option<usize> {
+        self.index_of_bytes_atom(atom)
+    }
+
+    #[inline]
+    fn index_of_bytes_atom(&self, atom: &ByteAtom) -> Option<usize> {
+        let word = atom.word();
+        if !word.is_value() {
+            return None;
+        }
+        self.index().get(&word.bits()).map(|&position| position as usize)
+    }
+
+    /// Whether `atom` is one of the set's.
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod methods { GET, POST } }
+    /// assert!(methods::SET.contains(&dynatom::Atom::from("GET")));
+    /// assert!(!methods::SET.contains(&dynatom::Atom::from("PUT")));
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn contains(&self, atom: &Atom) -> bool {
+        self.index_of(atom).is_some()
+    }
+
+    /// The atom at dense index `index`.
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod methods { GET, POST } }
+    /// assert_eq!(methods::SET.atom(1), Some(methods::POST));
+    /// assert_eq!(methods::SET.atom(2), None);
+    /// ```
+    #[must_use]
+    pub fn atom(&self, index: usize) -> Option<Atom> {
+        (index < self.texts.len()).then(|| self.atom_at(index))
+    }
+
+    fn atom_at(&self, position: usize) -> Atom {
+        let byte_atom = ByteAtom::from_word(AtomWord::from_declared_bits(self.texts[position].bits()));
+        // SAFETY: `__new` checked at compile time that every text of the set is UTF-8.
+        Atom::from_utf8_handle(unsafe { Utf8::new_unchecked(byte_atom) })
+    }
+
+    /// The set's atoms in declaration order.
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod methods { GET, POST } }
+    /// let all: Vec<_> = methods::SET.iter().collect();
+    /// assert_eq!(all, [methods::GET, methods::POST]);
+    /// ```
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Atom> + '_ {
+        (0..self.texts.len()).map(|position| self.atom_at(position))
+    }
+}
+
+impl fmt::Debug for StaticSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StaticSet").field("name", &self.name).field("len", &self.texts.len()).finish()
+    }
+}
+
+impl<'a> IntoIterator for &'a StaticSet {
+    type Item = Atom;
+    type IntoIter = Box<dyn ExactSizeIterator<Item = Atom> + 'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        Box::new(self.iter())
+    }
+}
+
+/// Why a static set could not be registered at run time (see
+/// [`AtomTable::register_static_set`](crate::AtomTable::register_static_set)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaticSetError(pub(crate) DeclareError);
+
+impl fmt::Display for StaticSetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for StaticSetError {}
+
+impl Atom {
+    /// The atom of a declared text, for [`static_atoms!`](crate::static_atoms)'s `const`
+    /// items. Its set must be registered before the atom's text is read.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __declared(text: &'static str) -> Atom {
+        // SAFETY: a `str` is UTF-8.
+        Atom::from_utf8_handle(unsafe { Utf8::new_unchecked(ByteAtom::__declared(text.as_bytes())) })
+    }
+
+    /// Whether this atom was declared in a static set (texts of up to 7 bytes are atoms by
+    /// value whether declared or not, so this says `false` for them).
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod headers { CONTENT_TYPE = "content-type" } }
+    /// assert!(headers::CONTENT_TYPE.is_declared());
+    /// assert!(dynatom::Atom::from("content-type").is_declared());
+    /// assert!(!dynatom::Atom::from("x-not-declared-anywhere").is_declared());
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn is_declared(&self) -> bool {
+        self.word().is_declared_key()
+    }
+}
+
+impl ByteAtom {
+    /// The byte atom of a declared text, for [`static_atoms!`](crate::static_atoms).
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __declared(bytes: &'static [u8]) -> ByteAtom {
+        ByteAtom::from_word(AtomWord::declared(bytes))
+    }
+}
+
+/// Removes the `r#` of a raw identifier's name (`r#if` declares `"if"`).
+#[doc(hidden)]
+#[must_use]
+pub const fn __text_of_name(name: &'static str) -> &'static str {
+    match name.as_bytes() {
+        [b'r', b'#', ..] => match std::str::from_utf8(name.as_bytes().split_at(2).1) {
+            Ok(text) => text,
+            Err(_) => panic!("an identifier is UTF-8"),
+        },
+        _ => name,
+    }
+}
+
+/// Declares a set of atoms known at compile time: one `const` [`Atom`] per text (usable
+/// in `match` patterns), its [`ByteAtom`] twin in a `bytes` submodule, and the set itself
+/// as `SET`, a [`StaticSet`].
+///
+/// Each entry is `NAME = "text"`, or a bare identifier whose name is the text (`div`,
+/// `r#if` for a keyword). The atoms are the same atoms as `Atom::from` of their text, in
+/// every table and thread; using them hashes, locks and counts nothing. Every set in the
+/// program is found at link time and filed in the global table when it is made, in one
+/// pass, once per process.
+///
+/// ```
+/// use dynatom::Atom;
+///
+/// dynatom::static_atoms! {
+///     /// The keywords of a tiny language.
+///     pub mod keyword { r#let, r#fn, r#if, r#else, RETURN = "return", FUNCTION = "function" }
+/// }
+///
+/// fn describe(word: &Atom) -> &'static str {
+///     match *word {
+///         keyword::r#let => "binding",
+///         keyword::r#fn | keyword::FUNCTION => "function",
+///         keyword::r#if | keyword::r#else => "branch",
+///         keyword::RETURN => "exit",
+///         _ => "identifier",
+///     }
+/// }
+///
+/// let token = Atom::from(String::from("function"));
+/// assert_eq!(describe(&token), "function");
+/// assert_eq!(describe(&Atom::from("counter")), "identifier");
+/// assert_eq!(keyword::FUNCTION.as_str(), "function");
+/// assert_eq!(keyword::bytes::RETURN.as_bytes(), b"return");
+/// ```
+///
+/// The items of one set live in the module the macro makes; a text declared in two sets
+/// (a library's and the application's) is one atom, since its word is computed from the
+/// text alone. Two different texts whose 61-bit keys collide are refused when the sets are
+/// first used (a panic naming both: rename one).
+///
+/// The set is registered through a link-time list: a crate whose set is used only by its
+/// `const` items, with nothing else of it linked, may be left out by the linker, and
+/// reading such an atom's text panics. Naming its `SET` anywhere keeps it.
+#[macro_export]
+macro_rules! static_atoms {
+    (
+        $(#[$set_attr:meta])*
+        $vis:vis mod $set:ident {
+            $( $(#[$attr:meta])* $name:ident $(= $text:literal)? ),* $(,)?
+        }
+    ) => {
+        $(#[$set_attr])*
+        #[allow(non_upper_case_globals)]
+        $vis mod $set {
+            $(
+                $(#[$attr])*
+                #[doc = concat!("The static atom `", stringify!($name) $(, " = ", stringify!($text))?, "`.")]
+                pub const $name: $crate::Atom =
+                    $crate::Atom::__declared($crate::__static_text!($name $(= $text)?));
+            )*
+
+            const TEXTS: &[$crate::__private::StaticText] = &[
+                $( $crate::__private::StaticText::new(
+                    $crate::__static_text!(@name $name),
+                    $crate::__static_text!($name $(= $text)?).as_bytes(),
+                ), )*
+            ];
+
+            /// The set, with its dense index and its text lookup.
+            pub static SET: $crate::StaticSet = $crate::StaticSet::__new(stringify!($set), TEXTS);
+
+            #[$crate::__private::linkme::distributed_slice($crate::__private::DECLARED_SETS)]
+            #[linkme(crate = $crate::__private::linkme)]
+            static REGISTERED: $crate::__private::DeclaredSet =
+                $crate::__private::DeclaredSet { name: stringify!($set), texts: TEXTS };
+
+            /// The same atoms as [`ByteAtom`]s.
+            #[allow(non_upper_case_globals)]
+            pub mod bytes {
+                $(
+                    #[doc = concat!("The static byte atom `", stringify!($name) $(, " = ", stringify!($text))?, "`.")]
+                    pub const $name: $crate::ByteAtom =
+                        $crate::ByteAtom::__declared($crate::__static_text!($name $(= $text)?).as_bytes());
+                )*
+            }
+        }
+    };
+}
+
+/// The text of one [`static_atoms!`] entry.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __static_text {
+    (@name $name:ident) => {
+        $crate::__private::text_of_name(stringify!($name))
+    };
+    ($name:ident = $text:literal) => {
+        $text
+    };
+    ($name:ident) => {
+        $crate::__private::text_of_name(stringify!($name))
+    };
+}
