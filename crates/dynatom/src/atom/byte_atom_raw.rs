@@ -124,3 +124,28 @@ mod tests {
         assert!(!ByteAtom::raw_word_plausible(0x1000 | 0b110));
     }
 }
+
+impl super::Atom {
+    /// The atom of a declared text, for [`static_atoms!`](crate::static_atoms)'s `const`
+    /// items. Its set must be registered before the atom's text is read.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn __declared(text: &'static str) -> super::Atom {
+        let byte_atom = ByteAtom::from_word(AtomWord::declared(text.as_bytes()));
+        // SAFETY: the word stands for `text` (computed from it), which is a `str`.
+        super::Atom::from_utf8_handle(unsafe { crate::utf8::Utf8::new_unchecked(byte_atom) })
+    }
+
+    /// The declared atom of `entry` if its text is `text` (one comparison).
+    #[inline]
+    pub(crate) fn declared_if_text(text: &str, entry: &crate::repr::declared::StaticText) -> Option<super::Atom> {
+        if entry.bytes() != text.as_bytes() {
+            return None;
+        }
+        let byte_atom = ByteAtom::from_word(AtomWord::from_declared_bits(entry.bits()));
+        // SAFETY: a `StaticText`'s word is computed from its bytes (its fields are
+        // private), registration refuses two texts with one word, and those bytes are
+        // `text`'s: UTF-8.
+        Some(super::Atom::from_utf8_handle(unsafe { crate::utf8::Utf8::new_unchecked(byte_atom) }))
+    }
+}

@@ -8,7 +8,6 @@ use super::Atom;
 use super::byte_atom::ByteAtom;
 use crate::repr::atom_word::AtomWord;
 use crate::repr::declared::{self, DeclareError, StaticText, WordMap};
-use crate::utf8::Utf8;
 
 /// A set of texts declared with [`static_atoms!`](crate::static_atoms): one `const`
 /// [`Atom`] per text, a dense index, and a lookup from text that touches no table.
@@ -121,8 +120,8 @@ impl StaticSet {
     #[must_use]
     #[inline]
     pub fn get(&self, text: &str) -> Option<Atom> {
-        let position = self.position_of_bytes(text.as_bytes())?;
-        Some(self.atom_at(position))
+        let position = self.candidate(text.as_bytes())?;
+        Atom::declared_if_text(text, &self.texts[position])
     }
 
     /// [`get`](Self::get) for bytes.
@@ -134,17 +133,17 @@ impl StaticSet {
     #[must_use]
     #[inline]
     pub fn get_bytes(&self, bytes: &[u8]) -> Option<ByteAtom> {
-        let position = self.position_of_bytes(bytes)?;
-        Some(ByteAtom::from_word(AtomWord::from_declared_bits(self.texts[position].bits())))
+        let text = &self.texts[self.candidate(bytes)?];
+        (text.bytes() == bytes).then(|| ByteAtom::from_word(AtomWord::from_declared_bits(text.bits())))
     }
 
+    /// The position of the one text that may be `bytes`: the key is 61 bits of a hash, so
+    /// the caller compares, and a text outside the set with the same key is never taken
+    /// for one inside.
     #[inline]
-    fn position_of_bytes(&self, bytes: &[u8]) -> Option<usize> {
+    fn candidate(&self, bytes: &[u8]) -> Option<usize> {
         let bits = declared::declared_bits(bytes);
-        let position = *self.index().get(&bits)? as usize;
-        // The key is 61 bits of a hash: compare, so that a text outside the set with the
-        // same key is never taken for one inside.
-        (self.texts[position].bytes() == bytes).then_some(position)
+        self.index().get(&bits).map(|&position| position as usize)
     }
 
     /// The dense index (declaration order, from 0) of `atom` in this set.
@@ -207,9 +206,9 @@ impl StaticSet {
     }
 
     fn atom_at(&self, position: usize) -> Atom {
-        let byte_atom = ByteAtom::from_word(AtomWord::from_declared_bits(self.texts[position].bits()));
-        // SAFETY: `__new` checked at compile time that every text of the set is UTF-8.
-        Atom::from_utf8_handle(unsafe { Utf8::new_unchecked(byte_atom) })
+        let text = &self.texts[position];
+        let text_str = std::str::from_utf8(text.bytes()).expect("`__new` checked that the texts are UTF-8");
+        Atom::declared_if_text(text_str, text).expect("the entry's own text")
     }
 
     /// The set's atoms in declaration order.
@@ -253,15 +252,6 @@ impl fmt::Display for StaticSetError {
 impl std::error::Error for StaticSetError {}
 
 impl Atom {
-    /// The atom of a declared text, for [`static_atoms!`](crate::static_atoms)'s `const`
-    /// items. Its set must be registered before the atom's text is read.
-    #[doc(hidden)]
-    #[must_use]
-    pub const fn __declared(text: &'static str) -> Atom {
-        // SAFETY: a `str` is UTF-8.
-        Atom::from_utf8_handle(unsafe { Utf8::new_unchecked(ByteAtom::__declared(text.as_bytes())) })
-    }
-
     /// Whether this atom was declared in a static set (texts of up to 7 bytes are atoms by
     /// value whether declared or not, so this says `false` for them).
     ///
