@@ -51,6 +51,8 @@
 //! * [`Interner`], [`SyncInterner`] and [`Resolver`] (module [`interner`]): 4-byte `Copy`
 //!   [`Symbol`]s for compilers and parsers, characters packed in chunks that never move,
 //!   about 8 bytes per string; [`Limits`] caps them.
+//! * [`static_atoms!`] and [`StaticSet`]: atoms declared at compile time, `const` words
+//!   usable as `match` patterns, the same atoms as [`Atom::from`] of their text.
 //! * [`MemoryReport`] and [`interner::InternerMemoryReport`]: where the memory goes.
 //! * Errors: [`StrError`] (making strings), [`BuildError`] (builders), [`PartialWrite`]
 //!   (`Pieces::write_to`), [`InternerError`] (interners). Every operation that can fail on
@@ -68,6 +70,8 @@
 //! * **Inline**: stored inside the handle, no allocation: up to 15 bytes in a `Str`, up
 //!   to 7 in an `Atom` (an *inline atom* is a value, in no table, equal in every table).
 //! * **Static**: a `'static` text (a literal) that a handle points at without a copy.
+//!   A **declared** atom is a static atom of a set made by [`static_atoms!`], whose word is
+//!   computed from the text at compile time.
 //! * **Hint**: one byte of a key's hash that a [`SmallMap`] keeps beside each entry, so a
 //!   lookup compares a key only when its hint matches.
 //!

@@ -206,3 +206,17 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_memory_report_shows_static_atoms_apart() {
+    let report = AtomTable::global().memory_report();
+    // Longer than 7 bytes, declared in this binary: content-type, content-length, the long
+    // header, the library's own text and "function".
+    assert!(report.declared_atoms >= 5, "{report:?}");
+    assert!(report.static_atoms >= report.declared_atoms);
+    assert!(report.static_char_bytes >= "content-typecontent-lengthfunction".len());
+    assert!(report.to_string().contains("of declared sets"), "{report}");
+    let local = AtomTable::new();
+    let _atom = local.intern("content-type");
+    assert_eq!(local.memory_report().declared_atoms, 0, "local tables file no declared text");
+}

@@ -446,12 +446,21 @@ impl RawAtom {
         // SAFETY: forwarded from this function's contract.
         let len = unsafe { self.bytes() }.len();
         match self.block_ptr() {
-            Some(block) => {
-                EntryFootprint { header: heap::HEADER_SIZE, chars: len, static_chars: 0, block: Some(block.cast()) }
-            }
-            None => {
-                EntryFootprint { header: std::mem::size_of::<StaticEntry>(), chars: 0, static_chars: len, block: None }
-            }
+            Some(block) => EntryFootprint {
+                header: heap::HEADER_SIZE,
+                chars: len,
+                static_chars: 0,
+                declared: false,
+                block: Some(block.cast()),
+            },
+            None => EntryFootprint {
+                header: std::mem::size_of::<StaticEntry>(),
+                chars: 0,
+                static_chars: len,
+                // SAFETY: static entries are never freed.
+                declared: unsafe { StaticEntry::declared_bits(self.static_entry()) } != 0,
+                block: None,
+            },
         }
     }
 }
@@ -462,6 +471,8 @@ pub(crate) struct EntryFootprint {
     pub(crate) chars: usize,
     /// Characters kept in the binary (a static entry's).
     pub(crate) static_chars: usize,
+    /// Whether this is a declared (static set) text's entry.
+    pub(crate) declared: bool,
     /// The allocation, for asking the allocator about slop.
     pub(crate) block: Option<NonNull<u8>>,
 }

@@ -48,6 +48,14 @@ pub struct MemoryReport {
     /// A `str_format!` of literal text alone, `Str::from_static` and
     /// `Atom::from_static` make such atoms.
     pub static_char_bytes: usize,
+    /// Static atoms in use (immortal entries whose characters stay in the binary), among
+    /// [`atoms`](Self::atoms).
+    pub static_atoms: usize,
+    /// Of the static atoms, those of declared sets ([`static_atoms!`](crate::static_atoms)
+    /// and [`AtomTable::register_static_set`](crate::AtomTable::register_static_set)), which
+    /// the global table files when it is made. Declared texts of up to 7 bytes are inline
+    /// atoms and filed nowhere.
+    pub declared_atoms: usize,
     /// Bytes the allocator gave beyond those requested for the atoms, if known.
     pub slop_bytes: Option<usize>,
     /// Lookups made under a shard's lock: interning a text that the lock-free probe did
@@ -114,6 +122,10 @@ impl MemoryReport {
         self.header_bytes += footprint.header;
         self.char_bytes += footprint.chars;
         self.static_char_bytes += footprint.static_chars;
+        if footprint.block.is_none() {
+            self.static_atoms += 1;
+            self.declared_atoms += usize::from(footprint.declared);
+        }
         if let (Some(block), Some(slop)) = (footprint.block, self.slop_bytes.as_mut()) {
             *slop += usable_size(block.as_ptr()).saturating_sub(footprint.header + footprint.chars);
         }
@@ -162,8 +174,12 @@ impl fmt::Display for MemoryReport {
         line(f, "├──", self.table_bytes, "table (shards, locks, slot arrays)")?;
         line(f, "├──", self.header_bytes, "atom headers")?;
         line(f, "├──", self.char_bytes, "characters")?;
-        if self.static_char_bytes > 0 {
-            writeln!(f, "│   {:>12} B more characters in the binary (static atoms)", self.static_char_bytes)?;
+        if self.static_atoms > 0 {
+            writeln!(
+                f,
+                "│   {:>12} B more characters in the binary: {} static atoms ({} of declared sets)",
+                self.static_char_bytes, self.static_atoms, self.declared_atoms
+            )?;
         }
         let unused =
             format!("unused atoms ({}), kept until a sweep (at most {} B)", self.unused_atoms, self.unused_bytes_limit);
