@@ -181,29 +181,59 @@ fn many_threads_meet_the_static_atoms_in_any_order() {
     });
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+/// How a test makes an atom of a text.
+fn make_atom(text: &str, how: usize, local: &AtomTable) -> Atom {
+    match how {
+        0 => Atom::from(text),
+        1 => Str::from(String::from(text)).intern(),
+        2 => local.intern(text),
+        3 => ByteAtom::new(text.as_bytes()).to_text().unwrap(),
+        _ => Atom::lookup(text).unwrap_or_else(|| Atom::from(text)),
+    }
+}
 
-    /// Against a model: an atom equals a static atom exactly when their texts are equal,
-    /// whichever way either was made.
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Against a model (text equality): from several threads at once, each making atoms of
+    /// declared and undeclared texts in its own random order and way (global table, a
+    /// `Str`'s adoption, a shared local table, bytes, lookup), an atom equals a static
+    /// atom exactly when their texts are equal.
     #[test]
-    fn static_and_dynamic_atoms_agree_with_text_equality(
-        picks in proptest::collection::vec((0usize..8, 0usize..4), 1..40),
+    fn static_and_dynamic_atoms_agree_with_text_equality_from_many_threads(
+        plans in proptest::collection::vec(proptest::collection::vec((0usize..10, 0usize..5), 1..40), 3),
     ) {
         let extra = ["content-typ", "content-type ", "x-other-header-name", "Content-Type"];
         let statics: Vec<Atom> = headers::SET.iter().chain(keywords::SET.iter()).collect();
-        for (index, how) in picks {
-            let text: String = if index < 6 { headers::SET.atom(index).unwrap().to_string() } else { extra[index - 6].to_string() };
-            let atom = match how {
-                0 => Atom::from(text.as_str()),
-                1 => Str::from(text.clone()).intern(),
-                2 => AtomTable::new().intern(&text),
-                _ => ByteAtom::new(text.as_bytes()).to_text().unwrap(),
-            };
-            for known in &statics {
-                prop_assert_eq!(*known == atom, known.as_str() == text, "{} vs {}", known, text);
-            }
-        }
+        let text_of = |index: usize| -> String {
+            if index < 6 { headers::SET.atom(index).unwrap().to_string() } else { extra[index - 6].to_string() }
+        };
+        let local = AtomTable::new();
+        let barrier = Barrier::new(plans.len());
+        let mismatches: Vec<String> = std::thread::scope(|scope| {
+            let handles: Vec<_> = plans
+                .iter()
+                .map(|plan| {
+                    let (local, barrier, statics, text_of) = (&local, &barrier, &statics, &text_of);
+                    scope.spawn(move || {
+                        barrier.wait();
+                        let mut wrong = Vec::new();
+                        for &(index, how) in plan {
+                            let text = text_of(index);
+                            let atom = make_atom(&text, how, local);
+                            for known in statics {
+                                if (*known == atom) != (known.as_str() == text) {
+                                    wrong.push(format!("{known:?} vs {text:?} made by way {how}"));
+                                }
+                            }
+                        }
+                        wrong
+                    })
+                })
+                .collect();
+            handles.into_iter().flat_map(|handle| handle.join().unwrap()).collect()
+        });
+        prop_assert!(mismatches.is_empty(), "{:?}", mismatches);
     }
 }
 

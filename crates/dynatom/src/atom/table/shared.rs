@@ -328,6 +328,14 @@ impl TableShared {
         missed: Missed,
         make: impl FnOnce() -> Result<(AtomWord, RawAtom), StrError>,
     ) -> Result<AtomWord, StrError> {
+        if self.kind != TableKind::Global
+            && let Some(bits) = declared::word_of(bytes)
+        {
+            // Declared atoms are values, the same in every table, asked for on a miss
+            // before any lock (the global table files them when it is made, so it never
+            // needs to ask).
+            return Ok(AtomWord::from_declared_bits(bits));
+        }
         let Missed { version, probes, mut compared } = missed;
         let mut shard = padded.slots.lock();
         if shard.version() != version {
@@ -353,13 +361,6 @@ impl TableShared {
             shard.counters.record_compared(compared);
         }
         shard.counters.misses += 1;
-        if self.kind != TableKind::Global
-            && let Some(bits) = declared::word_of(bytes)
-        {
-            // Declared atoms are values, the same in every table (the global table files
-            // them when it is made, so it never needs to ask).
-            return Ok(AtomWord::from_declared_bits(bits));
-        }
         let (atom, raw) = make()?;
         if let Err(err) = shard.insert(probe_hash(hash), raw.as_slot()) {
             // SAFETY: the entry was never listed; its count goes back at once.
