@@ -171,36 +171,50 @@ impl Hasher for KeyPassThrough {
 
 pub(crate) type WordMap<V> = HashMap<usize, V, BuildHasherDefault<KeyPassThrough>>;
 
-/// The declared texts longer than an inline atom, by word.
+/// The declared texts by word, with the set that declared each first.
 #[derive(Default)]
 struct Index {
-    texts: WordMap<&'static [u8]>,
+    texts: WordMap<Declared>,
+    sets: u32,
+}
+
+#[derive(Clone, Copy)]
+struct Declared {
+    text: &'static [u8],
+    set: u32,
 }
 
 impl Index {
+    /// Adds every text of `set` in one pass; on an error the index is as it was.
     fn add_set(&mut self, set: &DeclaredSet) -> Result<(), DeclareError> {
-        let mut seen: WordMap<()> = WordMap::default();
+        use std::collections::hash_map::Entry;
+        let ordinal = self.sets;
+        self.texts.reserve(set.texts.len());
         for text in set.texts {
-            if seen.insert(text.bits, ()).is_some() {
-                return Err(DeclareError::Duplicate { set: set.name, text: text.text.to_vec() });
-            }
+            let error = match self.texts.entry(text.bits) {
+                Entry::Vacant(slot) => {
+                    slot.insert(Declared { text: text.text, set: ordinal });
+                    continue;
+                }
+                Entry::Occupied(known) if known.get().text != text.text => {
+                    DeclareError::KeyCollision { first: known.get().text.to_vec(), second: text.text.to_vec() }
+                }
+                Entry::Occupied(known) if known.get().set == ordinal => {
+                    DeclareError::Duplicate { set: set.name, text: text.text.to_vec() }
+                }
+                // The same text in an earlier set: the same atom.
+                Entry::Occupied(_) => continue,
+            };
+            self.texts.retain(|_, declared| declared.set != ordinal);
+            return Err(error);
         }
-        for text in set.texts {
-            if inline_bits(text.text).is_some() {
-                continue;
-            }
-            if let Some(&known) = self.texts.get(&text.bits)
-                && known != text.text
-            {
-                return Err(DeclareError::KeyCollision { first: known.to_vec(), second: text.text.to_vec() });
-            }
-        }
-        for text in set.texts {
-            if inline_bits(text.text).is_none() {
-                self.texts.insert(text.bits, text.text);
-            }
-        }
+        self.sets += 1;
         Ok(())
+    }
+
+    #[inline]
+    fn text_of(&self, bits: usize) -> Option<&'static [u8]> {
+        self.texts.get(&bits).map(|declared| declared.text)
     }
 }
 
@@ -243,7 +257,7 @@ pub(crate) fn all_sets() -> Vec<DeclaredSet> {
 /// The text of a declared word longer than 7 bytes, if any registered set declares it.
 #[inline]
 pub(crate) fn text_of(bits: usize) -> Option<&'static [u8]> {
-    if let Some(text) = linked().texts.get(&bits) {
+    if let Some(text) = linked().text_of(bits) {
         return Some(text);
     }
     text_of_late(bits)
@@ -254,7 +268,7 @@ fn text_of_late(bits: usize) -> Option<&'static [u8]> {
     if LATE_COUNT.load(std::sync::atomic::Ordering::Acquire) == 0 {
         return None;
     }
-    read(&LATE_INDEX).as_ref().and_then(|index| index.texts.get(&bits).copied())
+    read(&LATE_INDEX).as_ref().and_then(|index| index.text_of(bits))
 }
 
 /// The declared word of `text` (longer than 7 bytes) if a registered set declares it.
@@ -280,9 +294,8 @@ pub(crate) fn register_late(
     let mut late = write(&LATE);
     let mut late_index = write(&LATE_INDEX);
     let index = late_index.get_or_insert_with(Index::default);
-    Index::default().add_set(&set)?;
     for text in set.texts {
-        if let Some(&known) = linked.texts.get(&text.bits).or_else(|| index.texts.get(&text.bits))
+        if let Some(known) = linked.text_of(text.bits)
             && known != text.text
         {
             return Err(DeclareError::KeyCollision { first: known.to_vec(), second: text.text.to_vec() });
