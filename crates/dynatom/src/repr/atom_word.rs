@@ -175,22 +175,34 @@ impl AtomWord {
             let len = (raw[0] >> 1) as usize;
             return &raw[1..=len];
         }
+        if self.bits() & TAG_MASK == 0 {
+            // SAFETY: a heap atom owns a count of its block: alive for the borrow of `self`.
+            return unsafe { heap::entry_bytes(self.pointer().cast()) };
+        }
+        self.entry_or_declared_bytes()
+    }
+
+    /// The bytes of a static entry's atom or a declared one: out of the heap and inline
+    /// atoms' way.
+    #[inline(never)]
+    fn entry_or_declared_bytes(&self) -> &[u8] {
         if self.is_declared_key() {
             return self.declared_bytes();
         }
-        // SAFETY: a non-inline atom owns a count of its block or points at an immortal
-        // static entry, so the entry is alive for the borrow of `self`.
-        unsafe { self.raw().bytes() }
+        // SAFETY: the word points at an immortal static entry.
+        unsafe { StaticEntry::text(self.static_entry()) }
     }
 
     /// The hash the owning table filed this atom under; `None` for inline atoms.
     #[inline]
     pub(crate) fn table_hash(&self) -> Option<u64> {
-        if self.is_value() {
-            return None;
+        match self.bits() & TAG_MASK {
+            // SAFETY: a heap atom owns a count of its block: alive for the borrow of `self`.
+            0 => Some(unsafe { heap::entry_hash(self.pointer().cast()) }),
+            // SAFETY: the word points at an immortal static entry.
+            TAG_STATIC => Some(unsafe { StaticEntry::hash(self.static_entry()) }),
+            _ => None,
         }
-        // SAFETY: as in `as_bytes`.
-        Some(unsafe { self.raw().hash() })
     }
 
     /// Whether the atom is the global table's entry (heap or static); false for inline

@@ -328,13 +328,10 @@ impl TableShared {
         missed: Missed,
         make: impl FnOnce() -> Result<(AtomWord, RawAtom), StrError>,
     ) -> Result<AtomWord, StrError> {
-        if self.kind != TableKind::Global
-            && let Some(bits) = declared::word_of(bytes)
-        {
-            // Declared atoms are values, the same in every table, asked for on a miss
-            // before any lock (the global table files them when it is made, so it never
-            // needs to ask).
-            return Ok(AtomWord::from_declared_bits(bits));
+        // Declared atoms are values, the same in every table, asked for on a miss before
+        // any lock (the global table files them when it is made, so it never asks).
+        if let Some(atom) = self.lookup_declared(bytes) {
+            return Ok(atom);
         }
         let Missed { version, probes, mut compared } = missed;
         let mut shard = padded.slots.lock();
@@ -625,11 +622,21 @@ impl TableShared {
     /// The atom for `bytes` if one is in use. Never files or revives anything.
     pub(crate) fn lookup(&self, bytes: &[u8]) -> Option<AtomWord> {
         let hash = self.hash(bytes);
-        let found = self.find_entry(bytes, hash, None);
-        if found.is_none() && self.kind != TableKind::Global {
-            return declared::word_of(bytes).map(AtomWord::from_declared_bits);
+        match self.find_entry(bytes, hash, None) {
+            Some(atom) => Some(atom),
+            None => self.lookup_declared(bytes),
         }
-        found
+    }
+
+    /// A miss's last look: the declared atom of `bytes` (only tables other than the global
+    /// one, which files the declared texts itself).
+    #[cold]
+    #[inline(never)]
+    fn lookup_declared(&self, bytes: &[u8]) -> Option<AtomWord> {
+        if self.kind == TableKind::Global {
+            return None;
+        }
+        declared::word_of(bytes).map(AtomWord::from_declared_bits)
     }
 
     /// Whether `atom` (not inline) is this table's entry.
