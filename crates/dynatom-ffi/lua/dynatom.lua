@@ -43,6 +43,12 @@
 --   registry. What a lookup costs against a Lua string key is in BENCHMARKS.md
 --   ("header-keyed table").
 --
+-- Static atoms: a set registered from C (the register function of a header written by
+-- dt-static-header) or with dynatom.register_static_set gives its texts fixed atoms.
+-- dynatom.static_atom(set, name) finds one by its entry's name ("CONTENT_TYPE"),
+-- dynatom.static_lookup(set, bytes) by text without interning; either is the same atom as
+-- dynatom.atom(text), with the same key(), so it keys a table like any atom.
+--
 -- Release: every handle is released by its `__gc` metamethod; `x:release()` releases
 -- early (a released handle raises "released" errors; the later finaliser is harmless).
 -- A handle is a reference object: `local y = x` is the same handle. Never copy one with
@@ -89,8 +95,12 @@ typedef struct dt_interner dt_interner;
 typedef enum dt_status {
   DT_OK = 0, DT_ERR_NULL = 1, DT_ERR_TOO_LONG = 2, DT_ERR_ALLOC = 3, DT_ERR_RANGE = 4,
   DT_ERR_UTF8 = 5, DT_ERR_INVALID_HANDLE = 6, DT_ERR_RELEASED = 7, DT_ERR_NOT_FOUND = 8,
-  DT_ERR_IO = 9, DT_ERR_LIMIT = 10, DT_ERR_INVALID_SYMBOL = 11, DT_ERR_PANIC = 12
+  DT_ERR_IO = 9, DT_ERR_LIMIT = 10, DT_ERR_INVALID_SYMBOL = 11, DT_ERR_PANIC = 12,
+  DT_ERR_WORD_MISMATCH = 13, DT_ERR_DUPLICATE = 14, DT_ERR_INTERNED_BEFORE = 15
 } dt_status;
+typedef struct dt_static_entry {
+  const uint8_t *name; size_t name_len; const uint8_t *text; size_t text_len; uint64_t word;
+} dt_static_entry;
 typedef struct dt_memory_report {
   size_t atoms; size_t unused_atoms; size_t unused_bytes; size_t unused_bytes_limit;
   size_t table_bytes; size_t header_bytes; size_t char_bytes; size_t static_char_bytes;
@@ -132,6 +142,10 @@ dt_status dt_table_lookup_bytes(dt_table *t, const uint8_t *p, size_t len, dt_at
 size_t dt_table_len(const dt_table *t);
 dt_status dt_table_memory_report(const dt_table *t, dt_memory_report *out);
 dt_status dt_table_memory_report_json(const dt_table *t, dt_str *out);
+
+dt_status dt_static_set_register(const uint8_t *set, size_t set_len, const dt_static_entry *entries, size_t count);
+dt_status dt_static_set_lookup_name(const uint8_t *set, size_t set_len, const uint8_t *name, size_t name_len, dt_atom *out);
+dt_status dt_static_set_lookup_bytes(const uint8_t *set, size_t set_len, const uint8_t *data, size_t len, dt_atom *out);
 
 dt_status dt_builder_new(size_t capacity, dt_builder **out);
 dt_status dt_builder_append_bytes(dt_builder *b, const uint8_t *p, size_t len);
@@ -181,6 +195,8 @@ dt_status dtlua_table_intern_bytes(dt_table *t, const uint8_t *p, size_t len, dt
 dt_status dtlua_table_intern_str(dt_table *t, const dt_str *s, dtlua_atom *out) __asm__("dt_table_intern_str");
 dt_status dtlua_table_lookup_bytes(dt_table *t, const uint8_t *p, size_t len, dtlua_atom *out) __asm__("dt_table_lookup_bytes");
 dt_status dtlua_pieces_append_atom(dt_pieces *p, const dtlua_atom *a) __asm__("dt_pieces_append_atom");
+dt_status dtlua_static_set_lookup_name(const uint8_t *set, size_t set_len, const uint8_t *name, size_t name_len, dtlua_atom *out) __asm__("dt_static_set_lookup_name");
+dt_status dtlua_static_set_lookup_bytes(const uint8_t *set, size_t set_len, const uint8_t *data, size_t len, dtlua_atom *out) __asm__("dt_static_set_lookup_bytes");
 ]])
 
 local C = ffi.load(os.getenv("DYNATOM_LIB") or "dynatom_ffi")
@@ -475,6 +491,80 @@ function M.lookup(s, len)
   end
   local out = Atom()
   local st = C.dtlua_table_lookup_bytes(GLOBAL, p, n, out)
+  if st == 8 then -- DT_ERR_NOT_FOUND
+    return nil
+  elseif st ~= 0 then
+    fail(st, 2)
+  end
+  hold(out)
+  return out
+end
+
+-- Static atoms (see "Static atoms" at the top).
+local function set_name(set)
+  if type(set) ~= "string" then
+    error("dynatom: a static set's name is a string, got " .. type(set), 3)
+  end
+  return set
+end
+
+--- dynatom.register_static_set(set, entries): registers the static set `set`, as the
+--- register function of a C header written by dt-static-header does: `entries` is a list
+--- of { name, text, word } (or { name = , text = , word = }), `word` the header's constant
+--- for the text as a uint64_t cdata (0x...ULL). Call it before any of the texts is first
+--- interned. Raises the library's error: a word that is not this library's (the header
+--- came from another version), a text or name twice, a text interned before (the set is
+--- registered all the same).
+function M.register_static_set(set, entries)
+  set = set_name(set)
+  local count = #entries
+  local list = ffi.new("dt_static_entry[?]", count)
+  for k = 1, count do
+    local e = entries[k]
+    local name, text, word = e[1] or e.name, e[2] or e.text, e[3] or e.word
+    if type(name) ~= "string" or type(text) ~= "string" or word == nil then
+      error("dynatom: static entry " .. k .. " needs a name and a text (strings) and a word", 2)
+    end
+    local c = list[k - 1]
+    c.name, c.name_len = name, #name -- the strings stay alive in `entries` during the call
+    c.text, c.text_len = text, #text
+    c.word = word
+  end
+  local st = C.dt_static_set_register(set, #set, list, count)
+  if st ~= 0 then
+    fail(st, 2)
+  end
+end
+
+--- dynatom.static_atom(set, name): the static atom named `name` in the registered set
+--- `set` (a C header's entry name, e.g. "CONTENT_TYPE"), or nil. The same atom as
+--- dynatom.atom(text), with the same key(): look it up once and keep it.
+function M.static_atom(set, name)
+  set = set_name(set)
+  if type(name) ~= "string" then
+    error("dynatom: a static atom's name is a string, got " .. type(name), 2)
+  end
+  local out = Atom()
+  local st = C.dtlua_static_set_lookup_name(set, #set, name, #name, out)
+  if st == 8 then -- DT_ERR_NOT_FOUND
+    return nil
+  elseif st ~= 0 then
+    fail(st, 2)
+  end
+  hold(out)
+  return out
+end
+
+--- dynatom.static_lookup(set, bytes) / dynatom.static_lookup(set, ptr, len): the static
+--- atom of these bytes if the registered set `set` declares them, else nil; never interns.
+function M.static_lookup(set, s, len)
+  set = set_name(set)
+  local p, n = s, len
+  if len == nil then
+    p, n = bytes_of(s)
+  end
+  local out = Atom()
+  local st = C.dtlua_static_set_lookup_bytes(set, #set, p, n, out)
   if st == 8 then -- DT_ERR_NOT_FOUND
     return nil
   elseif st ~= 0 then

@@ -28,7 +28,8 @@ pub(crate) fn bytes<'a>(data: *const u8, len: usize) -> Result<&'a [u8], dt_stat
     Ok(unsafe { std::slice::from_raw_parts(data, len) })
 }
 
-/// Borrows C's array of `count` elements (handles). `count == 0` accepts NULL.
+/// Borrows C's array of `count` elements (handles, static-set entries). `count == 0`
+/// accepts NULL.
 pub(crate) fn array<'a, T>(items: *const T, count: usize) -> Result<&'a [T], dt_status> {
     if count == 0 {
         return Ok(&[]);
@@ -44,7 +45,8 @@ pub(crate) fn array<'a, T>(items: *const T, count: usize) -> Result<&'a [T], dt_
     }
     // SAFETY: non-NULL, aligned (checked above), and by the header's rule `count`
     // readable elements; the byte size fits in isize (checked above). `T` here is a
-    // plain-words handle type, valid for any initialised bit pattern.
+    // plain-words type (a handle, or `dt_static_entry`: pointers, lengths and a word),
+    // valid for any initialised bit pattern.
     Ok(unsafe { std::slice::from_raw_parts(items, count) })
 }
 

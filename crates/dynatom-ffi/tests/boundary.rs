@@ -7,12 +7,25 @@ use std::path::Path;
 
 const MARKER: &str = "pub extern \"C\" fn ";
 
+/// Every `.rs` file under `dir`, in its subdirectories too (`src/bin/`).
+fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(rust_files(&path));
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            files.push(path);
+        }
+    }
+    files
+}
+
 /// The entry points defined in src/, checking each one's shape on the way.
 fn entry_points() -> BTreeSet<String> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut names = BTreeSet::new();
-    for entry in std::fs::read_dir(&src).unwrap() {
-        let path = entry.unwrap().path();
+    for path in rust_files(&src) {
         let text = std::fs::read_to_string(&path).unwrap();
         let mut rest = text.as_str();
         while let Some(at) = rest.find(MARKER) {
@@ -67,8 +80,7 @@ fn unsafe_code_lives_only_in_the_four_documented_modules() {
     const DOCUMENTED: [&str; 4] = ["handles.rs", "objects.rs", "pointers.rs", "test_hooks.rs"];
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut with_unsafe = BTreeSet::new();
-    for entry in std::fs::read_dir(&src).unwrap() {
-        let path = entry.unwrap().path();
+    for path in rust_files(&src) {
         let text = std::fs::read_to_string(&path).unwrap();
         let code = text.lines().filter(|line| !line.trim_start().starts_with("//"));
         if code.map(|line| line.split(" // ").next().unwrap_or(line)).any(|line| {

@@ -251,6 +251,26 @@ impl fmt::Display for StaticSetError {
 
 impl std::error::Error for StaticSetError {}
 
+impl StaticSetError {
+    /// Whether the set was registered despite the error: one of its texts had been
+    /// interned before, and that text's earlier atoms stay distinct from its static one.
+    /// Every other error registers nothing.
+    ///
+    /// ```
+    /// use dynatom::{AtomTable, ByteAtom, StaticText};
+    ///
+    /// let early = ByteAtom::new(b"interned before its set, in a doctest");
+    /// static TEXTS: [StaticText; 1] = [StaticText::new("EARLY", b"interned before its set, in a doctest")];
+    /// let err = AtomTable::register_static_set("early", &TEXTS).unwrap_err();
+    /// assert!(err.is_interned_before());
+    /// # drop(early);
+    /// ```
+    #[must_use]
+    pub fn is_interned_before(&self) -> bool {
+        matches!(self.0, DeclareError::InternedBefore { .. })
+    }
+}
+
 impl Atom {
     /// Whether this atom was declared in a static set (texts of up to 7 bytes are atoms by
     /// value whether declared or not, so this says `false` for them).
@@ -268,7 +288,46 @@ impl Atom {
     }
 }
 
+/// The texts of every registered set named `set` (usually one), in declaration order.
+fn texts_of_sets_named(set: &str) -> impl Iterator<Item = StaticText> + '_ {
+    declared::all_sets()
+        .into_iter()
+        .filter(move |declared| declared.name == set)
+        .flat_map(|declared| declared.texts)
+        .copied()
+}
+
 impl ByteAtom {
+    /// The static atom named `name` in the registered set `set` (a
+    /// [`static_atoms!`](crate::static_atoms) module's name and item, or a set registered
+    /// with [`AtomTable::register_static_set`](crate::AtomTable::register_static_set)),
+    /// for bindings that know sets by name. It walks the registered sets: keep the atom.
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod mime { JSON = "application/json" } }
+    /// assert_eq!(dynatom::ByteAtom::from_static_name("mime", "JSON"), Some(mime::bytes::JSON));
+    /// assert_eq!(dynatom::ByteAtom::from_static_name("mime", "XML"), None);
+    /// ```
+    #[must_use]
+    pub fn from_static_name(set: &str, name: &str) -> Option<ByteAtom> {
+        let text = texts_of_sets_named(set).find(|text| text.name() == name)?;
+        Some(ByteAtom::from_word(AtomWord::from_declared_bits(text.bits())))
+    }
+
+    /// The static atom of `bytes` if the registered set `set` declares them; never
+    /// interns (as [`from_static_name`](Self::from_static_name), by text).
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod mime { JSON = "application/json" } }
+    /// assert_eq!(dynatom::ByteAtom::from_static_text("mime", b"application/json"), Some(mime::bytes::JSON));
+    /// assert_eq!(dynatom::ByteAtom::from_static_text("mime", b"text/plain"), None);
+    /// ```
+    #[must_use]
+    pub fn from_static_text(set: &str, bytes: &[u8]) -> Option<ByteAtom> {
+        let text = texts_of_sets_named(set).find(|text| text.bytes() == bytes)?;
+        Some(ByteAtom::from_word(AtomWord::from_declared_bits(text.bits())))
+    }
+
     /// The byte atom of a declared text, for [`static_atoms!`](crate::static_atoms).
     #[doc(hidden)]
     #[must_use]

@@ -96,6 +96,19 @@ impl StaticText {
     pub const fn bits(&self) -> usize {
         self.bits
     }
+
+    /// The declared atom word of any `text`: what [`bits`](Self::bits) gives for a
+    /// `StaticText` of it, without one (for checking words made elsewhere, such as a C
+    /// header's, before copying the text).
+    ///
+    /// ```
+    /// const TEXT: dynatom::StaticText = dynatom::StaticText::new("CONTENT_TYPE", b"content-type");
+    /// assert_eq!(dynatom::StaticText::bits_of(&b"content-type".to_vec()), TEXT.bits());
+    /// ```
+    #[must_use]
+    pub const fn bits_of(text: &[u8]) -> usize {
+        declared_bits(text)
+    }
 }
 
 /// A set as the link-time registry holds it (what
@@ -247,7 +260,6 @@ pub(crate) fn linked_sets() -> &'static [DeclaredSet] {
 }
 
 /// Every set the program declared and every set registered since, in that order.
-#[allow(dead_code, reason = "for lookups by name (the C ABI)")]
 pub(crate) fn all_sets() -> Vec<DeclaredSet> {
     let mut sets: Vec<DeclaredSet> = linked_sets().to_vec();
     sets.extend(read(&LATE).iter().copied());
