@@ -406,11 +406,19 @@ impl RawAtom {
         match self.block_ptr() {
             // SAFETY: forwarded from this function's contract.
             Some(block) => unsafe { Block::acquire_entry(block, if revive { 1 } else { 2 }) }.map(AtomWord::from_block),
-            // SAFETY: static entries are never freed.
-            None => Some(match unsafe { StaticEntry::declared_bits(self.static_entry()) } {
-                0 => AtomWord(self.0.expose_provenance()),
-                bits => AtomWord::from_declared_bits(bits),
-            }),
+            None => Some(self.static_atom()),
+        }
+    }
+
+    /// The atom a static entry hands out: its declared word, or its own address. Out of
+    /// line, so that the probe loops that inline [`RawAtom::acquire`] stay as small as
+    /// for heap entries alone.
+    #[inline(never)]
+    fn static_atom(self) -> AtomWord {
+        // SAFETY: static entries are never freed.
+        match unsafe { StaticEntry::declared_bits(self.static_entry()) } {
+            0 => AtomWord(self.0.expose_provenance()),
+            bits => AtomWord::from_declared_bits(bits),
         }
     }
 

@@ -330,7 +330,9 @@ impl TableShared {
     ) -> Result<AtomWord, StrError> {
         // Declared atoms are values, the same in every table, asked for on a miss before
         // any lock (the global table files them when it is made, so it never asks).
-        if let Some(atom) = self.lookup_declared(bytes) {
+        if self.kind != TableKind::Global
+            && let Some(atom) = self.lookup_declared(bytes)
+        {
             return Ok(atom);
         }
         let Missed { version, probes, mut compared } = missed;
@@ -622,10 +624,7 @@ impl TableShared {
     /// The atom for `bytes` if one is in use. Never files or revives anything.
     pub(crate) fn lookup(&self, bytes: &[u8]) -> Option<AtomWord> {
         let hash = self.hash(bytes);
-        match self.find_entry(bytes, hash, None) {
-            Some(atom) => Some(atom),
-            None => self.lookup_declared(bytes),
-        }
+        self.find_entry(bytes, hash, None)
     }
 
     /// A miss's last look: the declared atom of `bytes` (only tables other than the global
@@ -649,9 +648,9 @@ impl TableShared {
         self.find_entry(bytes, hash, Some(bytes.as_ptr())).is_some()
     }
 
-    /// The entry in use for `bytes` filed under `hash`, without the lock; with `at`, only
-    /// the entry whose characters are at that address (found by address, comparing no
-    /// text).
+    /// The entry in use for `bytes` filed under `hash`, without the lock, or else the
+    /// declared atom of `bytes` (tables other than the global one); with `at`, only the
+    /// entry whose characters are at that address (found by address, comparing no text).
     fn find_entry(&self, bytes: &[u8], hash: u64, at: Option<*const u8>) -> Option<AtomWord> {
         let padded = &self.shards[shard_index(hash)];
         match at {
@@ -664,7 +663,10 @@ impl TableShared {
                 };
                 self.find_unlocked(padded, hash, at_address, false)
             }
-            None => self.find_unlocked(padded, hash, |raw| is_entry_for(raw, hash, bytes), false),
+            None => match self.find_unlocked(padded, hash, |raw| is_entry_for(raw, hash, bytes), false) {
+                Some(atom) => Some(atom),
+                None => self.lookup_declared(bytes),
+            },
         }
     }
 }
