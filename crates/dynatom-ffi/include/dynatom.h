@@ -326,6 +326,14 @@ typedef struct dt_memory_report {
    */
   size_t static_char_bytes;
   /**
+   * Static atoms in use (immortal entries whose text stays in the binary), among `atoms`.
+   */
+  size_t static_atoms;
+  /**
+   * Of `static_atoms`, those of declared static sets (see `dt_static_set_register`).
+   */
+  size_t declared_atoms;
+  /**
    * Bytes the allocator gave beyond those requested; -1 when it cannot be known.
    */
   int64_t slop_bytes;

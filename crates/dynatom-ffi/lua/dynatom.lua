@@ -104,6 +104,7 @@ typedef struct dt_static_entry {
 typedef struct dt_memory_report {
   size_t atoms; size_t unused_atoms; size_t unused_bytes; size_t unused_bytes_limit;
   size_t table_bytes; size_t header_bytes; size_t char_bytes; size_t static_char_bytes;
+  size_t static_atoms; size_t declared_atoms;
   int64_t slop_bytes;
   uint64_t locked_lookups; uint64_t locked_hits; uint64_t locked_misses;
   uint64_t inserts; uint64_t removals;
@@ -1258,6 +1259,8 @@ local REPORT_FIELDS = {
   "header_bytes",
   "char_bytes",
   "static_char_bytes",
+  "static_atoms",
+  "declared_atoms",
   "slop_bytes",
   "locked_lookups",
   "locked_hits",

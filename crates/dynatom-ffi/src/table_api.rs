@@ -79,6 +79,10 @@ pub struct dt_memory_report {
     pub char_bytes: usize,
     /// Bytes of static atoms' text, kept in the program's binary rather than the heap.
     pub static_char_bytes: usize,
+    /// Static atoms in use (immortal entries whose text stays in the binary), among `atoms`.
+    pub static_atoms: usize,
+    /// Of `static_atoms`, those of declared static sets (see `dt_static_set_register`).
+    pub declared_atoms: usize,
     /// Bytes the allocator gave beyond those requested; -1 when it cannot be known.
     pub slop_bytes: i64,
     /// Lookups on the filing path only: interns that the lock-free probe could not
@@ -107,6 +111,8 @@ impl From<&MemoryReport> for dt_memory_report {
             header_bytes: r.header_bytes,
             char_bytes: r.char_bytes,
             static_char_bytes: r.static_char_bytes,
+            static_atoms: r.static_atoms,
+            declared_atoms: r.declared_atoms,
             slop_bytes: r.slop_bytes.and_then(|slop| i64::try_from(slop).ok()).unwrap_or(-1),
             locked_lookups: r.locked_lookups,
             locked_hits: r.locked_hits,
@@ -125,7 +131,7 @@ fn report_json(r: &MemoryReport) -> String {
     let _ = write!(
         json,
         "{{\"atoms\":{},\"unused_atoms\":{},\"unused_bytes\":{},\"unused_bytes_limit\":{},\
-         \"table_bytes\":{},\"header_bytes\":{},\"char_bytes\":{},\"static_char_bytes\":{},\"slop_bytes\":{},\
+         \"table_bytes\":{},\"header_bytes\":{},\"char_bytes\":{},\"static_char_bytes\":{},\"static_atoms\":{},\"declared_atoms\":{},\"slop_bytes\":{},\
          \"total_bytes\":{},\"locked_lookups\":{},\"locked_hits\":{},\"locked_misses\":{},\"inserts\":{},\
          \"removals\":{},\"mean_probe\":{},\"max_probe\":{}}}",
         r.atoms,
@@ -136,6 +142,8 @@ fn report_json(r: &MemoryReport) -> String {
         r.header_bytes,
         r.char_bytes,
         r.static_char_bytes,
+        r.static_atoms,
+        r.declared_atoms,
         slop,
         r.total_bytes(),
         r.locked_lookups,
