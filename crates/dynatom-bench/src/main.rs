@@ -15,11 +15,13 @@ mod charts;
 mod child;
 mod corpus;
 mod counted;
+mod keywords;
 mod luajit_model;
 mod luajit_real;
 mod peers;
 mod report;
 mod results;
+mod static_crates;
 mod suites;
 
 use report::{Header, Report};
@@ -167,6 +169,9 @@ fn run(opts: &Options) -> Result<(), String> {
         suites::luajit::prepare(); // installs luajit, builds the C library for the children
     } else if selected.iter().any(|s| s.name == suites::lazy_vs_eager::SUITE.name) {
         luajit_real::ensure_installed();
+    }
+    if selected.iter().any(|s| s.name == suites::static_atoms::SUITE.name) {
+        suites::static_atoms::prepare(); // builds the generated start-up crates once, untimed
     }
     for suite in selected {
         let reps = opts.reps.unwrap_or(if opts.quick { suite.reps_quick } else { suite.reps_full }).max(1);
