@@ -227,7 +227,7 @@ const COUNTED: &str = "counted";
 /// (the file `--check` compares with).
 fn run_counted(opts: &Options, cores: usize, report: &mut Report) -> Result<counted::CountedRun, String> {
     let run = counted::run(opts.quick, cores.max(2))?;
-    counted::section(&run, report);
+    counted::section(&run, opts.baseline.as_ref(), report);
     let path = opts.out.join("counted.json");
     let text = serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?;
     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
