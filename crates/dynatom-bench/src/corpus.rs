@@ -102,7 +102,7 @@ fn word(rng: &mut Rng, syllables: usize) -> String {
 }
 
 /// `n` distinct strings from `make`, in generation order.
-fn distinct_from(n: usize, rng: &mut Rng, mut make: impl FnMut(&mut Rng) -> String) -> Vec<String> {
+pub fn distinct_from(n: usize, rng: &mut Rng, mut make: impl FnMut(&mut Rng) -> String) -> Vec<String> {
     let mut seen = HashSet::with_capacity(n);
     let mut out = Vec::with_capacity(n);
     while out.len() < n {
@@ -115,7 +115,7 @@ fn distinct_from(n: usize, rng: &mut Rng, mut make: impl FnMut(&mut Rng) -> Stri
 }
 
 /// Identifier-like names: snake_case, camelCase, short locals, dunder names.
-fn identifier(rng: &mut Rng) -> String {
+pub fn identifier(rng: &mut Rng) -> String {
     let parts = 1 + rng.below(3);
     let mut s = String::new();
     match rng.below(6) {

@@ -15,11 +15,13 @@ mod charts;
 mod child;
 mod corpus;
 mod counted;
+mod keywords;
 mod luajit_model;
 mod luajit_real;
 mod peers;
 mod report;
 mod results;
+mod static_crates;
 mod suites;
 
 use report::{Header, Report};
@@ -168,6 +170,9 @@ fn run(opts: &Options) -> Result<(), String> {
     } else if selected.iter().any(|s| s.name == suites::lazy_vs_eager::SUITE.name) {
         luajit_real::ensure_installed();
     }
+    if selected.iter().any(|s| s.name == suites::static_atoms::SUITE.name) {
+        suites::static_atoms::prepare(); // builds the generated start-up crates once, untimed
+    }
     for suite in selected {
         let reps = opts.reps.unwrap_or(if opts.quick { suite.reps_quick } else { suite.reps_full }).max(1);
         let results = run_suite(suite, &ctx, reps);
@@ -222,7 +227,7 @@ const COUNTED: &str = "counted";
 /// (the file `--check` compares with).
 fn run_counted(opts: &Options, cores: usize, report: &mut Report) -> Result<counted::CountedRun, String> {
     let run = counted::run(opts.quick, cores.max(2))?;
-    counted::section(&run, report);
+    counted::section(&run, opts.baseline.as_ref(), report);
     let path = opts.out.join("counted.json");
     let text = serde_json::to_string_pretty(&run).map_err(|e| e.to_string())?;
     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -17,6 +17,7 @@ mod interners;
 mod maps;
 mod recorder;
 mod section;
+mod static_atoms;
 
 pub use check::check;
 pub use section::section;
@@ -45,6 +46,7 @@ const KIND_TO_STR: &str = "to_str";
 const KIND_STR: &str = "str";
 const KIND_BUILD: &str = "build";
 const KIND_CHURN: &str = churn::SUITE;
+const KIND_STATIC: &str = static_atoms::SUITE;
 
 fn groups(quick: bool) -> Vec<Group> {
     let mut v = Vec::new();
@@ -67,6 +69,7 @@ fn groups(quick: bool) -> Vec<Group> {
     add(KIND_STR, handles::str_peers(), "-");
     add(KIND_BUILD, handles::BUILDERS.to_vec(), "-");
     add(KIND_CHURN, churn::peers(), "-");
+    add(KIND_STATIC, static_atoms::PEERS.to_vec(), "-");
     v
 }
 
@@ -109,6 +112,7 @@ pub fn child_main(args: &[String]) -> i32 {
         KIND_STR => handles::str_child(&mut rec, peer, quick),
         KIND_BUILD => handles::build_child(&mut rec, peer, quick),
         KIND_CHURN => churn::child(&mut rec, peer, quick),
+        KIND_STATIC => static_atoms::child(&mut rec, peer, quick),
         other => Err(format!("unknown counted group kind {other:?}")),
     };
     if let Err(e) = result {
@@ -328,6 +332,7 @@ fn suite_peers(quick: bool) -> Vec<(&'static str, Vec<&'static str>)> {
         (handles::STR_SUITE, handles::str_peers()),
         (handles::BUILD_SUITE, handles::BUILDERS.to_vec()),
         (churn::SUITE, churn::peers()),
+        (static_atoms::SUITE, static_atoms::PEERS.to_vec()),
     ]
 }
 

@@ -15,6 +15,7 @@ const REFERENCES: &[&str] = &[
     "Str::from(&atom)",
     "dynatom Str",
     "StrBuilder",
+    super::static_atoms::STATIC,
 ];
 
 fn fmt(v: f64) -> String {
@@ -47,8 +48,9 @@ fn row_keys<'a>(rows: &[&'a Row]) -> Vec<(&'a str, &'a str)> {
     keys
 }
 
-/// Appends the counted section to `rep`: intro, one table per suite, targets.
-pub fn section(run: &CountedRun, rep: &mut Report) {
+/// Appends the counted section to `rep`: intro, one table per suite, targets. `baseline`
+/// is the `--check` file, for the targets that compare two builds.
+pub fn section(run: &CountedRun, baseline: Option<&CountedRun>, rep: &mut Report) {
     let intro = format!(
         "Every figure in this section is **counted**, not timed: callgrind (valgrind {}) \
          runs each peer in a child process and counts instructions and simulated cache misses \
@@ -120,14 +122,90 @@ pub fn section(run: &CountedRun, rep: &mut Report) {
         );
         rep.para(&md);
     }
-    targets(run, rep);
+    targets(run, baseline, rep);
 }
 
-fn targets(run: &CountedRun, rep: &mut Report) {
+fn targets(run: &CountedRun, baseline: Option<&CountedRun>, rep: &mut Report) {
     rep.heading("Targets on counted figures");
     small_map_targets(run, rep);
     interner_targets(run, rep);
     churn_target(run, rep);
+    static_atoms_targets(run, rep);
+    undeclared_intern_target(run, baseline, rep);
+}
+
+/// Issue 15: the static ways against their baselines, on estimated cycles.
+fn static_atoms_targets(run: &CountedRun, rep: &mut Report) {
+    use super::static_atoms::{self as s, BASELINE, STATIC};
+    let quick = run.quick;
+    rep.para(s::EXPLAINED);
+    let lines = [
+        (s::DISPATCH_ATOM, 5.0, "counted static-atoms dispatch on 50 keywords, atom input: `match` on static atoms ≥5× fewer est. cycles than `match` on `as_str()`"),
+        (s::DISPATCH_TEXT, 1.0, "counted static-atoms dispatch from raw text: `SET.get` then `match` no more est. cycles than `match` on `&str`"),
+        (s::GLOBAL_INTERN, 1.0, "counted static-atoms: global intern of a declared text no more est. cycles than a hit of a held atom"),
+    ];
+    for (op, bound, what) in lines {
+        let param = s::param(op, quick);
+        match (run.est(s::SUITE, op, &param, STATIC), run.est(s::SUITE, op, &param, BASELINE)) {
+            (Some(st), Some(b)) => rep.target(
+                what,
+                format!("{:.2}× ({} vs {} est. cycles)", b / st, fmt(st), fmt(b)),
+                Some(b / st >= bound),
+            ),
+            _ => rep.target(what, "not counted in this run".into(), None),
+        }
+    }
+}
+
+/// The rows of interning text that no set declares, in the global table and in local ones:
+/// (suite, operation, peer), every input.
+const UNDECLARED_INTERN_ROWS: &[(&str, &str, &str)] = &[
+    (super::interners::GLOBAL_SUITE, "intern miss", "dynatom Atom"),
+    (super::interners::GLOBAL_SUITE, "intern hit", "dynatom Atom"),
+    (super::interners::GLOBAL_SUITE, "intern miss", "dynatom AtomTable"),
+    (super::interners::GLOBAL_SUITE, "intern hit", "dynatom AtomTable"),
+    (super::interners::LOCAL_SUITE, "fill", "dynatom AtomTable"),
+    (super::interners::LOCAL_SUITE, "intern hits", "dynatom AtomTable"),
+    (super::interners::LOCAL_SUITE, "get", "dynatom AtomTable"),
+];
+
+/// Issue 15: text declared by no set interns within 3% of the build before static atoms,
+/// global and local tables. Compares two builds, so it is measured only with `--check`.
+fn undeclared_intern_target(run: &CountedRun, baseline: Option<&CountedRun>, rep: &mut Report) {
+    let what = "counted static-atoms: interning text no set declares within 3% of the build without sets \
+                (global and local `AtomTable` intern miss, hit, get rows; needs `--check BASELINE`)";
+    let Some(base) = baseline else {
+        rep.target(
+            what,
+            "compares two builds: run with `--check` and the counted.json of the build before".into(),
+            None,
+        );
+        return;
+    };
+    let mut parts = Vec::new();
+    let mut worst: Option<f64> = None;
+    for r in
+        run.rows.iter().filter(|r| UNDECLARED_INTERN_ROWS.contains(&(r.suite.as_str(), r.op.as_str(), r.peer.as_str())))
+    {
+        if let Some(b) = base.est(&r.suite, &r.op, &r.param, &r.peer) {
+            let change = r.estimated_cycles / b - 1.0;
+            worst = Some(worst.map_or(change, |w: f64| w.max(change)));
+            parts.push(format!(
+                "{} {} {} {}: {} → {} ({:+.1}%)",
+                r.suite,
+                r.op,
+                r.param,
+                r.peer,
+                fmt(b),
+                fmt(r.estimated_cycles),
+                change * 100.0
+            ));
+        }
+    }
+    match worst {
+        Some(w) => rep.target(what, format!("worst {:+.1}%; {}", w * 100.0, parts.join("; ")), Some(w <= 0.03)),
+        None => rep.target(what, "the baseline has none of these rows".into(), None),
+    }
 }
 
 /// Issue 13: dynatom's intern-then-drop within 1.2× of a hit of a held atom.
@@ -235,4 +313,44 @@ fn interner_targets(run: &CountedRun, rep: &mut Report) {
          stay with the `memory` suite above (bytes are measured, not counted or timed).",
         callgrind::LL_BYTES / 1024
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(suite: &str, op: &str, peer: &str, est: f64) -> Row {
+        Row {
+            suite: suite.into(),
+            op: op.into(),
+            param: "p".into(),
+            peer: peer.into(),
+            instructions: est,
+            l1_misses: 0.0,
+            ll_misses: 0.0,
+            estimated_cycles: est,
+        }
+    }
+
+    fn verdict(before: f64, now: f64) -> Option<bool> {
+        let suite = super::super::interners::LOCAL_SUITE;
+        let base = CountedRun { rows: vec![row(suite, "fill", "dynatom AtomTable", before)], ..CountedRun::default() };
+        let run = CountedRun {
+            rows: vec![row(suite, "fill", "dynatom AtomTable", now), row(suite, "fill", "ustr", 1e9)],
+            ..CountedRun::default()
+        };
+        let mut rep = Report::default();
+        undeclared_intern_target(&run, Some(&base), &mut rep);
+        rep.targets[0].met
+    }
+
+    #[test]
+    fn undeclared_interns_are_held_to_three_percent_of_the_baseline() {
+        assert_eq!(verdict(100.0, 102.9), Some(true));
+        assert_eq!(verdict(100.0, 90.0), Some(true));
+        assert_eq!(verdict(100.0, 103.5), Some(false));
+        let mut rep = Report::default();
+        undeclared_intern_target(&CountedRun::default(), None, &mut rep);
+        assert_eq!(rep.targets[0].met, None, "no baseline: not measured");
+    }
 }

@@ -14,6 +14,7 @@ pub mod lazy_vs_eager;
 pub mod luajit;
 pub mod memory;
 pub mod small_map;
+pub mod static_atoms;
 pub mod substrings;
 
 use crate::corpus::Scale;
@@ -75,6 +76,7 @@ pub const SUITES: &[SuiteDef] = &[
     handles::SUITE,
     build::SUITE,
     small_map::SUITE,
+    static_atoms::SUITE,
 ];
 
 pub fn find(name: &str) -> Option<&'static SuiteDef> {
