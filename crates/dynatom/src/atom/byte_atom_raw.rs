@@ -130,9 +130,11 @@ impl super::Atom {
     /// items. Its set must be registered before the atom's text is read.
     #[doc(hidden)]
     #[must_use]
-    pub const fn __declared(text: &'static str) -> super::Atom {
-        let byte_atom = ByteAtom::from_word(AtomWord::declared(text.as_bytes()));
-        // SAFETY: the word stands for `text` (computed from it), which is a `str`.
+    pub const fn __declared(text: &crate::repr::declared::StaticText) -> super::Atom {
+        assert!(text.is_text(), "a static atom's text is made with `StaticText::from_str`");
+        let byte_atom = ByteAtom::from_word(AtomWord::from_declared_bits_const(text.bits()));
+        // SAFETY: a `StaticText`'s word is computed from its bytes (its fields are
+        // private), and these were a `str` (checked above): UTF-8.
         super::Atom::from_utf8_handle(unsafe { crate::utf8::Utf8::new_unchecked(byte_atom) })
     }
 

@@ -37,14 +37,14 @@ pub struct StaticSet {
 }
 
 impl StaticSet {
-    /// A set of `texts` (all UTF-8: checked at compile time). Called by
+    /// A set of `texts` (all made from `str`s: checked at compile time). Called by
     /// [`static_atoms!`](crate::static_atoms), which also registers the set.
     #[doc(hidden)]
     #[must_use]
     pub const fn __new(name: &'static str, texts: &'static [StaticText]) -> StaticSet {
         let mut i = 0;
         while i < texts.len() {
-            assert!(std::str::from_utf8(texts[i].bytes()).is_ok(), "static atom texts are UTF-8");
+            assert!(texts[i].is_text(), "a static set's texts are made with `StaticText::from_str`");
             assert!(texts.len() < u32::MAX as usize, "too many texts in one static set");
             i += 1;
         }
@@ -331,8 +331,8 @@ impl ByteAtom {
     /// The byte atom of a declared text, for [`static_atoms!`](crate::static_atoms).
     #[doc(hidden)]
     #[must_use]
-    pub const fn __declared(bytes: &'static [u8]) -> ByteAtom {
-        ByteAtom::from_word(AtomWord::declared(bytes))
+    pub const fn __declared(text: &StaticText) -> ByteAtom {
+        ByteAtom::from_word(AtomWord::from_declared_bits_const(text.bits()))
     }
 }
 
@@ -354,7 +354,8 @@ pub const fn __text_of_name(name: &'static str) -> &'static str {
 /// as `SET`, a [`StaticSet`].
 ///
 /// Each entry is `NAME = "text"`, or a bare identifier whose name is the text (`div`,
-/// `r#if` for a keyword). The atoms are the same atoms as `Atom::from` of their text, in
+/// `r#if` for a keyword). `SET` names the set, so no entry may be called `SET`. Each text
+/// is hashed once, at compile time. The atoms are the same atoms as `Atom::from` of their text, in
 /// every table and thread; using them hashes, locks and counts nothing. Every set in the
 /// program is found at link time and filed in the global table when it is made, in one
 /// pass, once per process.
@@ -407,35 +408,39 @@ macro_rules! static_atoms {
         $(#[$set_attr])*
         #[allow(non_upper_case_globals)]
         $vis mod $set {
+            /// Each text once, hashed once at compile time: the items below are made from
+            /// these.
+            mod declared {
+                $(
+                    pub(super) const $name: $crate::StaticText = $crate::StaticText::from_str(
+                        $crate::__static_text!(@name $name),
+                        $crate::__static_text!($name $(= $text)?),
+                    );
+                )*
+            }
+
             $(
                 $(#[$attr])*
                 #[doc = concat!("The static atom `", stringify!($name) $(, " = ", stringify!($text))?, "`.")]
-                pub const $name: $crate::Atom =
-                    $crate::Atom::__declared($crate::__static_text!($name $(= $text)?));
+                pub const $name: $crate::Atom = $crate::Atom::__declared(&declared::$name);
             )*
 
-            const TEXTS: &[$crate::__private::StaticText] = &[
-                $( $crate::__private::StaticText::new(
-                    $crate::__static_text!(@name $name),
-                    $crate::__static_text!($name $(= $text)?).as_bytes(),
-                ), )*
-            ];
+            const __TEXTS: &[$crate::StaticText] = &[ $( declared::$name, )* ];
 
             /// The set, with its dense index and its text lookup.
-            pub static SET: $crate::StaticSet = $crate::StaticSet::__new(stringify!($set), TEXTS);
+            pub static SET: $crate::StaticSet = $crate::StaticSet::__new(stringify!($set), __TEXTS);
 
             #[$crate::__private::linkme::distributed_slice($crate::__private::DECLARED_SETS)]
             #[linkme(crate = $crate::__private::linkme)]
-            static REGISTERED: $crate::__private::DeclaredSet =
-                $crate::__private::DeclaredSet { name: stringify!($set), texts: TEXTS };
+            static __REGISTERED: $crate::__private::DeclaredSet =
+                $crate::__private::DeclaredSet { name: stringify!($set), texts: __TEXTS };
 
             /// The same atoms as [`ByteAtom`]s.
             #[allow(non_upper_case_globals)]
             pub mod bytes {
                 $(
                     #[doc = concat!("The static byte atom `", stringify!($name) $(, " = ", stringify!($text))?, "`.")]
-                    pub const $name: $crate::ByteAtom =
-                        $crate::ByteAtom::__declared($crate::__static_text!($name $(= $text)?).as_bytes());
+                    pub const $name: $crate::ByteAtom = $crate::ByteAtom::__declared(&super::declared::$name);
                 )*
             }
         }

@@ -90,10 +90,10 @@ impl AtomWord {
         Some(AtomWord(word))
     }
 
-    /// The word of a declared text (see [`super::declared::declared_bits`]), in `const`
+    /// The declared word `bits` (a [`super::declared::StaticText`]'s), in `const`
     /// contexts.
-    pub(crate) const fn declared(text: &[u8]) -> AtomWord {
-        match NonZeroUsize::new(declared::declared_bits(text)) {
+    pub(crate) const fn from_declared_bits_const(bits: usize) -> AtomWord {
+        match NonZeroUsize::new(bits) {
             Some(bits) => AtomWord(bits),
             None => panic!("declared words carry a non-zero tag"),
         }

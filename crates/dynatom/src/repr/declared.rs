@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{OnceLock, RwLock};
 
 use super::atom_word::{TAG_DECLARED, inline_bits};
@@ -48,6 +49,8 @@ pub struct StaticText {
     name: &'static str,
     text: &'static [u8],
     bits: usize,
+    /// Made from a `str`: the bytes are UTF-8.
+    is_text: bool,
 }
 
 impl StaticText {
@@ -60,7 +63,31 @@ impl StaticText {
     /// ```
     #[must_use]
     pub const fn new(name: &'static str, text: &'static [u8]) -> StaticText {
-        StaticText { name, text, bits: declared_bits(text) }
+        StaticText { name, text, bits: declared_bits(text), is_text: false }
+    }
+
+    /// A declared text known to be UTF-8 (what [`static_atoms!`](crate::static_atoms)
+    /// makes, so that its `Atom` items need no check).
+    ///
+    /// ```
+    /// const TEXT: dynatom::StaticText = dynatom::StaticText::from_str("RETURN", "return");
+    /// assert!(TEXT.is_text());
+    /// assert_eq!(TEXT.bits(), dynatom::StaticText::new("RETURN", b"return").bits());
+    /// ```
+    #[must_use]
+    pub const fn from_str(name: &'static str, text: &'static str) -> StaticText {
+        let bytes = text.as_bytes();
+        StaticText { name, text: bytes, bits: declared_bits(bytes), is_text: true }
+    }
+
+    /// Whether the text was given as a `str` ([`from_str`](Self::from_str)).
+    ///
+    /// ```
+    /// assert!(!dynatom::StaticText::new("BYTES", b"\xff\xfe").is_text());
+    /// ```
+    #[must_use]
+    pub const fn is_text(&self) -> bool {
+        self.is_text
     }
 
     /// The name of the item the set declared for this text.
@@ -207,6 +234,9 @@ impl Index {
             let error = match self.texts.entry(text.bits) {
                 Entry::Vacant(slot) => {
                     slot.insert(Declared { text: text.text, set: ordinal });
+                    if text.text.len() > super::atom_word::INLINE_ATOM_CAPACITY {
+                        PREFIX_FILTER.insert(text.text);
+                    }
                     continue;
                 }
                 Entry::Occupied(known) if known.get().text != text.text => {
@@ -230,6 +260,37 @@ impl Index {
         self.texts.get(&bits).map(|declared| declared.text)
     }
 }
+
+/// A filter of the declared texts longer than 7 bytes, by their first eight bytes and
+/// their length: a local table asks it on every miss, so that a text in no set costs a
+/// load and a multiply, not a second hash and a probe. It never forgets a text (a refused
+/// set's bits stay: false positives only).
+struct PrefixFilter([AtomicU64; PrefixFilter::WORDS]);
+
+impl PrefixFilter {
+    const WORDS: usize = 64;
+
+    #[inline]
+    fn bit(text: &[u8]) -> usize {
+        let Some(prefix) = text.first_chunk::<8>() else { return 0 };
+        let mixed = (u64::from_le_bytes(*prefix) ^ (text.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        (mixed >> 52) as usize
+    }
+
+    fn insert(&self, text: &[u8]) {
+        let bit = Self::bit(text);
+        self.0[bit / 64].fetch_or(1 << (bit % 64), Ordering::Release);
+    }
+
+    #[inline]
+    fn may_contain(&self, text: &[u8]) -> bool {
+        let bit = Self::bit(text);
+        self.0[bit / 64].load(Ordering::Acquire) & (1 << (bit % 64)) != 0
+    }
+}
+
+static PREFIX_FILTER: PrefixFilter = PrefixFilter([const { AtomicU64::new(0) }; PrefixFilter::WORDS]);
 
 /// The index of the program's own sets, made once from the link-time registry.
 static LINKED: OnceLock<Index> = OnceLock::new();
@@ -286,8 +347,8 @@ fn text_of_late(bits: usize) -> Option<&'static [u8]> {
 /// The declared word of `text` (longer than 7 bytes) if a registered set declares it.
 #[inline]
 pub(crate) fn word_of(text: &[u8]) -> Option<usize> {
-    let index = linked();
-    if index.texts.is_empty() && LATE_COUNT.load(std::sync::atomic::Ordering::Acquire) == 0 {
+    linked();
+    if !PREFIX_FILTER.may_contain(text) {
         return None;
     }
     let bits = declared_bits(text);
@@ -358,6 +419,28 @@ mod tests {
     }
 
     #[test]
+    fn the_prefix_filter_keeps_every_text_and_few_others() {
+        let filter = PrefixFilter([const { AtomicU64::new(0) }; PrefixFilter::WORDS]);
+        let declared = ["function", "continue", "interface", "instanceof", "implements", "content-type"];
+        for text in declared {
+            filter.insert(text.as_bytes());
+        }
+        assert!(declared.iter().all(|text| filter.may_contain(text.as_bytes())));
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let others: Vec<String> = (0..10_000)
+            .map(|_| {
+                state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+                let len = 8 + (state >> 60) as usize;
+                (0..len).map(|k| (b'a' + ((state >> (k * 4 % 56)) % 26) as u8) as char).collect()
+            })
+            .collect();
+        let false_positives = others.iter().filter(|text| filter.may_contain(text.as_bytes())).count();
+        // Six bits of 4096 set: about 0.15% expected; same-prefix texts of one length share a bit.
+        assert!(false_positives <= 100, "{false_positives} of 10000");
+        assert!(!filter.may_contain(b"functions"), "the length takes part");
+    }
+
+    #[test]
     fn a_set_with_a_text_twice_is_refused() {
         static TEXTS: [StaticText; 2] =
             [StaticText::new("A", b"twice declared"), StaticText::new("B", b"twice declared")];
@@ -369,7 +452,8 @@ mod tests {
     #[test]
     fn a_key_collision_is_refused() {
         // Forge a collision: same word, different texts.
-        let forged = StaticText { name: "F", text: b"a different text", bits: declared_bits(b"the first text") };
+        let forged =
+            StaticText { name: "F", text: b"a different text", bits: declared_bits(b"the first text"), is_text: false };
         let first: &'static [StaticText] = Box::leak(Box::new([StaticText::new("A", b"the first text")]));
         let second: &'static [StaticText] = Box::leak(Box::new([forged]));
         let mut index = Index::default();
