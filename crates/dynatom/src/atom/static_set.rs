@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use super::Atom;
 use super::byte_atom::ByteAtom;
 use crate::repr::atom_word::AtomWord;
-use crate::repr::declared::{self, DeclareError, StaticText, WordMap};
+use crate::repr::declared::{self, DeclareError, StaticText};
 
 /// A set of texts declared with [`static_atoms!`](crate::static_atoms): one `const`
 /// [`Atom`] per text, a dense index, and a lookup from text that touches no table.
@@ -33,7 +33,7 @@ pub struct StaticSet {
     name: &'static str,
     texts: &'static [StaticText],
     /// Dense index by declared word, made on first use.
-    index: OnceLock<WordMap<u32>>,
+    index: OnceLock<WordIndex>,
 }
 
 impl StaticSet {
@@ -51,17 +51,9 @@ impl StaticSet {
         StaticSet { name, texts, index: OnceLock::new() }
     }
 
-    fn index(&self) -> &WordMap<u32> {
-        self.index.get_or_init(|| {
-            let mut index = WordMap::default();
-            index.reserve(self.texts.len());
-            for (position, text) in self.texts.iter().enumerate() {
-                // A text declared twice keeps its first position (registration refuses such
-                // a set when the global table is made).
-                index.entry(text.bits()).or_insert(position as u32);
-            }
-            index
-        })
+    #[inline]
+    fn index(&self) -> &WordIndex {
+        self.index.get_or_init(|| WordIndex::new(self.texts))
     }
 
     /// The set's name: the module [`static_atoms!`](crate::static_atoms) made for it.
@@ -143,7 +135,7 @@ impl StaticSet {
     #[inline]
     fn candidate(&self, bytes: &[u8]) -> Option<usize> {
         let bits = declared::declared_bits(bytes);
-        self.index().get(&bits).map(|&position| position as usize)
+        self.index().position(bits)
     }
 
     /// The dense index (declaration order, from 0) of `atom` in this set.
@@ -177,7 +169,7 @@ impl StaticSet {
         if !word.is_value() {
             return None;
         }
-        self.index().get(&word.bits()).map(|&position| position as usize)
+        self.index().position(word.bits())
     }
 
     /// Whether `atom` is one of the set's.
@@ -220,6 +212,64 @@ impl StaticSet {
     /// ```
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Atom> + '_ {
         (0..self.texts.len()).map(|position| self.atom_at(position))
+    }
+}
+
+/// A set's texts by declared word: open addressing at most a quarter full, the words in
+/// the slots, so a probe reads one slot (rarely two) and no text.
+struct WordIndex {
+    /// `(word, position + 1)`; an empty slot is `(0, 0)` (no declared word is 0).
+    slots: Box<[(usize, u32)]>,
+    shift: u32,
+}
+
+impl WordIndex {
+    /// Fibonacci hashing: declared words are hashes already, but inline ones are bytes.
+    const MULTIPLIER: usize = 0x9E37_79B9_7F4A_7C15;
+
+    fn new(texts: &[StaticText]) -> WordIndex {
+        let capacity = (texts.len() * 4).next_power_of_two().max(8);
+        let mut index = WordIndex {
+            slots: vec![(0, 0); capacity].into_boxed_slice(),
+            shift: usize::BITS - capacity.trailing_zeros(),
+        };
+        for (position, text) in texts.iter().enumerate() {
+            let mut slot = index.home(text.bits());
+            loop {
+                match index.slots[slot] {
+                    (0, _) => {
+                        index.slots[slot] = (text.bits(), position as u32 + 1);
+                        break;
+                    }
+                    // A text declared twice keeps its first position (registration refuses
+                    // such a set when the global table is made).
+                    (bits, _) if bits == text.bits() => break,
+                    _ => slot = (slot + 1) & (capacity - 1),
+                }
+            }
+        }
+        index
+    }
+
+    #[inline]
+    fn home(&self, bits: usize) -> usize {
+        bits.wrapping_mul(Self::MULTIPLIER) >> self.shift
+    }
+
+    #[inline]
+    fn position(&self, bits: usize) -> Option<usize> {
+        let mask = self.slots.len() - 1;
+        let mut slot = self.home(bits);
+        loop {
+            let (found, position) = self.slots[slot];
+            if found == bits {
+                return Some(position as usize - 1);
+            }
+            if found == 0 {
+                return None;
+            }
+            slot = (slot + 1) & mask;
+        }
     }
 }
 
