@@ -5,6 +5,7 @@
 pub mod atom_to_string;
 pub mod build;
 pub mod churn;
+pub mod count_identifiers;
 pub mod fill_latency;
 pub mod handles;
 pub mod intern_global;
@@ -64,6 +65,7 @@ pub struct SuiteDef {
 pub const SUITES: &[SuiteDef] = &[
     intern_global::SUITE,
     churn::SUITE,
+    count_identifiers::SUITE,
     fill_latency::SUITE,
     intern_local::SUITE,
     intern_sync::SUITE,
