@@ -14,6 +14,7 @@ pub mod intern_sync;
 pub mod lazy_vs_eager;
 pub mod luajit;
 pub mod memory;
+pub mod scaling;
 pub mod small_map;
 pub mod substrings;
 
@@ -79,8 +80,12 @@ pub const SUITES: &[SuiteDef] = &[
     small_map::SUITE,
 ];
 
+/// Suites a full report leaves out, run only by name (`--only`): the `scaling` sweep
+/// (`scripts/scaling`).
+pub const OPT_IN: &[SuiteDef] = &[scaling::SUITE];
+
 pub fn find(name: &str) -> Option<&'static SuiteDef> {
-    SUITES.iter().find(|s| s.name == name)
+    SUITES.iter().chain(OPT_IN).find(|s| s.name == name)
 }
 
 /// Wall time of `f` in nanoseconds.
