@@ -42,8 +42,9 @@ fn usage() -> String {
   --quick        smaller inputs and fewer repetitions (under a minute)
   --only SUITE   run one suite:\n",
     );
-    let width = suites::SUITES.iter().map(|s| s.name.len()).chain([COUNTED.len()]).max().unwrap_or(0);
-    for s in suites::SUITES {
+    let every_suite = || suites::SUITES.iter().chain(suites::OPT_IN);
+    let width = every_suite().map(|s| s.name.len()).chain([COUNTED.len()]).max().unwrap_or(0);
+    for s in every_suite() {
         text.push_str(&format!("                   {:width$}  {}\n", s.name, s.about));
     }
     text.push_str(&format!(
@@ -310,7 +311,7 @@ mod tests {
     #[test]
     fn usage_lists_every_suite_and_counted() {
         let text = usage();
-        for name in suites::SUITES.iter().map(|s| s.name).chain([COUNTED]) {
+        for name in suites::SUITES.iter().chain(suites::OPT_IN).map(|s| s.name).chain([COUNTED]) {
             assert!(text.lines().any(|l| l.split_whitespace().next() == Some(name)), "{name} missing:\n{text}");
         }
     }
@@ -330,7 +331,7 @@ mod tests {
 
     #[test]
     fn every_only_choice_is_accepted_and_others_are_not() {
-        for s in suites::SUITES {
+        for s in suites::SUITES.iter().chain(suites::OPT_IN) {
             assert!(parse_options(&["--only".into(), s.name.into()]).is_ok(), "{}", s.name);
         }
         assert!(parse_options(&["--only".into(), "no-such-suite".into()]).is_err());

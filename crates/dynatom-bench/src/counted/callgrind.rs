@@ -11,6 +11,12 @@
 //! --cache-sim=yes`, collect only inside the benchmarked function, read the counts, and
 //! combine them into estimated cycles. This module does exactly that, with callgrind's
 //! own options (`--toggle-collect`, `--dump-after`), and uses gungraun's formula.
+//!
+//! It also collects callgrind's bus events (`--collect-bus=yes`, event `Ge`): one per
+//! locked instruction, that is, per atomic read-modify-write (`lock`-prefixed, or `xchg`
+//! with memory, which a sequentially consistent store compiles to) and per full fence
+//! (`mfence`); a plain or release store and an acquire load count none. They are counted
+//! beside the cycle estimate, not folded into it: the estimate stays gungraun's.
 
 use std::path::Path;
 use std::process::Command;
@@ -33,6 +39,8 @@ pub struct Counts {
     pub ilmr: f64,
     pub dlmr: f64,
     pub dlmw: f64,
+    /// Bus events (`Ge`): locked instructions.
+    pub ge: f64,
 }
 
 impl Counts {
@@ -66,12 +74,14 @@ impl Counts {
             ilmr: f(self.ilmr, harness.ilmr),
             dlmr: f(self.dlmr, harness.dlmr),
             dlmw: f(self.dlmw, harness.dlmw),
+            ge: f(self.ge, harness.ge),
         }
     }
 }
 
 /// Reads the totals of one callgrind profile (`events:` names the columns; `totals:` or
-/// `summary:` holds them; trailing zero columns are left out by callgrind).
+/// `summary:` holds them; trailing zero columns are left out by callgrind, so a profile
+/// without locked instructions may end before its `Ge` column).
 pub fn parse_profile(text: &str) -> Result<Counts, String> {
     let mut events: Vec<&str> = Vec::new();
     let mut totals: Option<Vec<f64>> = None;
@@ -100,6 +110,7 @@ pub fn parse_profile(text: &str) -> Result<Counts, String> {
             "ILmr" => c.ilmr = v,
             "DLmr" => c.dlmr = v,
             "DLmw" => c.dlmw = v,
+            "Ge" => c.ge = v,
             _ => {}
         }
     }
@@ -148,7 +159,7 @@ pub fn run(exe: &Path, args: &[String], dir: &Path, keep: bool) -> Result<(Strin
     let region = super::recorder::REGION_SYMBOL;
     let out_file = dir.join("cg.out");
     let output = Command::new("valgrind")
-        .args(["--tool=callgrind", "--cache-sim=yes", "--dump-instr=no", "--collect-atstart=no"])
+        .args(["--tool=callgrind", "--cache-sim=yes", "--collect-bus=yes", "--dump-instr=no", "--collect-atstart=no"])
         .arg(format!("--toggle-collect={region}"))
         .arg(format!("--dump-after={region}"))
         .arg(format!("--callgrind-out-file={}", out_file.display()))
@@ -194,6 +205,21 @@ mod tests {
     }
 
     #[test]
+    fn parses_bus_events_as_locked_instructions() {
+        let with_bus = "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Ge\n\
+            totals: 1000 300 200 10 20 5 1 2 0 7\n";
+        let c = parse_profile(with_bus).unwrap();
+        assert_eq!((c.ge, c.dlmr, c.dlmw), (7.0, 2.0, 0.0));
+        // No locked instruction: callgrind leaves the trailing zero out.
+        let no_locks = "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Ge\ntotals: 1000 300 200 10 20 5 1 2 3\n";
+        assert_eq!(parse_profile(no_locks).unwrap().ge, 0.0);
+        // Bus events do not enter the cycle estimate.
+        let without_bus = parse_profile(PROFILE).unwrap();
+        assert_eq!(without_bus.ge, 0.0);
+        assert_eq!(c.estimated_cycles(), without_bus.estimated_cycles());
+    }
+
+    #[test]
     fn estimated_cycles_weigh_misses() {
         let c = parse_profile(PROFILE).unwrap();
         // 1500 accesses: 1465 L1 hits, 32 LL hits, 3 LL misses.
@@ -208,9 +234,9 @@ mod tests {
 
     #[test]
     fn per_op_subtracts_the_harness() {
-        let run = Counts { ir: 1100.0, d1mr: 30.0, ..Counts::default() };
-        let harness = Counts { ir: 100.0, d1mr: 10.0, ..Counts::default() };
+        let run = Counts { ir: 1100.0, d1mr: 30.0, ge: 300.0, ..Counts::default() };
+        let harness = Counts { ir: 100.0, d1mr: 10.0, ge: 100.0, ..Counts::default() };
         let own = run.per_op_minus(&harness, 100);
-        assert_eq!((own.ir, own.d1mr), (10.0, 0.2));
+        assert_eq!((own.ir, own.d1mr, own.ge), (10.0, 0.2, 2.0));
     }
 }

@@ -1,6 +1,7 @@
 //! `--check BASELINE.json`: compares a counted run with a saved one and names every
 //! operation whose estimated cycles grew by more than 3%. A developer tool, not a test:
-//! run it before stopping work on a hot path.
+//! run it before stopping work on a hot path. Locked instructions are compared too, where
+//! both runs counted them, but only noted: they never fail the check.
 
 use super::{handles::TO_OWNED_OP, CountedRun, Row};
 
@@ -49,7 +50,23 @@ pub fn regressions<'a>(baseline: &CountedRun, current: &'a CountedRun) -> Vec<(&
     grown
 }
 
-/// Prints the comparison; returns whether nothing grew.
+/// Every dynatom operation of `current` that takes more locked instructions per operation
+/// than in `baseline` (by more than half of one, so amortised fractions do not flag), as
+/// (row now, locked instructions before). Baselines saved before the counted layer
+/// collected them have none to compare.
+pub fn more_locked<'a>(baseline: &CountedRun, current: &'a CountedRun) -> Vec<(&'a Row, f64)> {
+    current
+        .rows
+        .iter()
+        .filter(|r| is_dynatom(&r.peer))
+        .filter_map(|r| {
+            let before = baseline_row(baseline, r)?.locked_instructions?;
+            (r.locked_instructions? > before + 0.5).then_some((r, before))
+        })
+        .collect()
+}
+
+/// Prints the comparison; returns whether nothing grew in estimated cycles.
 pub fn check(baseline: &CountedRun, current: &CountedRun) -> bool {
     if baseline.quick != current.quick || baseline.caches != current.caches {
         eprintln!(
@@ -70,6 +87,13 @@ pub fn check(baseline: &CountedRun, current: &CountedRun) -> bool {
             r.key(),
             before,
             r.estimated_cycles
+        );
+    }
+    for (r, before) in more_locked(baseline, current) {
+        println!(
+            "note: more locked instructions  {}: {before:.2} → {:.2} per operation (not a failure)",
+            r.key(),
+            r.locked_instructions.unwrap_or_default()
         );
     }
     println!(
@@ -95,6 +119,7 @@ mod tests {
             l1_misses: 0.0,
             ll_misses: 0.0,
             estimated_cycles: est,
+            locked_instructions: Some(1.0),
         }
     }
 
@@ -127,6 +152,32 @@ mod tests {
         let now = run(vec![renamed(TO_OWNED_OP, "Str::from(&atom)", 110.0)]);
         let grown: Vec<&str> = regressions(&before, &now).iter().map(|(r, _)| r.peer.as_str()).collect();
         assert_eq!(grown, ["Str::from(&atom)"]);
+    }
+
+    /// counted.json files saved before locked instructions were collected still load, and
+    /// compare on estimated cycles alone.
+    #[test]
+    fn baselines_without_locked_instructions_load_and_compare() {
+        let old = r#"{"quick": false, "caches": [], "formula": "", "errors": [], "seconds": 1.0, "rows": [
+            {"suite": "s", "op": "get", "param": "p", "peer": "dynatom a", "instructions": 100.0,
+             "l1_misses": 0.0, "ll_misses": 0.0, "estimated_cycles": 100.0}]}"#;
+        let before: CountedRun = serde_json::from_str(old).unwrap();
+        assert_eq!(before.rows[0].locked_instructions, None);
+        assert!(!before.has_locked_instructions());
+        let now = run(vec![row("a", 101.0)]);
+        assert!(regressions(&before, &now).is_empty());
+        assert!(more_locked(&before, &now).is_empty());
+    }
+
+    #[test]
+    fn more_locked_instructions_are_noted_but_do_not_regress() {
+        let before = run(vec![row("a", 100.0), row("b", 100.0)]);
+        let mut now = run(vec![row("a", 100.0), row("b", 100.0)]);
+        now.rows[0].locked_instructions = Some(2.0);
+        now.rows[1].locked_instructions = Some(1.3);
+        let noted: Vec<&str> = more_locked(&before, &now).iter().map(|(r, _)| r.peer.as_str()).collect();
+        assert_eq!(noted, ["dynatom a"]);
+        assert!(regressions(&before, &now).is_empty());
     }
 
     #[test]

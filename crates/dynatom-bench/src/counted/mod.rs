@@ -147,6 +147,10 @@ pub struct Row {
     pub l1_misses: f64,
     pub ll_misses: f64,
     pub estimated_cycles: f64,
+    /// Locked instructions (callgrind's bus events) per operation; `None` in counted.json
+    /// files written before the counted layer collected them.
+    #[serde(default)]
+    pub locked_instructions: Option<f64>,
 }
 
 impl Row {
@@ -174,6 +178,12 @@ impl CountedRun {
 
     pub fn est(&self, suite: &str, op: &str, param: &str, peer: &str) -> Option<f64> {
         self.find(suite, op, param, peer).map(|r| r.estimated_cycles)
+    }
+
+    /// Whether any row carries locked-instruction counts (runs saved before they were
+    /// collected carry none).
+    pub fn has_locked_instructions(&self) -> bool {
+        self.rows.iter().any(|r| r.locked_instructions.is_some())
     }
 }
 
@@ -311,6 +321,7 @@ fn subtract_harness(raw: &[(Measured, callgrind::Counts)], errors: &mut Vec<Stri
             l1_misses: own.l1_misses(),
             ll_misses: own.ll_misses(),
             estimated_cycles: own.estimated_cycles(),
+            locked_instructions: Some(own.ge),
         });
     }
     rows

@@ -1,6 +1,6 @@
 //! The report's "Counted" section: a table per suite (estimated cycles per operation and
-//! the peer ÷ dynatom ratio, every count in a detail table), and the targets
-//! restated on these counts.
+//! the peer ÷ dynatom ratio, with the locked instructions per operation beside them, every
+//! count in a detail table), and the targets restated on these counts.
 
 use super::{callgrind, CountedRun, Row};
 use crate::report::{Report, Table};
@@ -26,6 +26,26 @@ fn fmt(v: f64) -> String {
         format!("{v:.1}")
     } else {
         format!("{v:.2}")
+    }
+}
+
+/// Locked instructions per operation: whole numbers as such (the usual case once the
+/// harness is subtracted), fractions (amortised growth, a lock taken every few operations)
+/// to two places.
+fn fmt_locked(v: f64) -> String {
+    if (v - v.round()).abs() < 0.005 {
+        format!("{:.0}", v.round().abs())
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// A main-table cell's suffix: the row's locked instructions, when the run counted some
+/// (a cell without one takes none, or comes from a run that did not count them).
+fn locked_suffix(row: Option<&Row>) -> String {
+    match row.and_then(|r| r.locked_instructions) {
+        Some(l) if fmt_locked(l) != "0" => format!(" · {} locked", fmt_locked(l)),
+        _ => String::new(),
     }
 }
 
@@ -59,11 +79,19 @@ pub fn section(run: &CountedRun, baseline: Option<&CountedRun>, rep: &mut Report
          Simulated caches: {} (fixed, so the counts do not depend on the host). Figures are \
          per operation, **minus the harness** (the same loop over the same inputs around an \
          operation that does nothing). {}. Ratios are peer ÷ dynatom on estimated cycles \
-         (above 1: dynatom does less). Every other section of this report is **timed** (wall \
+         (above 1: dynatom does less). {}Every other section of this report is **timed** (wall \
          clock). Counted in {:.0} s{}.",
         callgrind::valgrind_version(),
         run.caches.join(" "),
         run.formula,
+        if run.has_locked_instructions() {
+            "\"N locked\" is the locked instructions per operation: callgrind's bus events \
+             (`--collect-bus=yes`, event `Ge`), one per atomic read-modify-write (`lock`-prefixed \
+             or `xchg`) and per full fence; a cell without it takes none. They are not part of the \
+             cycle estimate. "
+        } else {
+            ""
+        },
         run.seconds,
         if run.quick { " (`--quick`: fewer corpora, sizes and key types, quick-scale corpora)" } else { "" }
     );
@@ -83,7 +111,10 @@ pub fn section(run: &CountedRun, baseline: Option<&CountedRun>, rep: &mut Report
             _ => peers,
         };
         let columns: Vec<&str> = columns.into_iter().filter(|p| rows.iter().any(|r| r.peer == *p)).collect();
-        rep.heading(&format!("Counted `{suite}`: estimated cycles per operation (ratio = peer ÷ dynatom)"));
+        rep.heading(&format!(
+            "Counted `{suite}`: estimated cycles per operation (ratio = peer ÷ dynatom){}",
+            if run.has_locked_instructions() { " and locked instructions" } else { "" }
+        ));
         let mut headers = vec!["operation".to_string(), "input".to_string()];
         headers.extend(columns.iter().map(|c| c.to_string()));
         let mut t = Table::new(&headers);
@@ -92,17 +123,26 @@ pub fn section(run: &CountedRun, baseline: Option<&CountedRun>, rep: &mut Report
             let reference = REFERENCES.iter().find_map(|r| value(r).map(|v| (*r, v)));
             let mut cells = vec![op.to_string(), param.to_string()];
             for c in &columns {
+                let locked = locked_suffix(run.find(suite, op, param, c));
                 cells.push(match (value(c), reference) {
                     (None, _) => "–".into(),
-                    (Some(v), Some((r, rv))) if r != *c => format!("{} ({})", fmt(v), ratio(v, rv)),
-                    (Some(v), _) => format!("**{}**", fmt(v)),
+                    (Some(v), Some((r, rv))) if r != *c => format!("{} ({}){locked}", fmt(v), ratio(v, rv)),
+                    (Some(v), _) => format!("**{}**{locked}", fmt(v)),
                 });
             }
             t.row(cells);
         }
         rep.table(&t);
-        let mut detail =
-            Table::new(&["operation", "input", "peer", "instructions", "L1 misses", "LL misses", "est. cycles"]);
+        let mut detail = Table::new(&[
+            "operation",
+            "input",
+            "peer",
+            "instructions",
+            "L1 misses",
+            "LL misses",
+            "est. cycles",
+            "locked instructions",
+        ]);
         for r in &rows {
             detail.row(vec![
                 r.op.clone(),
@@ -112,6 +152,7 @@ pub fn section(run: &CountedRun, baseline: Option<&CountedRun>, rep: &mut Report
                 fmt(r.l1_misses),
                 fmt(r.ll_misses),
                 fmt(r.estimated_cycles),
+                r.locked_instructions.map_or("–".into(), fmt_locked),
             ]);
         }
         let mut md = String::new();
@@ -329,6 +370,7 @@ mod tests {
             l1_misses: 0.0,
             ll_misses: 0.0,
             estimated_cycles: est,
+            locked_instructions: None,
         }
     }
 
@@ -352,5 +394,31 @@ mod tests {
         let mut rep = Report::default();
         undeclared_intern_target(&CountedRun::default(), None, &mut rep);
         assert_eq!(rep.targets[0].met, None, "no baseline: not measured");
+    }
+
+    #[test]
+    fn locked_instructions_print_whole_when_whole() {
+        assert_eq!(fmt_locked(1.0002), "1");
+        assert_eq!(fmt_locked(-0.0001), "0");
+        assert_eq!(fmt_locked(0.25), "0.25");
+    }
+
+    #[test]
+    fn cells_carry_locked_instructions_only_when_counted() {
+        let row = |locked| Row {
+            suite: "s".into(),
+            op: "hit".into(),
+            param: "-".into(),
+            peer: "p".into(),
+            instructions: 10.0,
+            l1_misses: 0.0,
+            ll_misses: 0.0,
+            estimated_cycles: 10.0,
+            locked_instructions: locked,
+        };
+        assert_eq!(locked_suffix(Some(&row(Some(3.0)))), " · 3 locked");
+        assert_eq!(locked_suffix(Some(&row(Some(0.001)))), "");
+        assert_eq!(locked_suffix(Some(&row(None))), "");
+        assert_eq!(locked_suffix(None), "");
     }
 }

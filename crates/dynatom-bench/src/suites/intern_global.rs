@@ -111,12 +111,14 @@ fn check<G: GlobalInterner>(g: &G, handles: &[G::Handle], tokens: &[&str], disti
     }
 }
 
-fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
+/// One cell: `job.peer` (any global interner, the never-freeing ones included, which the
+/// `scaling` suite runs too) on `job.corpus` at `job.param` = `threads=N`.
+pub fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
     let corpus = ctx.load_corpus(&job.corpus);
     let tokens = corpus.token_strs();
     let threads = job.param.trim_start_matches("threads=").parse().unwrap_or(1);
     let run = Run { tokens: &tokens, distinct: corpus.distinct.len(), threads };
-    peers::visit_global(&job.peer, run).unwrap_or_else(|| panic!("unknown peer {}", job.peer))
+    peers::visit_any_global(&job.peer, run).unwrap_or_else(|| panic!("unknown peer {}", job.peer))
 }
 
 fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {

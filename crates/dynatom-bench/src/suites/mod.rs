@@ -5,6 +5,7 @@
 pub mod atom_to_string;
 pub mod build;
 pub mod churn;
+pub mod count_identifiers;
 pub mod fill_latency;
 pub mod handles;
 pub mod intern_global;
@@ -13,6 +14,7 @@ pub mod intern_sync;
 pub mod lazy_vs_eager;
 pub mod luajit;
 pub mod memory;
+pub mod scaling;
 pub mod small_map;
 pub mod static_atoms;
 pub mod substrings;
@@ -65,6 +67,7 @@ pub struct SuiteDef {
 pub const SUITES: &[SuiteDef] = &[
     intern_global::SUITE,
     churn::SUITE,
+    count_identifiers::SUITE,
     fill_latency::SUITE,
     intern_local::SUITE,
     intern_sync::SUITE,
@@ -79,8 +82,12 @@ pub const SUITES: &[SuiteDef] = &[
     static_atoms::SUITE,
 ];
 
+/// Suites a full report leaves out, run only by name (`--only`): the `scaling` sweep
+/// (`scripts/scaling`).
+pub const OPT_IN: &[SuiteDef] = &[scaling::SUITE];
+
 pub fn find(name: &str) -> Option<&'static SuiteDef> {
-    SUITES.iter().find(|s| s.name == name)
+    SUITES.iter().chain(OPT_IN).find(|s| s.name == name)
 }
 
 /// Wall time of `f` in nanoseconds.

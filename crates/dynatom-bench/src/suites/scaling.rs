@@ -1,0 +1,183 @@
+//! Suite `scaling` (opt-in, `scripts/scaling`): the `intern-global` measurement at 1, 2, 4,
+//! 8 and 16 threads against every global interner, whatever the machine's core count:
+//! thread counts above the available cores still run, marked oversubscribed. Writes
+//! `scaling.md` (the machine and the table) and one `scaling-<corpus>.svg` chart per corpus
+//! beside the report.
+
+use super::{intern_global, ChildOutput, Ctx, Job, Results, SuiteDef};
+use crate::charts::{self, LineChart, Series};
+use crate::peers;
+use crate::report::{fmt_num, fmt_ratio, Report, Table};
+
+pub const SUITE: SuiteDef = SuiteDef {
+    name: "scaling",
+    about: "global interners at 1-16 threads (opt-in: scripts/scaling)",
+    // Two repetitions keep the sweep (5 corpora × 5 thread counts × 6 interners, up to 16
+    // million interns a cell) under 10 minutes on a loaded 2-core machine; `--reps N` for more.
+    reps_full: 2,
+    reps_quick: 2,
+    jobs,
+    child,
+    report,
+};
+
+pub const THREADS: &[usize] = &[1, 2, 4, 8, 16];
+
+fn param(threads: usize) -> String {
+    format!("threads={threads}")
+}
+
+fn jobs(ctx: &Ctx) -> Vec<Job> {
+    let mut v = Vec::new();
+    for corpus in ctx.corpora() {
+        for &t in THREADS {
+            for peer in peers::all_global() {
+                v.push(Job::new(peer, &corpus, &param(t)));
+            }
+        }
+    }
+    v
+}
+
+/// The same cell as `intern-global`'s: every thread interns the whole stream from its own
+/// offset into a table that starts empty; ns per token = wall time ÷ (tokens × threads).
+fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
+    intern_global::child(job, ctx)
+}
+
+/// The machine, from `/proc/cpuinfo`: its CPU model, logical processors and physical
+/// cores (the `cpu cores` of each distinct `physical id`), and the cores this process
+/// may use.
+pub fn machine(cpuinfo: &str, available: usize) -> String {
+    let field = |line: &str, key: &str| {
+        let (k, v) = line.split_once(':')?;
+        (k.trim() == key).then(|| v.trim().to_string())
+    };
+    let model = cpuinfo.lines().find_map(|l| field(l, "model name")).unwrap_or_else(|| "unknown CPU".into());
+    let logical = cpuinfo.lines().filter(|l| field(l, "processor").is_some()).count();
+    let mut packages: Vec<(String, usize)> = Vec::new();
+    let mut package = String::new();
+    for line in cpuinfo.lines() {
+        if let Some(id) = field(line, "physical id") {
+            package = id;
+        } else if let Some(cores) = field(line, "cpu cores").and_then(|c| c.parse().ok()) {
+            if !packages.iter().any(|(p, _)| *p == package) {
+                packages.push((package.clone(), cores));
+            }
+        }
+    }
+    let physical: usize = packages.iter().map(|(_, c)| c).sum();
+    let physical = if physical > 0 { format!("{physical} physical cores") } else { "physical cores unknown".into() };
+    format!("{model}, {logical} logical processors, {physical}, {available} available to this run")
+}
+
+fn threads_header(t: usize, cores: usize) -> String {
+    let threads = if t == 1 { "1 thread".to_string() } else { format!("{t} threads") };
+    let oversubscribed = if t > cores { "*" } else { "" };
+    format!("{threads}{oversubscribed} ns/token")
+}
+
+fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let machine = machine(&cpuinfo, ctx.cores);
+    let intro = format!(
+        "Machine: **{machine}**. Each global interner interns the whole token stream on 1, 2, 4, 8 and 16 \
+         threads at once, every thread from its own offset, into a table that starts empty (a fresh \
+         process per repetition, cells interleaved). ns/token = wall time ÷ (tokens × threads), lower is \
+         better: it halves as threads double while they scale. Medians of repetitions; ratios are peer ÷ \
+         dynatom. * oversubscribed: more threads than the {} cores available, so threads share cores and \
+         the figure shows contention and preemption, not parallel speed.",
+        ctx.cores
+    );
+    rep.begin_suite(SUITE.name, "Global interners by thread count", &intro);
+    let mut headers = vec!["corpus".to_string(), "peer".to_string()];
+    headers.extend(THREADS.iter().map(|&t| threads_header(t, ctx.cores)));
+    let mut table = Table::new(&headers);
+    let dynatom = peers::GLOBAL[0];
+    for corpus in ctx.corpora() {
+        for peer in peers::all_global() {
+            let mut row = vec![corpus.clone(), peer.to_string()];
+            for &t in THREADS {
+                let job = Job::new(peer, &corpus, &param(t));
+                let ours = r.median(&Job::new(dynatom, &corpus, &param(t)), "ns_per_token");
+                row.push(match (r.error(&job), r.median(&job, "ns_per_token")) {
+                    (Some(_), _) => "wrong ✗".into(),
+                    (None, v) if peer == dynatom => format!("**{}**", fmt_num(v)),
+                    (None, v) => format!("{} ({})", fmt_num(v), fmt_ratio(v, ours)),
+                });
+            }
+            table.row(row);
+        }
+    }
+    rep.table(&table);
+    let markdown = format!("# Global interning by thread count\n\n{intro}\n\n{}", table.to_markdown());
+    let path = ctx.out_dir.join("scaling.md");
+    if let Err(e) = std::fs::write(&path, markdown) {
+        eprintln!("{}: {e}", path.display());
+    }
+    for corpus in ctx.corpora() {
+        let series: Vec<Series> = peers::all_global()
+            .into_iter()
+            .map(|peer| Series {
+                name: peer.to_string(),
+                points: THREADS
+                    .iter()
+                    .filter_map(|&t| {
+                        let ns = r.median(&Job::new(peer, &corpus, &param(t)), "ns_per_token")?;
+                        Some((t as f64, 1e3 / ns))
+                    })
+                    .collect(),
+            })
+            .filter(|s| !s.points.is_empty())
+            .collect();
+        let title = format!("{corpus}: tokens interned per second, all threads together ({} cores)", ctx.cores);
+        let spec = LineChart {
+            title: &title,
+            x_desc: "threads",
+            y_desc: "million tokens / s (higher is better)",
+            log_x: true,
+            log_y: false,
+        };
+        let file = format!("scaling-{corpus}.svg");
+        match charts::lines(&ctx.out_dir.join(&file), &spec, &series) {
+            Ok(()) => rep.chart(&file, &title),
+            Err(e) => eprintln!("chart {file}: {e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn machine_names_model_and_cores() {
+        let two_sockets = "processor\t: 0\nmodel name\t: Example CPU\nphysical id\t: 0\ncpu cores\t: 4\n\n\
+            processor\t: 1\nmodel name\t: Example CPU\nphysical id\t: 0\ncpu cores\t: 4\n\n\
+            processor\t: 2\nmodel name\t: Example CPU\nphysical id\t: 1\ncpu cores\t: 4\n";
+        assert_eq!(
+            machine(two_sockets, 3),
+            "Example CPU, 3 logical processors, 8 physical cores, 3 available to this run"
+        );
+        assert_eq!(
+            machine("", 1),
+            "unknown CPU, 0 logical processors, physical cores unknown, 1 available to this run"
+        );
+    }
+
+    #[test]
+    fn oversubscribed_thread_counts_are_marked() {
+        assert_eq!(threads_header(1, 2), "1 thread ns/token");
+        assert_eq!(threads_header(2, 2), "2 threads ns/token");
+        assert_eq!(threads_header(4, 2), "4 threads* ns/token");
+    }
+
+    #[test]
+    fn every_global_peer_at_every_thread_count() {
+        let ctx =
+            Ctx { scale: crate::corpus::Scale::Quick, user_corpus: None, cores: 2, out_dir: std::env::temp_dir() };
+        let jobs = jobs(&ctx);
+        assert_eq!(jobs.len(), ctx.corpora().len() * THREADS.len() * peers::all_global().len());
+        assert!(jobs.iter().any(|j| j.param == "threads=16" && j.peer == peers::NEVER_FREE[0]));
+    }
+}
