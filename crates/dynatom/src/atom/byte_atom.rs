@@ -175,13 +175,16 @@ impl ByteAtom {
     /// ```
     #[inline]
     pub fn hash64(&self) -> u64 {
-        match self.word.table_hash() {
-            Some(hash) => hash,
-            // Inline atoms are values, in no table: a mix of the word (which holds all the
-            // bytes) under the process's word seed, so that every table and thread agrees
-            // on it while no one can compute colliding atoms offline.
-            None => crate::hash::hash_word(self.word.bits() as u64, crate::hash::word_seed()),
+        if let Some(hash) = self.word.heap_hash() {
+            return hash;
         }
+        if let Some(hash) = self.word.static_entry_hash() {
+            return hash;
+        }
+        // Inline and declared atoms are values, in no table: a mix of the word (which holds
+        // all the bytes, or the declared key) under the process's word seed, so that every
+        // table and thread agrees on it while no one can compute colliding atoms offline.
+        crate::hash::hash_word(self.word.bits() as u64, crate::hash::word_seed())
     }
 
     /// Whether the bytes are UTF-8 (one check, O(n)).

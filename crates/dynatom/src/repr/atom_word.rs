@@ -196,13 +196,37 @@ impl AtomWord {
     /// The hash the owning table filed this atom under; `None` for inline atoms.
     #[inline]
     pub(crate) fn table_hash(&self) -> Option<u64> {
-        match self.bits() & TAG_MASK {
-            // SAFETY: a heap atom owns a count of its block: alive for the borrow of `self`.
-            0 => Some(unsafe { heap::entry_hash(self.pointer().cast()) }),
-            // SAFETY: the word points at an immortal static entry.
-            TAG_STATIC => Some(unsafe { StaticEntry::hash(self.static_entry()) }),
-            _ => None,
+        if let Some(hash) = self.heap_hash() {
+            return Some(hash);
         }
+        self.static_entry_hash()
+    }
+
+    /// A heap atom's table hash, after one tag test: the common case of `hash64`.
+    #[inline]
+    pub(crate) fn heap_hash(&self) -> Option<u64> {
+        if self.bits() & TAG_MASK != 0 {
+            return None;
+        }
+        // SAFETY: a heap atom owns a count of its block: alive for the borrow of `self`.
+        Some(unsafe { heap::entry_hash(self.pointer().cast()) })
+    }
+
+    /// A static entry's table hash (`None` for values and heap atoms).
+    #[inline]
+    pub(crate) fn static_entry_hash(&self) -> Option<u64> {
+        if self.bits() & TAG_MASK != TAG_STATIC {
+            return None;
+        }
+        Some(self.cold_static_entry_hash())
+    }
+
+    /// Out of line and cold, so that `hash64` lays heap atoms' path out first.
+    #[cold]
+    #[inline(never)]
+    fn cold_static_entry_hash(&self) -> u64 {
+        // SAFETY: the word points at an immortal static entry.
+        unsafe { StaticEntry::hash(self.static_entry()) }
     }
 
     /// Whether the atom is the global table's entry (heap or static); false for inline
