@@ -138,10 +138,16 @@ impl super::Atom {
         super::Atom::from_utf8_handle(unsafe { crate::utf8::Utf8::new_unchecked(byte_atom) })
     }
 
-    /// The declared atom of `entry` if its text is `text` (one comparison).
+    /// The declared atom of `entry` if its text is `text` (one comparison: of words up to 7
+    /// bytes, else of bytes).
     #[inline]
     pub(crate) fn declared_if_text(text: &str, entry: &crate::repr::declared::StaticText) -> Option<super::Atom> {
-        if entry.bytes() != text.as_bytes() {
+        // Up to 7 bytes, the word is the bytes: comparing words compares texts.
+        let same = match crate::repr::atom_word::inline_bits_fast(text.as_bytes()) {
+            Some(bits) => bits == entry.bits(),
+            None => entry.bytes() == text.as_bytes(),
+        };
+        if !same {
             return None;
         }
         let byte_atom = ByteAtom::from_word(AtomWord::from_declared_bits(entry.bits()));

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use super::Atom;
 use super::byte_atom::ByteAtom;
-use crate::repr::atom_word::AtomWord;
+use crate::repr::atom_word::{AtomWord, inline_bits_fast};
 use crate::repr::declared::{self, DeclareError, StaticText};
 
 /// A set of texts declared with [`static_atoms!`](crate::static_atoms): one `const`
@@ -134,8 +134,13 @@ impl StaticSet {
     /// for one inside.
     #[inline]
     fn candidate(&self, bytes: &[u8]) -> Option<usize> {
-        let bits = declared::declared_bits(bytes);
-        self.index().position(bits)
+        let index = self.index();
+        let bits = match inline_bits_fast(bytes) {
+            Some(bits) => bits,
+            None if index.may_hold_long(bytes) => declared::declared_bits(bytes),
+            None => return None,
+        };
+        index.position(bits)
     }
 
     /// The dense index (declaration order, from 0) of `atom` in this set.
@@ -221,6 +226,9 @@ struct WordIndex {
     /// `(word, position + 1)`; an empty slot is `(0, 0)` (no declared word is 0).
     slots: Box<[(usize, u32)]>,
     shift: u32,
+    /// One bit per (first eight bytes, length) of the set's texts longer than 7 bytes, so
+    /// that most texts outside the set are turned away before they are hashed.
+    long_prefixes: [u64; 16],
 }
 
 impl WordIndex {
@@ -232,8 +240,12 @@ impl WordIndex {
         let mut index = WordIndex {
             slots: vec![(0, 0); capacity].into_boxed_slice(),
             shift: usize::BITS - capacity.trailing_zeros(),
+            long_prefixes: [0; 16],
         };
         for (position, text) in texts.iter().enumerate() {
+            if let Some(bit) = Self::prefix_bit(text.bytes()) {
+                index.long_prefixes[bit / 64] |= 1 << (bit % 64);
+            }
             let mut slot = index.home(text.bits());
             loop {
                 match index.slots[slot] {
@@ -249,6 +261,21 @@ impl WordIndex {
             }
         }
         index
+    }
+
+    /// Which of the 1024 prefix bits a text longer than 7 bytes sets.
+    #[inline]
+    fn prefix_bit(bytes: &[u8]) -> Option<usize> {
+        let prefix = bytes.first_chunk::<8>().filter(|_| bytes.len() > 7)?;
+        let mixed = (u64::from_le_bytes(*prefix) ^ (bytes.len() as u64).wrapping_mul(Self::MULTIPLIER as u64))
+            .wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        Some((mixed >> 54) as usize)
+    }
+
+    /// Whether the set may hold `bytes` (longer than 7 bytes).
+    #[inline]
+    fn may_hold_long(&self, bytes: &[u8]) -> bool {
+        Self::prefix_bit(bytes).is_some_and(|bit| self.long_prefixes[bit / 64] & (1 << (bit % 64)) != 0)
     }
 
     #[inline]

@@ -60,6 +60,29 @@ pub(crate) const fn inline_bits(bytes: &[u8]) -> Option<usize> {
     Some(u64::from_le_bytes(raw) as usize)
 }
 
+/// [`inline_bits`] at run time for up to 7 bytes: two overlapping loads instead of a
+/// loop. `None` for longer input.
+#[inline]
+pub(crate) fn inline_bits_fast(bytes: &[u8]) -> Option<usize> {
+    let len = bytes.len();
+    let packed: u64 = match len {
+        4..=7 => {
+            let low = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+            let high = u32::from_le_bytes([bytes[len - 4], bytes[len - 3], bytes[len - 2], bytes[len - 1]]);
+            u64::from(low) | (u64::from(high) << ((len - 4) * 8))
+        }
+        2..=3 => {
+            let low = u16::from_le_bytes([bytes[0], bytes[1]]);
+            let high = u16::from_le_bytes([bytes[len - 2], bytes[len - 1]]);
+            u64::from(low) | (u64::from(high) << ((len - 2) * 8))
+        }
+        1 => u64::from(bytes[0]),
+        0 => 0,
+        _ => return None,
+    };
+    Some(((packed << 8) | ((len as u64) << 1) | TAG_INLINE as u64) as usize)
+}
+
 /// Derived equality compares the words: what makes `const` atoms usable as patterns.
 #[repr(transparent)]
 #[derive(PartialEq, Eq)]
@@ -536,6 +559,15 @@ mod tests {
         }
         assert_ne!(AtomWord::inline(b"ab").unwrap().bits(), AtomWord::inline(b"ab\0").unwrap().bits());
         assert!(AtomWord::inline(b"eight!!!").is_none());
+    }
+
+    #[test]
+    fn the_fast_inline_word_is_the_const_one() {
+        for bytes in [&b""[..], b"a", b"ab", b"abc", b"abcd", b"abcde", b"abcdef", b"seven!!", b"\xff\x00\xfe\x01"] {
+            assert_eq!(inline_bits_fast(bytes), inline_bits(bytes), "{bytes:?}");
+            assert_eq!(inline_bits_fast(bytes), AtomWord::inline(bytes).map(|word| word.bits()));
+        }
+        assert_eq!(inline_bits_fast(b"eight!!!"), None);
     }
 
     #[test]

@@ -344,11 +344,20 @@ fn text_of_late(bits: usize) -> Option<&'static [u8]> {
     read(&LATE_INDEX).as_ref().and_then(|index| index.text_of(bits))
 }
 
+/// Whether a registered set may declare `text` (longer than 7 bytes): false for nearly
+/// every text no set declares, after a load and two multiplies.
+#[inline(always)]
+pub(crate) fn may_be_declared(text: &[u8]) -> bool {
+    if LINKED.get().is_none() {
+        linked();
+    }
+    PREFIX_FILTER.may_contain(text)
+}
+
 /// The declared word of `text` (longer than 7 bytes) if a registered set declares it.
 #[inline]
 pub(crate) fn word_of(text: &[u8]) -> Option<usize> {
-    linked();
-    if !PREFIX_FILTER.may_contain(text) {
+    if !may_be_declared(text) {
         return None;
     }
     let bits = declared_bits(text);

@@ -330,9 +330,7 @@ impl TableShared {
     ) -> Result<AtomWord, StrError> {
         // Declared atoms are values, the same in every table, asked for on a miss before
         // any lock (the global table files them when it is made, so it never asks).
-        if self.kind != TableKind::Global
-            && let Some(atom) = self.lookup_declared(bytes)
-        {
+        if let Some(atom) = self.lookup_declared(bytes) {
             return Ok(atom);
         }
         let Missed { version, probes, mut compared } = missed;
@@ -629,12 +627,17 @@ impl TableShared {
 
     /// A miss's last look: the declared atom of `bytes` (only tables other than the global
     /// one, which files the declared texts itself).
-    #[cold]
-    #[inline(never)]
+    #[inline(always)]
     fn lookup_declared(&self, bytes: &[u8]) -> Option<AtomWord> {
-        if self.kind == TableKind::Global {
+        if self.kind == TableKind::Global || !declared::may_be_declared(bytes) {
             return None;
         }
+        Self::declared_word_of(bytes)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn declared_word_of(bytes: &[u8]) -> Option<AtomWord> {
         declared::word_of(bytes).map(AtomWord::from_declared_bits)
     }
 
