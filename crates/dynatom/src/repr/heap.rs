@@ -634,8 +634,29 @@ impl StaticEntry {
         NonNull::from(Box::leak(entry))
     }
 
+    /// Leaks static entries for `(text, hash, declared word)`s in one allocation (a set's,
+    /// filed in the global table when it is made).
+    pub(crate) fn leak_all(entries: impl Iterator<Item = (&'static [u8], u64, usize)>) -> &'static [StaticEntry] {
+        let entries: Vec<StaticEntry> = entries
+            .map(|(text, hash, declared)| {
+                debug_assert_eq!(hash, cacheable_hash(hash));
+                StaticEntry {
+                    header: Header {
+                        count: AtomicU32::new(1),
+                        len: u32::try_from(text.len()).expect("static text longer than MAX_LEN"),
+                        state: AtomicU64::new(hash | INTERNED),
+                    },
+                    text,
+                    declared,
+                }
+            })
+            .collect();
+        Box::leak(entries.into_boxed_slice())
+    }
+
     /// # Safety
-    /// `ptr` came from [`StaticEntry::leak`] (static entries are never freed).
+    /// `ptr` came from [`StaticEntry::leak`] or [`StaticEntry::leak_all`] (static entries
+    /// are never freed).
     #[inline]
     pub(crate) unsafe fn text(ptr: NonNull<StaticEntry>) -> &'static [u8] {
         // SAFETY: leaked entries live forever and `text` never changes.

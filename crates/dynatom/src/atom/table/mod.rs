@@ -220,12 +220,8 @@ impl AtomTable {
     fn make_global() -> AtomTable {
         let table = AtomTable::infallibly(TableKind::Global);
         for set in crate::repr::declared::linked_sets() {
-            for text in
-                set.texts.iter().filter(|text| text.bytes().len() > crate::repr::atom_word::INLINE_ATOM_CAPACITY)
-            {
-                if let Err(err) = table.shared.file_declared(text) {
-                    unreachable!("nothing is interned before the global table is made: {err}");
-                }
+            if let Err(err) = table.shared.file_declared_set(set.texts) {
+                unreachable!("nothing is interned before the global table is made: {err}");
             }
         }
         table

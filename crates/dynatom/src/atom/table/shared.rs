@@ -604,19 +604,33 @@ impl TableShared {
     /// entry whose hits hand out its declared word. Fails if the text is already an
     /// ordinary atom (a set registered after its text was interned).
     pub(crate) fn file_declared(&self, text: &StaticText) -> Result<(), DeclareError> {
+        self.file_declared_set(std::slice::from_ref(text))
+    }
+
+    /// [`file_declared`](Self::file_declared) for every text of a set longer than 7 bytes,
+    /// their entries made in one allocation: the global table's start-up is one pass.
+    pub(crate) fn file_declared_set(&self, texts: &[StaticText]) -> Result<(), DeclareError> {
         debug_assert!(self.kind == TableKind::Global);
-        let bytes = text.bytes();
-        let hash = self.hash(bytes);
-        let filed = self.find_or_file(bytes, hash, || {
-            let leaked = StaticEntry::leak(bytes, hash, text.bits());
-            lock(&self.static_entries).push(leaked.as_ptr().addr());
-            let entry = AtomWord::from_static(leaked).raw();
-            Ok((AtomWord::from_declared_bits(text.bits()), entry))
-        });
-        match filed {
-            Ok(atom) if atom.bits() == text.bits() => Ok(()),
-            _ => Err(DeclareError::InternedBefore { text: bytes.to_vec() }),
+        let long = || texts.iter().filter(|text| text.bytes().len() > crate::repr::atom_word::INLINE_ATOM_CAPACITY);
+        let entries = StaticEntry::leak_all(long().map(|text| (text.bytes(), self.hash(text.bytes()), text.bits())));
+        if entries.is_empty() {
+            return Ok(());
         }
+        lock(&self.static_entries).push(entries.as_ptr().addr());
+        let mut result = Ok(());
+        for (entry, text) in entries.iter().zip(long()) {
+            let entry = NonNull::from(entry);
+            // SAFETY: just leaked: immortal.
+            let hash = unsafe { StaticEntry::hash(entry) };
+            let filed = self.find_or_file(text.bytes(), hash, || {
+                let raw = AtomWord::from_static(entry).raw();
+                Ok((AtomWord::from_declared_bits(text.bits()), raw))
+            });
+            if !matches!(filed, Ok(atom) if atom.bits() == text.bits()) {
+                result = result.and(Err(DeclareError::InternedBefore { text: text.bytes().to_vec() }));
+            }
+        }
+        result
     }
 
     /// The atom for `bytes` if one is in use. Never files or revives anything.
