@@ -28,7 +28,11 @@ use crate::repr::str_word::{StrForm, StrWord};
 /// [`Atom::from`](crate::Atom::from) and [`Atom::lookup`](crate::Atom::lookup). An
 /// independent table (`AtomTable::new()`) has its own entries; its atoms are distinct from
 /// the global table's (an atom's identity is its table entry), except texts of up to 7
-/// bytes, which are atoms by value in every table.
+/// bytes, which are atoms by value in every table, and texts of declared static sets
+/// ([`static_atoms!`](crate::static_atoms)): the global table files those when it is made,
+/// and every other table hands out the same declared atom on its own misses (one
+/// length-and-prefix filter test per miss; a hash and a probe only when it passes), never
+/// filing it.
 ///
 /// * Sharded: 64 shards chosen by the text's hash, each an open-addressing array of
 ///   one-word slots (the atom's address plus 16 bits of its hash). A hit takes no lock and
