@@ -484,6 +484,18 @@ function M.atom(s, len)
   return out
 end
 
+-- The atom a lookup wrote to `out`: held (released when collected), or nil when the
+-- library found none (DT_ERR_NOT_FOUND); other statuses raise in the caller's caller.
+local function held_or_nil(st, out)
+  if st == 8 then -- DT_ERR_NOT_FOUND
+    return nil
+  elseif st ~= 0 then
+    fail(st, 3)
+  end
+  hold(out)
+  return out
+end
+
 --- dynatom.lookup(s): the atom of these bytes if one exists, else nil; never interns.
 function M.lookup(s, len)
   local p, n = s, len
@@ -492,13 +504,8 @@ function M.lookup(s, len)
   end
   local out = Atom()
   local st = C.dtlua_table_lookup_bytes(GLOBAL, p, n, out)
-  if st == 8 then -- DT_ERR_NOT_FOUND
-    return nil
-  elseif st ~= 0 then
-    fail(st, 2)
-  end
-  hold(out)
-  return out
+  local atom = held_or_nil(st, out) -- not a tail call: errors name our caller
+  return atom
 end
 
 -- Static atoms (see "Static atoms" at the top).
@@ -547,13 +554,8 @@ function M.static_atom(set, name)
   end
   local out = Atom()
   local st = C.dtlua_static_set_lookup_name(set, #set, name, #name, out)
-  if st == 8 then -- DT_ERR_NOT_FOUND
-    return nil
-  elseif st ~= 0 then
-    fail(st, 2)
-  end
-  hold(out)
-  return out
+  local atom = held_or_nil(st, out) -- not a tail call: errors name our caller
+  return atom
 end
 
 --- dynatom.static_lookup(set, bytes) / dynatom.static_lookup(set, ptr, len): the static
@@ -566,13 +568,8 @@ function M.static_lookup(set, s, len)
   end
   local out = Atom()
   local st = C.dtlua_static_set_lookup_bytes(set, #set, p, n, out)
-  if st == 8 then -- DT_ERR_NOT_FOUND
-    return nil
-  elseif st ~= 0 then
-    fail(st, 2)
-  end
-  hold(out)
-  return out
+  local atom = held_or_nil(st, out) -- not a tail call: errors name our caller
+  return atom
 end
 
 -- Joins the parts in one allocation: a scratch copy plus one library call when small,

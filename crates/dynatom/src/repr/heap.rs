@@ -621,17 +621,7 @@ impl StaticEntry {
     /// Leaks a new static entry filed under `hash` (a [`cacheable_hash`]) in the global
     /// table, the only one that files static entries.
     pub(crate) fn leak(text: &'static [u8], hash: u64, declared: usize) -> NonNull<StaticEntry> {
-        debug_assert_eq!(hash, cacheable_hash(hash));
-        let entry = Box::new(StaticEntry {
-            header: Header {
-                count: AtomicU32::new(1),
-                len: u32::try_from(text.len()).expect("static text longer than MAX_LEN"),
-                state: AtomicU64::new(hash | INTERNED),
-            },
-            text,
-            declared,
-        });
-        NonNull::from(Box::leak(entry))
+        NonNull::from(&StaticEntry::leak_all(std::iter::once((text, hash, declared)))[0])
     }
 
     /// Leaks static entries for `(text, hash, declared word)`s in one allocation (a set's,
