@@ -461,10 +461,14 @@ mod tests {
     #[test]
     fn a_key_collision_is_refused() {
         // Forge a collision: same word, different texts.
-        let forged =
-            StaticText { name: "F", text: b"a different text", bits: declared_bits(b"the first text"), is_text: false };
-        let first: &'static [StaticText] = Box::leak(Box::new([StaticText::new("A", b"the first text")]));
-        let second: &'static [StaticText] = Box::leak(Box::new([forged]));
+        static FIRST: [StaticText; 1] = [StaticText::new("A", b"the first text")];
+        static FORGED: [StaticText; 1] = [StaticText {
+            name: "F",
+            text: b"a different text",
+            bits: declared_bits(b"the first text"),
+            is_text: false,
+        }];
+        let (first, second): (&'static [StaticText], &'static [StaticText]) = (&FIRST, &FORGED);
         let mut index = Index::default();
         index.add_set(&DeclaredSet { name: "one", texts: first }).unwrap();
         let err = index.add_set(&DeclaredSet { name: "two", texts: second }).unwrap_err();
