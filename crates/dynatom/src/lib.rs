@@ -223,7 +223,7 @@ pub use crate::str::byte_str::ByteStr;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::atom::static_set::__text_of_name as text_of_name;
-    pub use crate::repr::declared::{DECLARED_SETS, DeclaredSet, StaticText};
+    pub use crate::repr::declared::{DECLARED_SETS, DeclaredSet};
     pub use linkme;
 }
 

@@ -153,7 +153,7 @@ impl StaticSet {
     #[must_use]
     #[inline]
     pub fn index_of(&self, atom: &Atom) -> Option<usize> {
-        self.index_of_bytes_atom(atom.as_byte_atom())
+        self.index_of_byte_atom(atom.as_byte_atom())
     }
 
     /// [`index_of`](Self::index_of) for a byte atom.
@@ -165,11 +165,6 @@ impl StaticSet {
     #[must_use]
     #[inline]
     pub fn index_of_byte_atom(&self, atom: &ByteAtom) -> Option<usize> {
-        self.index_of_bytes_atom(atom)
-    }
-
-    #[inline]
-    fn index_of_bytes_atom(&self, atom: &ByteAtom) -> Option<usize> {
         let word = atom.word();
         if !word.is_value() {
             return None;
@@ -266,10 +261,7 @@ impl WordIndex {
     /// Which of the 1024 prefix bits a text longer than 7 bytes sets.
     #[inline]
     fn prefix_bit(bytes: &[u8]) -> Option<usize> {
-        let prefix = bytes.first_chunk::<8>().filter(|_| bytes.len() > 7)?;
-        let mixed = (u64::from_le_bytes(*prefix) ^ (bytes.len() as u64).wrapping_mul(Self::MULTIPLIER as u64))
-            .wrapping_mul(0xD6E8_FEB8_6659_FD93);
-        Some((mixed >> 54) as usize)
+        declared::prefix_mix(bytes).map(|mixed| (mixed >> 54) as usize)
     }
 
     /// Whether the set may hold `bytes` (longer than 7 bytes).

@@ -261,6 +261,18 @@ impl Index {
     }
 }
 
+/// A mix of the first eight bytes and the length of a text longer than 7 bytes: what the
+/// prefix filters (the process's here, each `StaticSet`'s own) take their bits from, the
+/// top bits being the best mixed.
+#[inline]
+pub(crate) fn prefix_mix(text: &[u8]) -> Option<u64> {
+    let prefix = text.first_chunk::<8>()?;
+    Some(
+        (u64::from_le_bytes(*prefix) ^ (text.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .wrapping_mul(0xD6E8_FEB8_6659_FD93),
+    )
+}
+
 /// A filter of the declared texts longer than 7 bytes, by their first eight bytes and
 /// their length: a local table asks it on every miss, so that a text in no set costs a
 /// load and a multiply, not a second hash and a probe. It never forgets a text (a refused
@@ -272,10 +284,7 @@ impl PrefixFilter {
 
     #[inline]
     fn bit(text: &[u8]) -> usize {
-        let Some(prefix) = text.first_chunk::<8>() else { return 0 };
-        let mixed = (u64::from_le_bytes(*prefix) ^ (text.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
-            .wrapping_mul(0xD6E8_FEB8_6659_FD93);
-        (mixed >> 52) as usize
+        prefix_mix(text).map_or(0, |mixed| (mixed >> 52) as usize)
     }
 
     fn insert(&self, text: &[u8]) {
@@ -356,21 +365,19 @@ pub(crate) fn may_be_declared(text: &[u8]) -> bool {
 
 /// The declared word of `text` (longer than 7 bytes) if a registered set declares it.
 #[inline]
+/// Ask [`may_be_declared`] first: this hashes and probes.
 pub(crate) fn word_of(text: &[u8]) -> Option<usize> {
-    if !may_be_declared(text) {
-        return None;
-    }
     let bits = declared_bits(text);
     (text_of(bits)? == text).then_some(bits)
 }
 
 /// Registers a set at run time (its texts live forever). The set is checked against
 /// every registered set first (a refused set leaves nothing behind); then it is indexed,
-/// and `file` is called for each text longer than 7 bytes to file it in the global table.
+/// and `file` files its texts in the global table.
 /// A filing error (a text interned before its set) is returned, with the set registered.
 pub(crate) fn register_late(
     set: DeclaredSet,
-    file: impl Fn(&StaticText) -> Result<(), DeclareError>,
+    file: impl FnOnce(&'static [StaticText]) -> Result<(), DeclareError>,
 ) -> Result<(), DeclareError> {
     let linked = linked();
     let mut late = write(&LATE);
@@ -388,13 +395,7 @@ pub(crate) fn register_late(
     LATE_COUNT.fetch_add(1, std::sync::atomic::Ordering::Release);
     drop(late_index);
     drop(late);
-    let mut result = Ok(());
-    for text in set.texts.iter().filter(|text| inline_bits(text.text).is_none()) {
-        if let Err(err) = file(text) {
-            result = result.and(Err(err));
-        }
-    }
-    result
+    file(set.texts)
 }
 
 fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {

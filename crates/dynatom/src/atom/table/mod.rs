@@ -253,8 +253,10 @@ impl AtomTable {
     /// ```
     pub fn register_static_set(name: &'static str, texts: &'static [StaticText]) -> Result<(), StaticSetError> {
         let global = AtomTable::global();
-        crate::repr::declared::register_late(DeclaredSet { name, texts }, |text| global.shared.file_declared(text))
-            .map_err(StaticSetError)
+        crate::repr::declared::register_late(DeclaredSet { name, texts }, |texts| {
+            global.shared.file_declared_set(texts)
+        })
+        .map_err(StaticSetError)
     }
 
     pub(crate) fn shared(&self) -> &TableShared {

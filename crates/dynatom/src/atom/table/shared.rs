@@ -600,15 +600,10 @@ impl TableShared {
         filed.expect("filing a static entry cannot fail")
     }
 
-    /// Files a declared text (longer than 7 bytes) in the global table as an immortal
-    /// entry whose hits hand out its declared word. Fails if the text is already an
-    /// ordinary atom (a set registered after its text was interned).
-    pub(crate) fn file_declared(&self, text: &StaticText) -> Result<(), DeclareError> {
-        self.file_declared_set(std::slice::from_ref(text))
-    }
-
-    /// [`file_declared`](Self::file_declared) for every text of a set longer than 7 bytes,
-    /// their entries made in one allocation: the global table's start-up is one pass.
+    /// Files a set's declared texts longer than 7 bytes in the global table as immortal
+    /// entries (made in one allocation) whose hits hand out their declared words: the
+    /// global table's start-up is one pass. A text already filed as an ordinary atom (a set
+    /// registered after its text was interned) is an error; the others are filed.
     pub(crate) fn file_declared_set(&self, texts: &[StaticText]) -> Result<(), DeclareError> {
         debug_assert!(self.kind == TableKind::Global);
         let long = || texts.iter().filter(|text| text.bytes().len() > crate::repr::atom_word::INLINE_ATOM_CAPACITY);
