@@ -80,6 +80,14 @@ pub struct MemoryReport {
     /// The most entries one filing-path lookup compared in full: those whose tag matched (at
     /// least the one it found). Similar texts with well-spread hashes keep this at 1 or 2.
     pub max_compared: u64,
+    /// The most slot words one insert read or wrote: its probe for a free slot, and the
+    /// old slots it copied while the shard grew (a growing shard copies a few per insert,
+    /// never all at once). With `max_insert_bytes`, a bound on one insert's work that a
+    /// machine's load cannot move.
+    pub max_insert_slots: u64,
+    /// The most bytes one insert allocated or adopted: its atom's header and text, and
+    /// the new slot array when it started a shard's growth.
+    pub max_insert_bytes: u64,
 }
 
 impl MemoryReport {
@@ -105,6 +113,8 @@ impl MemoryReport {
         report.removals = counters.removals;
         report.max_probe = counters.max_probe;
         report.max_compared = counters.max_compared;
+        report.max_insert_slots = counters.max_insert_slots;
+        report.max_insert_bytes = counters.max_insert_bytes;
         report.mean_probe = if counters.lookups == 0 { 0.0 } else { counters.probes as f64 / counters.lookups as f64 };
         report
     }
@@ -198,6 +208,11 @@ impl fmt::Display for MemoryReport {
             self.removals,
             self.mean_probe,
             self.max_probe
+        )?;
+        writeln!(
+            f,
+            "the most one insert touched: {} slots, {} B allocated",
+            self.max_insert_slots, self.max_insert_bytes
         )
     }
 }

@@ -31,9 +31,11 @@
 //! Two things make a shard check:
 //! * in the global table, the drop that turns an atom unused counts it in its shard
 //!   (through the hook `repr::heap` calls); past the bound the dropper checks the shard;
-//! * in every table, filing a new atom checks the shard whenever it has grown to twice
-//!   its size at the last check (local tables' drops tell nobody, so their unused atoms
-//!   wait for the next growth, [`TableShared::sweep`], or the table's drop).
+//! * in the other tables, whose drops tell nobody, filing a new atom checks the shard
+//!   whenever it has grown to twice its size at the last check (so their unused atoms
+//!   wait for the next growth, [`TableShared::sweep`], or the table's drop). The global
+//!   table skips that check: its pressure already counts every unused atom, and a check
+//!   walks the whole shard, a pause of tens of microseconds in the middle of a fill.
 
 use std::ptr::NonNull;
 
@@ -364,14 +366,17 @@ impl TableShared {
             unsafe { raw.release() };
             return Err(err);
         }
-        shard.counters.inserts += 1;
-        if shard.len() > shard.check_at_len {
+        // SAFETY: just filed: the table holds its count, under the lock.
+        let footprint = unsafe { raw.footprint() };
+        let bytes = footprint.header + footprint.chars;
+        let cost = shard.last_insert();
+        shard.counters.record_insert(cost.slots, cost.array_bytes + bytes);
+        // The global table hears of every atom that turns unused (its shards' pressure);
+        // see the module's docs.
+        if self.kind != TableKind::Global && shard.len() > shard.check_at_len {
             self.check_shard(padded, &mut shard, false);
         }
         if self.kind != TableKind::Global {
-            // SAFETY: just filed: the table holds its count, under the lock.
-            let footprint = unsafe { raw.footprint() };
-            let bytes = footprint.header + footprint.chars;
             let filed = self.filed_bytes.fetch_add(bytes, Ordering::Relaxed).wrapping_add(bytes);
             if filed > self.filed_bytes_room.load(Ordering::Relaxed) {
                 // Every shard is locked in turn: not while holding this one.

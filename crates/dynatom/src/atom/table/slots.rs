@@ -51,6 +51,11 @@
 //! only to the current array; a removal tombstones the entry in both. When the last old
 //! slot is copied, `previous` is cleared and the old array is retired through [`reclaim`].
 //!
+//! The fresh array is not zeroed all at once either: from the moment the current array is
+//! half full, its successor is allocated and zeroed a few slots per write ([`Prepared`]),
+//! so it is ready, untouched by readers, when the load limit comes. No write touches more
+//! than a few dozen slots, whatever the size of the set ([`InsertCost`] counts them).
+//!
 //! # How a shard uses it
 //!
 //! ```text
@@ -96,6 +101,19 @@ const MIN_CAPACITY: usize = 4;
 const MIGRATE_STEP: usize = 8;
 #[cfg(loom)]
 const MIGRATE_STEP: usize = 1;
+
+/// The smallest array whose successor is zeroed a few slots per insert ahead of its
+/// migration ([`Prepared`]); below it, zeroing the whole successor at once costs less
+/// than a page.
+#[cfg(not(loom))]
+const PREPARE_FROM: usize = 256;
+
+/// Slots of the next array zeroed per insert while it is prepared: it must be ready before
+/// the current array, at least half full when preparation starts, passes its 3/4 load
+/// limit, that is within `capacity / 4` inserts for `2 * capacity` slots (8 per insert);
+/// twice that leaves room for tombstones filling it faster.
+#[cfg(not(loom))]
+const PREPARE_STEP: usize = 16;
 
 /// Writes between tries to free old arrays while some wait.
 #[cfg(not(loom))]
@@ -348,10 +366,95 @@ struct Locked<S> {
     retired_bytes: usize,
     /// Writes left before the next try to free old arrays.
     writes_to_collect: usize,
+    /// What the last insert touched: see [`InsertCost`].
+    last_insert: InsertCost,
     /// The hash of an entry in the set, for copying it to a new array.
     hash_of: fn(NonNull<u8>) -> u64,
+    /// The next array while it is zeroed ahead of its migration.
+    #[cfg(not(loom))]
+    prepared: Option<Prepared>,
     /// The caller's own shard state.
     state: S,
+}
+
+/// The array a growing set will migrate to, allocated when the current one is half full
+/// and zeroed [`PREPARE_STEP`] slots per insert until it is used. Zeroing a large array at
+/// once (hundreds of KiB at a million atoms, with the page faults of its fresh pages) was
+/// the slowest insert of a fill; spread out, no single insert pays more than a few cache
+/// lines of it. Nobody but the lock's holder sees it before it is complete.
+#[cfg(not(loom))]
+struct Prepared {
+    header: NonNull<ArrayHeader>,
+    capacity: usize,
+    /// Slots zeroed so far, from the first.
+    zeroed: usize,
+}
+
+#[cfg(not(loom))]
+impl Prepared {
+    /// An uninitialised array of `capacity` slots (a power of two) with its header
+    /// written; `None` if memory ran out (growth then allocates as usual).
+    fn start(capacity: usize) -> Option<Prepared> {
+        let (layout, _) = Array::layout(capacity)?;
+        // SAFETY: the layout is non-zero-sized (it has a header).
+        let header = NonNull::new(unsafe { raw_alloc::alloc(layout) }.cast::<ArrayHeader>())?;
+        // SAFETY: a fresh allocation of `layout`: the header fits at its start.
+        unsafe { header.as_ptr().write(ArrayHeader { mask: capacity - 1 }) };
+        Some(Prepared { header, capacity, zeroed: 0 })
+    }
+
+    /// Bytes of the allocation.
+    fn bytes(&self) -> usize {
+        Array::layout(self.capacity).map_or(0, |(layout, _)| layout.size())
+    }
+
+    /// Zeroes up to `count` more slots; returns how many.
+    fn zero_some(&mut self, count: usize) -> usize {
+        let count = count.min(self.capacity - self.zeroed);
+        // SAFETY: slots `zeroed..zeroed + count` lie inside the allocation (its layout holds
+        // `capacity` slots from `SLOTS_OFFSET`); all-zero bytes are an empty `AtomicPtr`.
+        unsafe {
+            let first = self.header.as_ptr().cast::<u8>().add(SLOTS_OFFSET).cast::<AtomicPtr<u8>>().add(self.zeroed);
+            ptr::write_bytes(first, 0, count);
+        }
+        self.zeroed += count;
+        count
+    }
+
+    /// The array, every slot zeroed (the rest now); and the slots zeroed by this call.
+    fn finish(mut self) -> (Array, usize) {
+        let rest = self.zero_some(usize::MAX);
+        let array = Array(self.header);
+        std::mem::forget(self);
+        (array, rest)
+    }
+}
+
+// SAFETY: a `Prepared` owns its allocation outright (no other pointer to it exists until
+// `finish` hands it on), and the global allocator frees memory from any thread.
+#[cfg(not(loom))]
+unsafe impl Send for Prepared {}
+
+#[cfg(not(loom))]
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        let (layout, _) = Array::layout(self.capacity).expect("the layout was valid at allocation");
+        // SAFETY: allocated by `start` with this layout, never shared, freed once (`finish`
+        // forgets the value it hands on as an `Array`). Its slots need no drop.
+        unsafe { raw_alloc::dealloc(self.header.as_ptr().cast(), layout) };
+    }
+}
+
+/// The work one insert did: a figure that a machine's load cannot move, for the worst
+/// case of a fill (the time of one insert is mostly the page faults and cache misses
+/// these slots and bytes cost).
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub(crate) struct InsertCost {
+    /// Slot words read or written: the new entry's probe for a free slot, and the old
+    /// slots it copied while migrating, with their probes in the new array.
+    pub(crate) slots: usize,
+    /// Bytes of the slot array it allocated (0 unless it started a migration).
+    pub(crate) array_bytes: usize,
 }
 
 /// A writer's hold on a [`Slots`]: the lock, the caller's state through `Deref`.
@@ -373,6 +476,9 @@ impl<S> Slots<S> {
             retired: Retired::default(),
             retired_bytes: 0,
             writes_to_collect: COLLECT_EVERY,
+            last_insert: InsertCost::default(),
+            #[cfg(not(loom))]
+            prepared: None,
             hash_of,
             state,
         };
@@ -554,13 +660,18 @@ impl<S> SlotsGuard<'_, S> {
         self.slots.arrays().0.map_or(0, |array| unsafe { array.capacity() })
     }
 
+    /// What the last [`insert`](Self::insert) touched.
+    pub(crate) fn last_insert(&self) -> InsertCost {
+        self.locked.last_insert
+    }
+
     /// Whether a migration to a new array is under way.
     pub(crate) fn is_migrating(&self) -> bool {
         self.slots.arrays().1.is_some()
     }
 
-    /// Bytes of every slot array the set holds: current, previous, and those retired and
-    /// not yet freed.
+    /// Bytes of every slot array the set holds: current, previous, the next one while it
+    /// is prepared, and those retired and not yet freed.
     pub(crate) fn memory_size(&self) -> usize {
         let (current, previous) = self.slots.arrays();
         let arrays: usize = [current, previous]
@@ -569,6 +680,8 @@ impl<S> SlotsGuard<'_, S> {
             // SAFETY: under the lock both arrays are allocated.
             .map(|array| Array::layout(unsafe { array.capacity() }).map_or(0, |(layout, _)| layout.size()))
             .sum();
+        #[cfg(not(loom))]
+        let arrays = arrays + self.locked.prepared.as_ref().map_or(0, Prepared::bytes);
         arrays + self.locked.retired_bytes
     }
 
@@ -604,12 +717,16 @@ impl<S> SlotsGuard<'_, S> {
     /// that bit).
     pub(crate) fn insert(&mut self, hash: u64, entry: NonNull<u8>) -> Result<(), StrError> {
         assert_eq!(entry.as_ptr().addr() & TAGGED, 0, "slot entries point to 8-aligned blocks");
+        self.locked.last_insert = InsertCost::default();
         self.migrate_some();
+        #[cfg(not(loom))]
+        self.prepare_some();
         let array = self.reserve_one()?;
         let word = tag::pack(entry, hash);
         // SAFETY: under the lock the current array is allocated.
-        let was_tombstone = unsafe { store_in_free_slot(array, hash, word) };
+        let (was_tombstone, probes) = unsafe { store_in_free_slot(array, hash, word) };
         let locked = &mut *self.locked;
+        locked.last_insert.slots += probes;
         if was_tombstone {
             locked.tombstones -= 1;
         }
@@ -772,7 +889,7 @@ impl<S> SlotsGuard<'_, S> {
     /// few slots per write). Returns the new array.
     fn start_migration(&mut self, capacity: usize) -> Result<Array, StrError> {
         self.finish_migration();
-        let fresh = Array::allocate(capacity)?;
+        let fresh = self.fresh_array(capacity)?;
         let (current, _) = self.slots.arrays();
         let locked = &mut *self.locked;
         if let Some(old) = current {
@@ -797,6 +914,41 @@ impl<S> SlotsGuard<'_, S> {
         Ok(fresh)
     }
 
+    /// A zeroed array of `capacity` slots: the prepared one if it has that size.
+    fn fresh_array(&mut self, capacity: usize) -> Result<Array, StrError> {
+        // A prepared array of another size (a same-size migration, forced by tombstones,
+        // came first) is freed here.
+        #[cfg(not(loom))]
+        if let Some(prepared) = self.locked.prepared.take()
+            && prepared.capacity == capacity
+        {
+            let (array, zeroed) = prepared.finish();
+            self.locked.last_insert.slots += zeroed;
+            return Ok(array);
+        }
+        let array = Array::allocate(capacity)?;
+        self.locked.last_insert.array_bytes += Array::layout(capacity).map_or(0, |(layout, _)| layout.size());
+        Ok(array)
+    }
+
+    /// Prepares the next array a few slots at a time once the current one is half full
+    /// and no migration runs (see [`Prepared`]).
+    #[cfg(not(loom))]
+    fn prepare_some(&mut self) {
+        let (Some(current), None) = self.slots.arrays() else { return };
+        // SAFETY: under the lock the current array is allocated.
+        let capacity = unsafe { current.capacity() };
+        let locked = &mut *self.locked;
+        match &mut locked.prepared {
+            Some(prepared) => locked.last_insert.slots += prepared.zero_some(PREPARE_STEP),
+            None if capacity >= PREPARE_FROM && (locked.occupied + locked.tombstones + 1) * 2 > capacity => {
+                locked.prepared = Prepared::start(capacity * 2);
+                locked.last_insert.array_bytes += locked.prepared.as_ref().map_or(0, Prepared::bytes);
+            }
+            None => {}
+        }
+    }
+
     /// Copies the next `step` old slots, if migrating.
     fn migrate_some(&mut self) {
         let step = self.locked.step;
@@ -813,6 +965,7 @@ impl<S> SlotsGuard<'_, S> {
         let old_slots = unsafe { old.slots() };
         let locked = &mut *self.locked;
         let end = locked.cursor.saturating_add(budget).min(old_slots.len());
+        locked.last_insert.slots += end.saturating_sub(locked.cursor);
         for slot in &old_slots[locked.cursor..end] {
             let word = slot.load(Ordering::Relaxed);
             let bits = word.addr();
@@ -824,9 +977,11 @@ impl<S> SlotsGuard<'_, S> {
             // SAFETY: under the lock the current array is allocated. The copy keeps the
             // old word (tag and all); the old slot keeps it too, for readers still there.
             // (A removal during the migration may have left a tombstone to reuse.)
-            if unsafe { store_in_free_slot(current, hash, word) } {
+            let (was_tombstone, probes) = unsafe { store_in_free_slot(current, hash, word) };
+            if was_tombstone {
                 locked.tombstones -= 1;
             }
+            locked.last_insert.slots += probes;
             locked.occupied += 1;
         }
         locked.cursor = end;
@@ -867,12 +1022,12 @@ fn fitting_capacity(len: usize) -> usize {
 }
 
 /// Stores `word` in the first empty or tombstone slot of `hash`'s probe sequence; returns
-/// whether it was a tombstone.
+/// whether it was a tombstone, and the slots read.
 ///
 /// # Safety
 /// The caller holds the lock (the only writer), the array is allocated, and it has a free
 /// slot.
-unsafe fn store_in_free_slot(array: Array, hash: u64, word: *mut u8) -> bool {
+unsafe fn store_in_free_slot(array: Array, hash: u64, word: *mut u8) -> (bool, usize) {
     // SAFETY: forwarded from the caller.
     let slots = unsafe { array.slots() };
     let mask = slots.len() - 1;
@@ -884,7 +1039,7 @@ unsafe fn store_in_free_slot(array: Array, hash: u64, word: *mut u8) -> bool {
             // Release: the entry's contents, written before, are visible to a reader
             // that loads this word with Acquire.
             slots[index].store(word, Ordering::Release);
-            return bits == TOMBSTONE;
+            return (bits == TOMBSTONE, stride);
         }
         index = next_slot(index, stride, mask);
         stride += 1;

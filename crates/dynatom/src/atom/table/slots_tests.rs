@@ -157,6 +157,28 @@ fn growth_is_spread_over_later_writes() {
 }
 
 #[test]
+fn no_insert_zeroes_or_copies_a_large_array_at_once() {
+    let slots = Slots::new((), mixed_hash_of);
+    let mut guard = slots.lock();
+    let mut most_slots = 0;
+    let mut prepared_seen = false;
+    for key in 0..100_000u64 {
+        guard.insert(mixed_hash(key), fake(key, false)).unwrap();
+        most_slots = most_slots.max(guard.last_insert().slots);
+        prepared_seen |= guard.locked.prepared.as_ref().is_some_and(|p| p.zeroed > 0);
+    }
+    assert!(prepared_seen, "arrays of {PREPARE_FROM} slots and more are prepared ahead");
+    // A probe, a migration step and its probes, a preparation step (and whatever of the
+    // prepared array was left to zero when it was needed): a few dozen slots, against the
+    // 131,072 of the last array.
+    assert!(most_slots <= 4 * (MIGRATE_STEP + PREPARE_STEP), "most slots one insert touched: {most_slots}");
+    assert!(guard.capacity() >= 131_072);
+    for key in (0..100_000u64).step_by(97) {
+        assert_eq!(guard.find(mixed_hash(key), |e| key_of(e) == key), Some(fake(key, false)));
+    }
+}
+
+#[test]
 fn tombstones_force_a_rebuild_not_endless_growth() {
     let slots = Slots::new((), mixed_hash_of);
     let mut guard = slots.lock();
