@@ -44,7 +44,7 @@ mod small;
 mod stats;
 mod std_keys;
 
-pub use atom_key::AtomMapKey;
+pub use atom_key::{AtomMapKey, IntoAtomKey};
 pub use atom_map::AtomMap;
 pub use entry::{Entry, OccupiedEntry, VacantEntry};
 pub use hint::Hint;
