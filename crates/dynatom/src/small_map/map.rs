@@ -35,8 +35,9 @@ const BACK_TO_SMALL: usize = SMALL_CAPACITY / 2;
 /// `(Atom, u64)` pairs, since the hints live in the map itself). See
 /// [`SmallMap::heap_bytes`].
 ///
-/// With [`Atom`](crate::Atom) keys no text byte is ever read: hints come from a mix of the
-/// atom's word and keys compare as one word.
+/// With [`Atom`](crate::Atom) keys no text byte is ever read: hints come from the atom's
+/// hash (a mix of its word for an atom of up to 7 bytes, else the hash cached in its
+/// header) and keys compare as one word.
 ///
 /// ```
 /// use dynatom::{Atom, SmallMap};
@@ -290,7 +291,9 @@ impl<K: HintKey, V> SmallMap<K, V> {
     pub(crate) fn find_by(&self, hash: u64, is_key: impl Fn(&K) -> bool) -> Option<usize> {
         match &self.repr {
             Repr::Small { entries, .. } if entries.is_empty() => small::find_nothing(),
-            Repr::Small { hints, entries } => small::find(*hints, entries, || Hint::from_hash(hash), is_key, |at, _| at),
+            Repr::Small { hints, entries } => {
+                small::find(*hints, entries, || Hint::from_hash(hash), is_key, |at, _| at)
+            }
             Repr::Large(large) => {
                 large_form();
                 large.find_by(hash, is_key)
@@ -302,7 +305,12 @@ impl<K: HintKey, V> SmallMap<K, V> {
     /// `found`, or else vacant for `make_key()`, which must be the key searched for (its
     /// `key_hash` equal to `hash`).
     #[inline]
-    pub(crate) fn entry_found(&mut self, hash: u64, found: Option<usize>, make_key: impl FnOnce() -> K) -> Entry<'_, K, V> {
+    pub(crate) fn entry_found(
+        &mut self,
+        hash: u64,
+        found: Option<usize>,
+        make_key: impl FnOnce() -> K,
+    ) -> Entry<'_, K, V> {
         match found {
             Some(index) => Entry::Occupied(OccupiedEntry::new(self, index, hash)),
             None => {
