@@ -112,11 +112,7 @@ pub(crate) fn find_nothing<R>() -> Option<R> {
 /// kept out of line, and `#[cold]` so that a hit is the straight path through [`find`].
 #[cold]
 #[inline(never)]
-fn find_in<'a, K, V>(
-    matches: Matches,
-    entries: &'a [(K, V)],
-    is_key: impl Fn(&K) -> bool,
-) -> Option<(usize, &'a (K, V))> {
+fn find_in<K, V>(matches: Matches, entries: &[(K, V)], is_key: impl Fn(&K) -> bool) -> Option<(usize, &(K, V))> {
     for slot in matches {
         let Some(entry) = entries.get(slot) else { break };
         if is_key(&entry.0) {
