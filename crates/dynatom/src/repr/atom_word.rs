@@ -216,6 +216,25 @@ impl AtomWord {
         unsafe { StaticEntry::text(self.static_entry()) }
     }
 
+    /// The hash the owning table filed a table's atom under (a heap block's or a static
+    /// entry's: both begin with a [`Header`] caching it), after one tag test and with one
+    /// load and no call; `None` for the atoms that are values (inline and declared).
+    #[inline]
+    pub(crate) fn entry_hash(&self) -> Option<u64> {
+        // Heap (0b000) and static (0b010) words; inline ones have bit 0 set, declared
+        // ones bit 2.
+        if self.bits() & (TAG_INLINE | 0b100) != 0 {
+            return None;
+        }
+        let header = self.pointer().as_ptr().map_addr(|addr| addr & !TAG_MASK).cast::<Header>();
+        // SAFETY: the entry's address is non-null and 8-aligned, so clearing the tag bits
+        // leaves it non-null. A heap atom owns a count of its block, alive for the borrow
+        // of `self`; a static entry is immortal. Both start with their `Header` (a
+        // `StaticEntry` is `repr(C)` with the header first, asserted in `heap`), which
+        // `entry_hash` reads.
+        Some(unsafe { heap::entry_hash(NonNull::new_unchecked(header)) })
+    }
+
     /// The hash the owning table filed this atom under; `None` for inline atoms.
     #[inline]
     pub(crate) fn table_hash(&self) -> Option<u64> {

@@ -123,21 +123,18 @@ impl HintKey for Atom {
     }
 }
 
-/// An atom's key hash under `seed`: a heap atom's cached table hash (one load from its
-/// header, the common case first), a static entry's (out of line), or for the atoms that
-/// are values (inline and declared) a keyed mix of the whole word. Atoms of up to 7 bytes
+/// An atom's key hash under `seed`: a table's atom's cached hash (one load from the
+/// header of its block or static entry, no call), or for the atoms that are values
+/// (inline and declared) a keyed mix of the whole word. Atoms of up to 7 bytes
 /// are values, so an unkeyed mix would let anyone compute, offline, atoms that share a
 /// hint or a bucket; the seed's randomness is what keeps them from it. One load and one
 /// multiply for them, since a lookup waits on this chain before it can touch an entry.
 #[inline]
 pub(crate) fn word_key_hash(word: &AtomWord, seed: u64) -> u64 {
-    if let Some(hash) = word.heap_hash() {
-        return hash;
+    match word.entry_hash() {
+        Some(hash) => hash,
+        None => value_key_hash(word.bits(), seed),
     }
-    if let Some(hash) = word.static_entry_hash() {
-        return hash;
-    }
-    value_key_hash(word.bits(), seed)
 }
 
 /// The key hash of an atom that is a value (inline or declared), from its word's bits.
