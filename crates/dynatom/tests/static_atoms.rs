@@ -251,6 +251,7 @@ fn the_memory_report_shows_static_atoms_apart() {
     assert_eq!(local.memory_report().declared_atoms, 0, "local tables file no declared text");
 }
 
+#[cfg(feature = "small-map")]
 #[test]
 fn atom_maps_find_declared_and_static_keys_by_text() {
     use dynatom::AtomMap;

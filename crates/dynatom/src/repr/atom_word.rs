@@ -219,6 +219,7 @@ impl AtomWord {
     /// The hash the owning table filed a table's atom under (a heap block's or a static
     /// entry's: both begin with a [`Header`] caching it), after one tag test and with one
     /// load and no call; `None` for the atoms that are values (inline and declared).
+    #[cfg(feature = "small-map")]
     #[inline]
     pub(crate) fn entry_hash(&self) -> Option<u64> {
         // Heap (0b000) and static (0b010) words; inline ones have bit 0 set, declared
