@@ -100,17 +100,13 @@ unsafe impl Send for AtomWord {}
 unsafe impl Sync for AtomWord {}
 
 impl AtomWord {
-    /// Packs short bytes into the word itself.
+    /// Packs short bytes into the word itself: [`inline_bits_fast`]'s two overlapping
+    /// loads, rather than a byte copy into a buffer that is then read back as a word (a
+    /// call to `memcpy` of a variable length, and a store the load cannot forward from).
     #[inline]
     pub(crate) fn inline(bytes: &[u8]) -> Option<AtomWord> {
-        if bytes.len() > INLINE_ATOM_CAPACITY {
-            return None;
-        }
-        let mut raw = [0u8; 8];
-        raw[0] = ((bytes.len() << 1) | TAG_INLINE) as u8;
-        raw[1..=bytes.len()].copy_from_slice(bytes);
-        let word = NonZeroUsize::new(usize::from_le_bytes(raw)).expect("inline tag is non-zero");
-        Some(AtomWord(word))
+        let bits = inline_bits_fast(bytes)?;
+        Some(AtomWord(NonZeroUsize::new(bits | TAG_INLINE).expect("inline tag is non-zero")))
     }
 
     /// The declared word `bits` (a [`super::declared::StaticText`]'s), in `const`
