@@ -9,7 +9,8 @@
 //!   two independent ones up to 32, while rapidhash's mixing steps depend on each
 //!   other; the `intern-local` suite measured the difference on its `keys` corpus.
 //! * [`hash_word`]: inline atoms' `hash64` and the small map's integer keys.
-//! * [`mix_word`]: atoms as small map keys, on every lookup, so one multiply.
+//! * [`mix_word`]: inline and declared atoms as small map keys (on every lookup, so one
+//!   multiply), and so the texts of up to 7 bytes an `AtomMap` is searched by.
 //!
 //! Seeds: [`random_seed`] for every table by default (so inputs cannot be chosen to
 //! collide without knowing it), [`DETERMINISTIC_SEED`] for the `deterministic`

@@ -139,7 +139,7 @@ fn counters_count_hits_false_matches_and_misses() {
 }
 
 #[test]
-fn atom_map_lookups_of_unknown_texts_stop_at_the_table() {
+fn atom_map_lookups_by_text_leave_the_table_alone() {
     let mut map = AtomMap::new();
     map.insert(Str::from(format!("a key interned by insert {}", 1)), 1);
     let before = SmallMapStats::current_thread();
@@ -148,11 +148,18 @@ fn atom_map_lookups_of_unknown_texts_stop_at_the_table() {
     let delta = SmallMapStats::current_thread().since(&before);
     if SmallMapStats::ENABLED {
         assert_eq!(delta.unknown_texts, 1);
-        assert_eq!(delta.lookups, 1, "the unknown text never reached the map");
+        assert_eq!(delta.lookups, 2, "both texts were searched for in the map");
     }
-    // Interned elsewhere, absent here: found in the table, missing in the map.
+    // Neither the miss nor an entry that finds its key made an atom.
+    assert!(Atom::lookup("a key nobody has ever interned, anywhere").is_none());
+    *map.entry("a key interned by insert 1").or_insert(0) += 1;
+    assert_eq!(map.get("a key interned by insert 1"), Some(&2));
+    // Interned elsewhere, absent here: missing in the map.
     let _elsewhere = Atom::from("a key interned by someone else");
     assert_eq!(map.get("a key interned by someone else"), None);
+    // A new key is interned by `entry`, once.
+    *map.entry("a key interned by entry").or_insert(0) += 1;
+    assert!(Atom::lookup("a key interned by entry").is_some());
 }
 
 #[test]

@@ -191,3 +191,146 @@ proptest! {
         }
     }
 }
+
+/// Operations of an `AtomMap` by text, on keys `0..KEYS` (present or not, depending on
+/// the history) and on texts no one ever interns (`absent`).
+#[derive(Debug, Clone)]
+enum TextOp {
+    /// `entry`, the key given as `&str` (0), `String` (1), `Str` (2) or `Atom` (3).
+    Entry(usize, u8, u32),
+    Insert(usize, u32),
+    /// `remove` by `&str` (0), bytes (1) or atom (2).
+    Remove(usize, u8),
+    GetMut(usize, u32),
+    Retain(u32),
+    Clear,
+}
+
+fn text_op() -> impl Strategy<Value = TextOp> {
+    prop_oneof![
+        6 => (0..KEYS, 0..4u8, any::<u32>()).prop_map(|(k, how, v)| TextOp::Entry(k, how, v)),
+        2 => (0..KEYS, any::<u32>()).prop_map(|(k, v)| TextOp::Insert(k, v)),
+        4 => (0..KEYS, 0..3u8).prop_map(|(k, how)| TextOp::Remove(k, how)),
+        2 => (0..KEYS, any::<u32>()).prop_map(|(k, v)| TextOp::GetMut(k, v)),
+        1 => (2..5u32).prop_map(TextOp::Retain),
+        1 => Just(TextOp::Clear),
+    ]
+}
+
+/// Texts of every length class an `AtomMap` treats apart: inline (up to 7 bytes, the
+/// empty one included), 8 bytes, up to 16, and longer; some differ in their last byte only.
+fn key_text(k: usize) -> String {
+    match k % 6 {
+        0 => format!("t{k}"),
+        1 => format!("a long key that lives on the heap, number {k:03}"),
+        2 => format!("keyof8_{}", k % 10),
+        3 => format!("sixteen-bytes-{k:02}"),
+        4 if k == 4 => String::new(),
+        4 => format!("7bytes{}", k % 10),
+        _ => format!("fifteen bytes{k:02}"),
+    }
+}
+
+/// A text of the same length class as `key_text(k)` that no one ever interns: each test
+/// case's are its own (`case`), so no other case or test makes their atoms.
+fn absent_text(case: u64, k: usize) -> String {
+    let text = key_text(k);
+    match text.len() {
+        0..=7 => format!("~{}", &text[text.len().min(1)..]),
+        len => {
+            let tag = format!("#{case:x}");
+            let keep = len.saturating_sub(tag.len()).max(1);
+            format!("{}{tag}", &text[..keep])
+        }
+    }
+}
+
+/// Checks every key's text lookups (by `&str`, `String`, bytes, and the atom) against the
+/// model, and that lookups of absent texts leave no atom behind.
+fn check_text_lookups(map: &AtomMap<u32>, model: &HashMap<String, u32>, case: u64) -> Result<(), TestCaseError> {
+    prop_assert_eq!(map.len(), model.len());
+    for k in 0..KEYS {
+        let text = key_text(k);
+        let expected = model.get(&text);
+        prop_assert_eq!(map.get(text.as_str()), expected, "get {:?}", text);
+        prop_assert_eq!(map.get(&text), expected);
+        prop_assert_eq!(map.get_bytes(text.as_bytes()), expected);
+        prop_assert_eq!(map.contains_key(text.as_str()), expected.is_some());
+        if let Some(atom) = Atom::lookup(&text) {
+            prop_assert_eq!(map.get(&atom), expected);
+            prop_assert_eq!(map.get_atom(&atom), expected);
+        }
+        let absent = absent_text(case, k);
+        prop_assert_eq!(map.get(absent.as_str()), None);
+        prop_assert_eq!(map.get_bytes(absent.as_bytes()), None);
+        if absent.len() > 7 {
+            prop_assert!(Atom::lookup(&absent).is_none(), "a lookup interned {:?}", absent);
+        }
+    }
+    for (key, value) in map.iter() {
+        prop_assert_eq!(model.get(key.as_str()), Some(value));
+    }
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn atom_map_text_paths_match_a_hashmap(
+        ops in prop::collection::vec(text_op(), 0..120),
+        case in any::<u64>(),
+    ) {
+        let mut map: AtomMap<u32> = AtomMap::new();
+        let mut model: HashMap<String, u32> = HashMap::new();
+        for op in &ops {
+            match *op {
+                TextOp::Entry(k, how, v) => {
+                    let text = key_text(k);
+                    let entry = match how {
+                        0 => map.entry(text.as_str()),
+                        1 => map.entry(text.clone()),
+                        2 => map.entry(Str::from(text.as_str())),
+                        _ => map.entry(Atom::from(text.as_str())),
+                    };
+                    prop_assert_eq!(entry.key().as_str(), text.as_str());
+                    let value = entry.or_insert(0);
+                    *value = value.wrapping_add(v);
+                    let model = model.entry(text).or_insert(0);
+                    *model = model.wrapping_add(v);
+                }
+                TextOp::Insert(k, v) => {
+                    prop_assert_eq!(map.insert(key_text(k), v), model.insert(key_text(k), v));
+                }
+                TextOp::Remove(k, how) => {
+                    let text = key_text(k);
+                    let removed = match how {
+                        0 => map.remove(text.as_str()),
+                        1 => map.remove_bytes(text.as_bytes()),
+                        _ => map.remove_atom(&Atom::from(text.as_str())),
+                    };
+                    prop_assert_eq!(removed, model.remove(&text));
+                    prop_assert_eq!(map.remove(absent_text(case, k).as_str()), None);
+                }
+                TextOp::GetMut(k, v) => {
+                    let text = key_text(k);
+                    match (map.get_mut(text.as_str()), model.get_mut(&text)) {
+                        (Some(value), Some(expected)) => {
+                            *value = v;
+                            *expected = v;
+                        }
+                        (None, None) => {}
+                        (got, expected) => prop_assert!(false, "get_mut {:?}: {:?} vs {:?}", text, got, expected),
+                    }
+                }
+                TextOp::Retain(m) => {
+                    map.retain(|_, v| *v % m != 0);
+                    model.retain(|_, v| *v % m != 0);
+                }
+                TextOp::Clear => {
+                    map.clear();
+                    model.clear();
+                }
+            }
+            check_text_lookups(&map, &model, case)?;
+        }
+    }
+}

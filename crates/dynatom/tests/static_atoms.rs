@@ -250,3 +250,31 @@ fn the_memory_report_shows_static_atoms_apart() {
     let _atom = local.intern("content-type");
     assert_eq!(local.memory_report().declared_atoms, 0, "local tables file no declared text");
 }
+
+#[cfg(feature = "small-map")]
+#[test]
+fn atom_maps_find_declared_and_static_keys_by_text() {
+    use dynatom::AtomMap;
+
+    let immortal = Atom::from_static("an immortal atom of the global table, filed as static");
+    let mut map = AtomMap::new();
+    map.insert_atom(headers::CONTENT_TYPE, 1); // declared, longer than 7 bytes
+    map.insert_atom(headers::accept, 2); // declared, inline
+    map.insert_atom(immortal.clone(), 3);
+    map.insert("return", 4); // a keyword's declared text, given as text
+    for filler in 0..12 {
+        map.insert(format!("a filler key that makes the map large, {filler}"), 0);
+    }
+    for (text, value) in [("content-type", 1), ("accept", 2), ("return", 4)] {
+        assert_eq!(map.get(text), Some(&value), "{text}");
+        assert_eq!(map.get_bytes(text.as_bytes()), Some(&value), "{text}");
+        *map.entry(text).or_insert(0) += 10;
+        assert_eq!(map.get(&Atom::from(text)), Some(&(value + 10)), "{text}");
+    }
+    assert_eq!(map.get("an immortal atom of the global table, filed as static"), Some(&3));
+    assert_eq!(map.get(&keywords::RETURN), Some(&14));
+    assert_eq!(map.len(), 16);
+    assert_eq!(map.remove("content-type"), Some(11));
+    assert_eq!(map.get(&headers::CONTENT_TYPE), None);
+    assert_eq!(map.remove(&immortal), Some(3));
+}

@@ -100,17 +100,13 @@ unsafe impl Send for AtomWord {}
 unsafe impl Sync for AtomWord {}
 
 impl AtomWord {
-    /// Packs short bytes into the word itself.
+    /// Packs short bytes into the word itself: [`inline_bits_fast`]'s two overlapping
+    /// loads, rather than a byte copy into a buffer that is then read back as a word (a
+    /// call to `memcpy` of a variable length, and a store the load cannot forward from).
     #[inline]
     pub(crate) fn inline(bytes: &[u8]) -> Option<AtomWord> {
-        if bytes.len() > INLINE_ATOM_CAPACITY {
-            return None;
-        }
-        let mut raw = [0u8; 8];
-        raw[0] = ((bytes.len() << 1) | TAG_INLINE) as u8;
-        raw[1..=bytes.len()].copy_from_slice(bytes);
-        let word = NonZeroUsize::new(usize::from_le_bytes(raw)).expect("inline tag is non-zero");
-        Some(AtomWord(word))
+        let bits = inline_bits_fast(bytes)?;
+        Some(AtomWord(NonZeroUsize::new(bits | TAG_INLINE).expect("inline tag is non-zero")))
     }
 
     /// The declared word `bits` (a [`super::declared::StaticText`]'s), in `const`
@@ -214,6 +210,26 @@ impl AtomWord {
         }
         // SAFETY: the word points at an immortal static entry.
         unsafe { StaticEntry::text(self.static_entry()) }
+    }
+
+    /// The hash the owning table filed a table's atom under (a heap block's or a static
+    /// entry's: both begin with a [`Header`] caching it), after one tag test and with one
+    /// load and no call; `None` for the atoms that are values (inline and declared).
+    #[cfg(feature = "small-map")]
+    #[inline]
+    pub(crate) fn entry_hash(&self) -> Option<u64> {
+        // Heap (0b000) and static (0b010) words; inline ones have bit 0 set, declared
+        // ones bit 2.
+        if self.bits() & (TAG_INLINE | 0b100) != 0 {
+            return None;
+        }
+        let header = self.pointer().as_ptr().map_addr(|addr| addr & !TAG_MASK).cast::<Header>();
+        // SAFETY: the entry's address is non-null and 8-aligned, so clearing the tag bits
+        // leaves it non-null. A heap atom owns a count of its block, alive for the borrow
+        // of `self`; a static entry is immortal. Both start with their `Header` (a
+        // `StaticEntry` is `repr(C)` with the header first, asserted in `heap`), which
+        // `entry_hash` reads.
+        Some(unsafe { heap::entry_hash(NonNull::new_unchecked(header)) })
     }
 
     /// The hash the owning table filed this atom under; `None` for inline atoms.

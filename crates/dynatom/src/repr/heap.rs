@@ -617,6 +617,11 @@ pub(crate) struct StaticEntry {
     declared: usize,
 }
 
+// A static entry begins with its header, as a block does: an entry word's cached hash is
+// read at the same place whichever kind of entry it points at (`AtomWord::entry_hash`).
+#[cfg(not(loom))]
+const _: () = assert!(std::mem::offset_of!(StaticEntry, header) == 0);
+
 impl StaticEntry {
     /// Leaks a new static entry filed under `hash` (a [`cacheable_hash`]) in the global
     /// table, the only one that files static entries.

@@ -5,17 +5,117 @@ use std::borrow::Cow;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use super::stats;
+use super::entry::Entry;
+use super::key::{HintKey, value_key_hash};
+use super::map::SmallMap;
 use crate::atom::Atom;
+use crate::atom::table::AtomTable;
+use crate::builder::StrBuilder;
+use crate::hash;
+use crate::repr::atom_word::inline_bits_fast;
+use crate::repr::declared;
 use crate::str::Str;
 
 mod sealed {
-    pub trait Sealed {}
+    use crate::atom::Atom;
+
+    /// What a key is to an [`AtomMap`](crate::AtomMap)'s search.
+    pub trait Sealed {
+        fn key_ref(&self) -> KeyRef<'_>;
+    }
+
+    /// A key as an [`AtomMap`](crate::AtomMap) searches for it: an atom (by its word),
+    /// or text (by the hash and bytes its atom would have, without the atom). Public in
+    /// a private module, like the trait that hands it out: nameable in this crate only.
+    #[derive(Clone, Copy, Debug)]
+    pub enum KeyRef<'a> {
+        Atom(&'a Atom),
+        Text(&'a str),
+    }
 }
 
-/// A key [`AtomMap`](super::AtomMap) can be searched by: an [`Atom`] (no table lookup,
-/// no text byte read) or text (`str`, `String`, [`Str`], ...: one lookup in the global
-/// atom table, and `None` at once if the text has no atom).
+pub(crate) use sealed::KeyRef;
+
+mod sealed_entry {
+    use super::{Atom, Entry, SmallMap};
+
+    /// How a key finds (or makes) its entry in an [`AtomMap`](crate::AtomMap)'s map.
+    pub trait Sealed: Sized {
+        fn entry_in<V>(self, map: &mut SmallMap<Atom, V>) -> Entry<'_, Atom, V>;
+    }
+}
+
+/// A text (or bytes) searched for among an [`AtomMap`](super::AtomMap)'s keys without its
+/// atom, so without touching the atom table: the key hash its global atom has (see
+/// [`HintKey` for `Atom`](super::HintKey)), and how to tell that atom among the keys.
+pub(crate) struct TextProbe<'a> {
+    /// The key hash the text's atom has.
+    pub(crate) hash: u64,
+    target: Target<'a>,
+}
+
+#[derive(Clone, Copy)]
+enum Target<'a> {
+    /// The text's atom is a value (up to 7 bytes, or declared): this word.
+    Word(usize),
+    /// Only a table's entry holds this text: compared by bytes.
+    Bytes(&'a [u8]),
+}
+
+impl<'a> TextProbe<'a> {
+    /// The probe for `bytes`, value atoms' words mixed under `seed` (the word seed, or for
+    /// a search that inserts nothing, the word seed if chosen: see `HintKey::lookup_hash`).
+    #[inline]
+    pub(crate) fn new(bytes: &'a [u8], seed: u64) -> TextProbe<'a> {
+        match inline_bits_fast(bytes) {
+            Some(bits) => TextProbe { hash: value_key_hash(bits, seed), target: Target::Word(bits) },
+            None => TextProbe::long(bytes, seed),
+        }
+    }
+
+    /// A text of more than 7 bytes: a declared atom's word if a registered set declares
+    /// it, else the global table's hash of the bytes (what its entry caches).
+    #[inline]
+    fn long(bytes: &'a [u8], seed: u64) -> TextProbe<'a> {
+        if declared::may_be_declared(bytes)
+            && let Some(bits) = declared::word_of(bytes)
+        {
+            return TextProbe { hash: value_key_hash(bits, seed), target: Target::Word(bits) };
+        }
+        TextProbe { hash: AtomTable::global().shared().hash(bytes), target: Target::Bytes(bytes) }
+    }
+
+    /// Whether `key`, a global (or value) atom, is the probe's text: one word compare, or
+    /// for a long text the bytes of a table entry (a value atom never holds a long text
+    /// that no set declares).
+    #[inline]
+    pub(crate) fn is_key(&self, key: &Atom) -> bool {
+        match self.target {
+            Target::Word(bits) => key.word().bits() == bits,
+            Target::Bytes(bytes) => !key.word().is_value() && bytes_eq(key.as_bytes(), bytes),
+        }
+    }
+}
+
+/// `a == b`, with the lengths most long keys have (8 to 16 bytes) compared as two
+/// overlapping 8-byte words in line rather than through a call to `memcmp`.
+#[inline]
+fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    if (8..=16).contains(&len) {
+        let word =
+            |bytes: &[u8], at: usize| bytes.get(at..at + 8).map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));
+        return word(a, 0) == word(b, 0) && word(a, len - 8) == word(b, len - 8);
+    }
+    a == b
+}
+
+/// A key [`AtomMap`](super::AtomMap) can be searched by: an [`Atom`] (no text byte read)
+/// or text (`str`, `String`, [`Str`], ...: hashed as its atom would be and compared with
+/// the keys, without asking the atom table and without taking a count of any atom).
 ///
 /// Without it, `map.get(&atom)` would deref the atom to its `&str` and silently take the
 /// slower text path. Sealed: the set of key types is this crate's to choose.
@@ -44,7 +144,12 @@ pub trait AtomMapKey: sealed::Sealed {
     fn find_atom(&self) -> Option<Cow<'_, Atom>>;
 }
 
-impl sealed::Sealed for Atom {}
+impl sealed::Sealed for Atom {
+    #[inline]
+    fn key_ref(&self) -> KeyRef<'_> {
+        KeyRef::Atom(self)
+    }
+}
 
 impl AtomMapKey for Atom {
     #[inline]
@@ -53,21 +158,27 @@ impl AtomMapKey for Atom {
     }
 }
 
-impl sealed::Sealed for str {}
-
-impl AtomMapKey for str {
-    /// One lookup in the global table; counts the misses (`stats` feature).
+impl sealed::Sealed for str {
     #[inline]
-    fn find_atom(&self) -> Option<Cow<'_, Atom>> {
-        let atom = Atom::lookup(self);
-        if atom.is_none() {
-            stats::unknown_text();
-        }
-        atom.map(Cow::Owned)
+    fn key_ref(&self) -> KeyRef<'_> {
+        KeyRef::Text(self)
     }
 }
 
-impl sealed::Sealed for Str {}
+impl AtomMapKey for str {
+    /// One lookup in the global table.
+    #[inline]
+    fn find_atom(&self) -> Option<Cow<'_, Atom>> {
+        Atom::lookup(self).map(Cow::Owned)
+    }
+}
+
+impl sealed::Sealed for Str {
+    #[inline]
+    fn key_ref(&self) -> KeyRef<'_> {
+        KeyRef::Text(self.as_str())
+    }
+}
 
 impl AtomMapKey for Str {
     #[inline]
@@ -78,7 +189,12 @@ impl AtomMapKey for Str {
 
 macro_rules! text_keys {
     ($($ty:ty),*) => {$(
-        impl sealed::Sealed for $ty {}
+        impl sealed::Sealed for $ty {
+            #[inline]
+            fn key_ref(&self) -> KeyRef<'_> {
+                KeyRef::Text(self)
+            }
+        }
         impl AtomMapKey for $ty {
             #[inline]
             fn find_atom(&self) -> Option<Cow<'_, Atom>> {
@@ -90,7 +206,12 @@ macro_rules! text_keys {
 
 text_keys!(String, Box<str>, Rc<str>, Arc<str>, Cow<'_, str>);
 
-impl<T: AtomMapKey + ?Sized> sealed::Sealed for &T {}
+impl<T: AtomMapKey + ?Sized> sealed::Sealed for &T {
+    #[inline]
+    fn key_ref(&self) -> KeyRef<'_> {
+        T::key_ref(self)
+    }
+}
 
 impl<T: AtomMapKey + ?Sized> AtomMapKey for &T {
     #[inline]
@@ -98,3 +219,136 @@ impl<T: AtomMapKey + ?Sized> AtomMapKey for &T {
         T::find_atom(self)
     }
 }
+
+/// A key [`AtomMap::entry`](super::AtomMap::entry) takes: text, borrowed or owned (`&str`,
+/// `String`, [`Str`], `Box<str>`, `Cow<str>`, `Rc<str>`, `Arc<str>`, `&String`, a
+/// [`StrBuilder`], a `char`), or an [`Atom`].
+///
+/// Text is searched for by its hash and bytes, as [`AtomMap::get`](super::AtomMap::get)
+/// does, before anything is built from it: a key already in the map costs no allocation,
+/// no table lookup and no count. Only a new key is interned, an owned heap string's
+/// buffer adopted. An atom is searched for by its word.
+///
+/// ```
+/// use dynatom::{Atom, AtomMap, Str};
+///
+/// let mut map: AtomMap<u32> = AtomMap::new();
+/// *map.entry("a key given as text").or_insert(0) += 1;
+/// *map.entry(String::from("a key given as text")).or_insert(0) += 1;
+/// *map.entry(Str::from("a key given as text")).or_insert(0) += 1;
+/// *map.entry(Atom::from("a key given as text")).or_insert(0) += 1;
+/// *map.entry('c').or_insert(0) += 1;
+/// assert_eq!(map.get("a key given as text"), Some(&4));
+/// assert_eq!(map.len(), 2);
+/// ```
+pub trait IntoAtomKey: sealed_entry::Sealed {}
+
+/// The entry of the text `text` in an `AtomMap`'s `map`, `make()` its atom if it is new.
+#[inline]
+fn text_entry<'m, V>(map: &'m mut SmallMap<Atom, V>, text: &str, make: impl FnOnce() -> Atom) -> Entry<'m, Atom, V> {
+    let (hash, found) = search_text(map, text.as_bytes());
+    map.entry_found(hash, found, make)
+}
+
+/// The key hash of `bytes`' atom, and the position of its entry in `map` if it has one:
+/// the search of an insert, so under the chosen word seed.
+#[inline]
+fn search_text<V>(map: &SmallMap<Atom, V>, bytes: &[u8]) -> (u64, Option<usize>) {
+    let probe = TextProbe::new(bytes, hash::word_seed());
+    (probe.hash, map.find_by(probe.hash, |key| probe.is_key(key)))
+}
+
+/// The key hash and position in `map` of an atom of the global table (or a value): its
+/// word is the key. `None` for an atom of another table, whose text is searched for
+/// instead (the global atom of that text is the key).
+#[inline]
+fn atom_search<V>(map: &SmallMap<Atom, V>, atom: &Atom) -> Option<(u64, Option<usize>)> {
+    let word = atom.word();
+    if !(word.is_value() || word.is_global_entry()) {
+        return None;
+    }
+    Some((atom.key_hash(), map.get_index_of(atom)))
+}
+
+/// The entry of `atom`, `make()` the key if it is new and `atom` is the global table's.
+#[inline]
+fn atom_entry<'m, V>(map: &'m mut SmallMap<Atom, V>, atom: &Atom, make: impl FnOnce() -> Atom) -> Entry<'m, Atom, V> {
+    match atom_search(map, atom) {
+        Some((hash, found)) => map.entry_found(hash, found, make),
+        None => text_entry(map, atom.as_str(), || Atom::from(atom.as_str())),
+    }
+}
+
+/// Borrowed text: copied into a new atom only when new.
+macro_rules! borrowed_text_entry_keys {
+    ($($ty:ty),*) => {$(
+        impl sealed_entry::Sealed for $ty {
+            #[inline]
+            fn entry_in<V>(self, map: &mut SmallMap<Atom, V>) -> Entry<'_, Atom, V> {
+                let text: &str = self;
+                text_entry(map, text, || Atom::from(text))
+            }
+        }
+        impl IntoAtomKey for $ty {}
+    )*};
+}
+
+borrowed_text_entry_keys!(&str, &mut str, &String);
+
+/// Owned text: interned as a [`Str`] when new, so that a heap buffer is adopted.
+macro_rules! owned_text_entry_keys {
+    ($($ty:ty),*) => {$(
+        impl sealed_entry::Sealed for $ty {
+            #[inline]
+            fn entry_in<V>(self, map: &mut SmallMap<Atom, V>) -> Entry<'_, Atom, V> {
+                let (hash, found) = search_text(map, self.as_bytes());
+                map.entry_found(hash, found, || Str::from(self).intern())
+            }
+        }
+        impl IntoAtomKey for $ty {}
+    )*};
+}
+
+owned_text_entry_keys!(String, Str, Box<str>, Cow<'_, str>, Rc<str>, Arc<str>);
+
+impl sealed_entry::Sealed for StrBuilder {
+    #[inline]
+    fn entry_in<V>(self, map: &mut SmallMap<Atom, V>) -> Entry<'_, Atom, V> {
+        let (hash, found) = search_text(map, self.as_str().as_bytes());
+        map.entry_found(hash, found, || Str::from(self).intern())
+    }
+}
+
+impl IntoAtomKey for StrBuilder {}
+
+impl sealed_entry::Sealed for char {
+    #[inline]
+    fn entry_in<V>(self, map: &mut SmallMap<Atom, V>) -> Entry<'_, Atom, V> {
+        let mut buffer = [0; 4];
+        let text: &str = self.encode_utf8(&mut buffer);
+        text_entry(map, text, || Atom::from(text))
+    }
+}
+
+impl IntoAtomKey for char {}
+
+impl sealed_entry::Sealed for Atom {
+    #[inline]
+    fn entry_in<V>(self, map: &mut SmallMap<Atom, V>) -> Entry<'_, Atom, V> {
+        match atom_search(map, &self) {
+            Some((hash, found)) => map.entry_found(hash, found, || self),
+            None => text_entry(map, self.as_str(), || Atom::from(self.as_str())),
+        }
+    }
+}
+
+impl IntoAtomKey for Atom {}
+
+impl sealed_entry::Sealed for &Atom {
+    #[inline]
+    fn entry_in<V>(self, map: &mut SmallMap<Atom, V>) -> Entry<'_, Atom, V> {
+        atom_entry(map, self, || self.clone())
+    }
+}
+
+impl IntoAtomKey for &Atom {}

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::ops::Index;
 
-use super::atom_key::AtomMapKey;
+use super::atom_key::{AtomMapKey, IntoAtomKey, KeyRef, TextProbe};
 use super::entry::Entry;
 use super::iter::{IntoIter, Iter, IterMut, Keys, Values, ValuesMut};
 use super::map::SmallMap;
@@ -11,21 +11,25 @@ use super::stats;
 use crate::atom::Atom;
 use crate::atom::byte_atom::ByteAtom;
 use crate::error::StrError;
+use crate::hash;
 use crate::repr::atom_word::AtomWord;
 use crate::str::Str;
 use crate::str::byte_str::ByteStr;
 
-/// A map keyed by text that interns each key on insert, so that the map itself only ever
-/// sees [`Atom`]s: one-word keys whose hints come from a mix of that word.
+/// A map keyed by text that interns each new key on insert, so that the map itself only
+/// ever holds [`Atom`]s: one-word keys, hashed by their text's hash (see [`HintKey` for
+/// `Atom`](crate::HintKey)) without reading the text.
 ///
-/// * [`AtomMap::insert`] turns the key into a global [`Atom`] ([`Str::intern`]): a heap
-///   string spanning its buffer is adopted, not copied.
-/// * [`AtomMap::get`] of text asks the global atom table first ([`Atom::lookup`]): a
-///   text that no atom has cannot be a key of any map, so the answer is `None` without
-///   touching the map. When it does have an atom, the map search reads no text byte.
-///   `get(&atom)` takes the atom path (no table lookup): see [`AtomMapKey`].
-/// * [`AtomMap::get_atom`] skips the table when the caller holds the atom already: the
-///   fastest lookup.
+/// * [`AtomMap::get`], [`AtomMap::entry`] and the other searches by text never ask the
+///   atom table and take no count of any atom: the text is hashed as its atom is (a text
+///   of up to 7 bytes is packed into the word its atom would be and mixed; a longer one
+///   is hashed with the global table's hash, which its atom caches) and compared with the
+///   keys whose hash matches (one word compare, or the bytes of one entry).
+/// * [`AtomMap::insert`] and [`AtomMap::entry`] intern a key only when it is new: a text
+///   already in the map is found as above, the key kept. A new key becomes a global
+///   [`Atom`] ([`Str::intern`]): a heap string spanning its buffer is adopted, not copied.
+/// * `get(&atom)` and [`AtomMap::get_atom`] take the atom path (see [`AtomMapKey`]): the
+///   fastest lookup, one word compare and no text byte read.
 ///
 /// Keys of up to 7 bytes are atoms by value and never touch the table at all.
 ///
@@ -108,7 +112,13 @@ impl<V> AtomMap<V> {
     /// assert_eq!(map.insert("built at run time: 7", 2), Some(1));
     /// ```
     pub fn insert(&mut self, key: impl Into<Str>, value: V) -> Option<V> {
-        self.map.insert(key.into().intern(), value)
+        match self.entry(key.into()) {
+            Entry::Occupied(mut occupied) => Some(occupied.insert(value)),
+            Entry::Vacant(vacant) => {
+                vacant.insert(value);
+                None
+            }
+        }
     }
 
     /// Inserts `value` under an atom the caller already holds. An atom of the global
@@ -132,19 +142,46 @@ impl<V> AtomMap<V> {
 
     /// The position of the entry whose key is `atom` or, for an atom of another table,
     /// has its text.
+    #[inline]
     fn index_of_atom(&self, atom: &Atom) -> Option<usize> {
         match self.map.get_index_of(atom) {
             Some(at) => Some(at),
-            None => self.map.get_index_of(&global_twin(atom)?),
+            None => self.index_of_foreign(atom.word(), atom.as_bytes()),
         }
     }
 
-    /// The position of the entry for `key`.
-    fn index_of<Q: AtomMapKey + ?Sized>(&self, key: &Q) -> Option<usize> {
-        self.index_of_atom(&*key.find_atom()?)
+    /// The miss of a search by atom: for an atom of another table, the entry of its text.
+    #[cold]
+    fn index_of_foreign(&self, word: &AtomWord, bytes: &[u8]) -> Option<usize> {
+        if is_global_or_inline(word) {
+            return None;
+        }
+        self.index_of_text(bytes)
     }
 
-    /// The entry for `key` (interned first), to insert or update with one search.
+    /// The position of the entry whose key has the text `bytes`: no table lookup, no count.
+    #[inline]
+    fn index_of_text(&self, bytes: &[u8]) -> Option<usize> {
+        let probe = TextProbe::new(bytes, hash::word_seed_if_chosen());
+        let found = self.map.find_by(probe.hash, |key| probe.is_key(key));
+        if found.is_none() {
+            stats::unknown_text();
+        }
+        found
+    }
+
+    /// The position of the entry for `key`.
+    #[inline]
+    fn index_of<Q: AtomMapKey + ?Sized>(&self, key: &Q) -> Option<usize> {
+        match key.key_ref() {
+            KeyRef::Atom(atom) => self.index_of_atom(atom),
+            KeyRef::Text(text) => self.index_of_text(text.as_bytes()),
+        }
+    }
+
+    /// The entry for `key`, to insert or update with one search. A key already in the map
+    /// is found by its text, as [`AtomMap::get`] finds it (no table lookup, no count);
+    /// only a new key is interned, here, before the entry is handed out.
     ///
     /// ```
     /// let mut counts = dynatom::AtomMap::new();
@@ -153,12 +190,13 @@ impl<V> AtomMap<V> {
     /// }
     /// assert_eq!(counts.get("be"), Some(&2));
     /// ```
-    pub fn entry(&mut self, key: impl Into<Str>) -> Entry<'_, Atom, V> {
-        self.map.entry(key.into().intern())
+    #[inline]
+    pub fn entry(&mut self, key: impl IntoAtomKey) -> Entry<'_, Atom, V> {
+        key.entry_in(&mut self.map)
     }
 
-    /// The value for `key`: `None` at once, without touching the map, if no atom has
-    /// that text.
+    /// The value for `key`, found by its text (or by its atom, for an [`Atom`]) without
+    /// asking the atom table.
     ///
     /// ```
     /// let map: dynatom::AtomMap<u8> = [("present key", 1)].into_iter().collect();
@@ -181,8 +219,8 @@ impl<V> AtomMap<V> {
         Some(&mut self.map.entries_mut()[at].1)
     }
 
-    /// The value for `key` given as bytes: `None` at once if no atom has those bytes
-    /// (bytes that are not UTF-8 are never a key here).
+    /// The value for `key` given as bytes, found as [`AtomMap::get`] finds text (bytes
+    /// that are not UTF-8 are never a key here).
     ///
     /// ```
     /// let map: dynatom::AtomMap<u8> = [("content-length", 1)].into_iter().collect();
@@ -190,11 +228,7 @@ impl<V> AtomMap<V> {
     /// assert_eq!(map.get_bytes(b"\xff"), None);
     /// ```
     pub fn get_bytes(&self, key: &[u8]) -> Option<&V> {
-        let atom = ByteAtom::lookup(key);
-        if atom.is_none() {
-            stats::unknown_text();
-        }
-        self.map.get(&atom?)
+        Some(&self.map.entries()[self.index_of_text(key)?].1)
     }
 
     /// The value for a byte atom (the same atom as the text key, seen as bytes): no table
@@ -218,10 +252,7 @@ impl<V> AtomMap<V> {
     /// of its bytes.
     #[cold]
     fn get_bytes_of_foreign(&self, key: &ByteAtom) -> Option<&V> {
-        if is_global_or_inline(key.word()) {
-            return None;
-        }
-        self.map.get(&ByteAtom::lookup(key.as_bytes())?)
+        Some(&self.map.entries()[self.index_of_foreign(key.word(), key.as_bytes())?].1)
     }
 
     /// Inserts `value` under a key given as bytes, which must be UTF-8 (checked once, no
@@ -250,7 +281,13 @@ impl<V> AtomMap<V> {
     /// assert_eq!(map.remove_bytes(b"a"), Some(1));
     /// ```
     pub fn remove_bytes(&mut self, key: &[u8]) -> Option<V> {
-        self.map.remove(&ByteAtom::lookup(key)?)
+        self.remove_text(key)
+    }
+
+    /// Removes the key whose text is `bytes`, found without asking the atom table.
+    fn remove_text(&mut self, bytes: &[u8]) -> Option<V> {
+        let probe = TextProbe::new(bytes, hash::word_seed_if_chosen());
+        self.map.remove_by(probe.hash, |key| probe.is_key(key)).map(|(_, value)| value)
     }
 
     /// The value for an atom: no table lookup and no text byte read.
@@ -266,7 +303,7 @@ impl<V> AtomMap<V> {
     pub fn get_atom(&self, key: &Atom) -> Option<&V> {
         match self.map.get(key) {
             Some(value) => Some(value),
-            None => Some(&self.map.entries()[self.map.get_index_of(&global_twin(key)?)?].1),
+            None => Some(&self.map.entries()[self.index_of_foreign(key.word(), key.as_bytes())?].1),
         }
     }
 
@@ -289,7 +326,10 @@ impl<V> AtomMap<V> {
     /// assert_eq!(map.remove("a"), None);
     /// ```
     pub fn remove<Q: AtomMapKey + ?Sized>(&mut self, key: &Q) -> Option<V> {
-        self.remove_atom(&*key.find_atom()?)
+        match key.key_ref() {
+            KeyRef::Atom(atom) => self.remove_atom(atom),
+            KeyRef::Text(text) => self.remove_text(text.as_bytes()),
+        }
     }
 
     /// Removes an atom key, returning its value.
@@ -303,7 +343,8 @@ impl<V> AtomMap<V> {
     pub fn remove_atom(&mut self, key: &Atom) -> Option<V> {
         match self.map.remove(key) {
             Some(value) => Some(value),
-            None => self.map.remove(&global_twin(key)?),
+            None if is_global_or_inline(key.word()) => None,
+            None => self.remove_text(key.as_bytes()),
         }
     }
 
@@ -447,16 +488,6 @@ fn global_atom(key: Atom) -> Atom {
         return key;
     }
     Atom::from(key.as_str())
-}
-
-/// For an atom of another table, the global table's atom of its text if it has one; the
-/// slow side of a lookup by an atom that missed.
-#[cold]
-fn global_twin(atom: &Atom) -> Option<Atom> {
-    if is_global_or_inline(atom.word()) {
-        return None;
-    }
-    Atom::lookup(atom.as_str())
 }
 
 impl<S: Into<Str>, V> FromIterator<(S, V)> for AtomMap<V> {

@@ -8,6 +8,7 @@ use crate::atom::Atom;
 use crate::atom::byte_atom::ByteAtom;
 use crate::atom::table::AtomTable;
 use crate::hash;
+use crate::repr::atom_word::AtomWord;
 use crate::str::Str;
 use crate::str::byte_str::ByteStr;
 
@@ -21,9 +22,12 @@ use crate::str::byte_str::ByteStr;
 /// its tags from the top bits and its buckets from the low ones. Poor top bits only cost
 /// speed (more key compares).
 ///
-/// * [`Atom`]: a mix of the atom's 8-byte word (equal atoms are equal words) under a
-///   random per-process seed; no text byte, and not even the header's cached hash, is
-///   read.
+/// * [`Atom`]: the hash of its text, without reading the text. For an atom of up to 7
+///   bytes (the text is inside the word), and for a declared one, a mix of its 8-byte
+///   word under a random per-process seed; for an atom held by a table, the hash the
+///   table filed it under, cached in its header (one load). So the key hash of a global
+///   atom is computed from its text alone, and an [`AtomMap`](crate::AtomMap) searches
+///   by text without asking the atom table.
 /// * [`Str`]: [`Str::hash64`], cached in the header of a heap string.
 /// * `str`, `String`, `Box<str>`, `Rc<str>`, `Arc<str>`, `Cow<str>`: the same global-table
 ///   hash of the text as `Str`, so a `SmallMap<Str, V>` or `SmallMap<String, V>` can be
@@ -102,30 +106,41 @@ pub trait HintKey: Eq {
 impl HintKey for Atom {
     const WORD_EQ: bool = true;
 
-    /// A keyed mix of the atom's word: equal atoms are equal words, so this is as good a
-    /// key hash as the cached one, and it reads nothing of the atom (the cached hash
-    /// would cost a load from the atom's header).
+    /// A keyed mix of the word for an atom that is a value (up to 7 bytes, or declared),
+    /// else the hash its table filed it under, read from its header: equal atoms are
+    /// equal words, so either is a key hash; and both come from the text alone, which
+    /// lets an [`AtomMap`](crate::AtomMap) find a key by text without its atom.
     #[inline]
     fn key_hash(&self) -> u64 {
-        hash::mix_word(self.word().bits() as u64, hash::word_seed())
+        word_key_hash(self.word(), hash::word_seed())
     }
 
     /// [`Atom`]'s `key_hash` without the check that the seed has been chosen: a map that
     /// holds an entry chose it when it hashed that entry's key.
     #[inline]
     fn lookup_hash(&self) -> u64 {
-        lookup_word_hash(self.word().bits())
+        word_key_hash(self.word(), hash::word_seed_if_chosen())
     }
 }
 
-/// An atom's key hash, as a lookup computes it: a keyed mix of its whole word under the
-/// process's word seed. Atoms of up to 7 bytes are values, so an unkeyed mix would let
-/// anyone compute, offline, atoms that share a hint or a bucket; the seed's randomness is
-/// what keeps them from it. One load and one multiply, since a lookup waits on this chain
-/// before it can touch an entry.
+/// An atom's key hash under `seed`: a table's atom's cached hash (one load from the
+/// header of its block or static entry, no call), or for the atoms that are values
+/// (inline and declared) a keyed mix of the whole word. Atoms of up to 7 bytes
+/// are values, so an unkeyed mix would let anyone compute, offline, atoms that share a
+/// hint or a bucket; the seed's randomness is what keeps them from it. One load and one
+/// multiply for them, since a lookup waits on this chain before it can touch an entry.
 #[inline]
-fn lookup_word_hash(bits: usize) -> u64 {
-    hash::mix_word(bits as u64, hash::word_seed_if_chosen())
+pub(crate) fn word_key_hash(word: &AtomWord, seed: u64) -> u64 {
+    match word.entry_hash() {
+        Some(hash) => hash,
+        None => value_key_hash(word.bits(), seed),
+    }
+}
+
+/// The key hash of an atom that is a value (inline or declared), from its word's bits.
+#[inline(always)]
+pub(crate) fn value_key_hash(bits: usize, seed: u64) -> u64 {
+    hash::mix_word(bits as u64, seed)
 }
 
 /// Fixes the process-wide seed that word-sized keys hash under, for runs that must repeat
@@ -157,12 +172,12 @@ impl HintKey for ByteAtom {
     /// Exactly [`Atom`]'s: the same atom seen as bytes has the same word.
     #[inline]
     fn key_hash(&self) -> u64 {
-        hash::mix_word(self.word().bits() as u64, hash::word_seed())
+        word_key_hash(self.word(), hash::word_seed())
     }
 
     #[inline]
     fn lookup_hash(&self) -> u64 {
-        lookup_word_hash(self.word().bits())
+        word_key_hash(self.word(), hash::word_seed_if_chosen())
     }
 }
 

@@ -55,8 +55,14 @@ impl<K: HintKey, V> Large<K, V> {
         K: Borrow<Q>,
         Q: Eq + ?Sized,
     {
+        self.find_by(hash, |k| k.borrow() == key)
+    }
+
+    /// The position of the key `is_key` accepts, whose hash is `hash`.
+    #[inline]
+    pub(crate) fn find_by(&self, hash: u64, is_key: impl Fn(&K) -> bool) -> Option<usize> {
         let entries = &self.entries;
-        self.index.find(hash, |&at| entries[at as usize].0.borrow() == key).map(|&at| at as usize)
+        self.index.find(hash, |&at| is_key(&entries[at as usize].0)).map(|&at| at as usize)
     }
 
     /// Appends a new entry (its key must not be present) and returns its position.

@@ -35,8 +35,9 @@ const BACK_TO_SMALL: usize = SMALL_CAPACITY / 2;
 /// `(Atom, u64)` pairs, since the hints live in the map itself). See
 /// [`SmallMap::heap_bytes`].
 ///
-/// With [`Atom`](crate::Atom) keys no text byte is ever read: hints come from a mix of the
-/// atom's word and keys compare as one word.
+/// With [`Atom`](crate::Atom) keys no text byte is ever read: hints come from the atom's
+/// hash (a mix of its word for an atom of up to 7 bytes, else the hash cached in its
+/// header) and keys compare as one word.
 ///
 /// ```
 /// use dynatom::{Atom, SmallMap};
@@ -275,9 +276,56 @@ impl<K: HintKey, V> SmallMap<K, V> {
         Q: Eq + ?Sized,
     {
         match &self.repr {
-            Repr::Small { hints, entries } => small::find(*hints, entries, || Hint::from_hash(hash), key, |at, _| at),
+            Repr::Small { hints, entries } => {
+                small::find(*hints, entries, || Hint::from_hash(hash), |k: &K| k.borrow() == key, |at, _| at)
+            }
             Repr::Large(large) => large.find(hash, key),
         }
+    }
+
+    /// The position of the key `is_key` accepts, whose [`HintKey::key_hash`] is `hash`:
+    /// a search by something that is not a `K` nor borrowed from one (an
+    /// [`AtomMap`](crate::AtomMap)'s text). `is_key` runs only on keys whose hint or tag
+    /// matches the hash's.
+    #[inline]
+    pub(crate) fn find_by(&self, hash: u64, is_key: impl Fn(&K) -> bool) -> Option<usize> {
+        match &self.repr {
+            Repr::Small { entries, .. } if entries.is_empty() => small::find_nothing(),
+            Repr::Small { hints, entries } => {
+                small::find(*hints, entries, || Hint::from_hash(hash), is_key, |at, _| at)
+            }
+            Repr::Large(large) => {
+                large_form();
+                large.find_by(hash, is_key)
+            }
+        }
+    }
+
+    /// The entry a [`SmallMap::find_by`] for a key hashing to `hash` came to: occupied at
+    /// `found`, or else vacant for `make_key()`, which must be the key searched for (its
+    /// `key_hash` equal to `hash`).
+    #[inline]
+    pub(crate) fn entry_found(
+        &mut self,
+        hash: u64,
+        found: Option<usize>,
+        make_key: impl FnOnce() -> K,
+    ) -> Entry<'_, K, V> {
+        match found {
+            Some(index) => Entry::Occupied(OccupiedEntry::new(self, index, hash)),
+            None => {
+                let key = make_key();
+                debug_assert_eq!(key.key_hash(), hash, "a made key hashes as its search did");
+                Entry::Vacant(VacantEntry::new(self, key, hash))
+            }
+        }
+    }
+
+    /// Removes the key `is_key` accepts, whose [`HintKey::key_hash`] is `hash`, returning
+    /// the stored key and its value.
+    pub(crate) fn remove_by(&mut self, hash: u64, is_key: impl Fn(&K) -> bool) -> Option<(K, V)> {
+        let at = self.find_by(hash, is_key)?;
+        Some(self.remove_at(hash, at))
     }
 
     /// What `found` makes of the position and entry of `key` (the lookup fast path). Keys
@@ -297,7 +345,7 @@ impl<K: HintKey, V> SmallMap<K, V> {
                 if Q::WORD_EQ {
                     small::find_word_key(*hints, entries, hint, key, found)
                 } else {
-                    small::find(*hints, entries, hint, key, found)
+                    small::find(*hints, entries, hint, |k: &K| k.borrow() == key, found)
                 }
             }
             Repr::Large(large) => {

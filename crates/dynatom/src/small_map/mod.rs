@@ -6,8 +6,9 @@
 //! key's hash in a single word next to the entries: a lookup checks the eight bytes at
 //! once and touches entries only on a match, which cut small hashes from 192 to 128
 //! bytes at equal speed. [`SmallMap`] does the same for any [`HintKey`]: with
-//! [`Atom`](crate::Atom) keys the hint comes from a mix of the atom's one word and the
-//! key compare is that word, so no text byte is read at all.
+//! [`Atom`](crate::Atom) keys the hint comes from the atom's hash (a mix of its word, or
+//! the hash cached in its header) and the key compare is that word, so no text byte is
+//! read at all.
 //!
 //! ```
 //! use dynatom::{Atom, AtomMap, SmallMap};
@@ -44,7 +45,7 @@ mod small;
 mod stats;
 mod std_keys;
 
-pub use atom_key::AtomMapKey;
+pub use atom_key::{AtomMapKey, IntoAtomKey};
 pub use atom_map::AtomMap;
 pub use entry::{Entry, OccupiedEntry, VacantEntry};
 pub use hint::Hint;

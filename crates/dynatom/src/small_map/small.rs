@@ -13,8 +13,8 @@ pub(crate) const SMALL_CAPACITY: usize = 8;
 /// scans without hints.
 pub(crate) const SCAN_WITHOUT_HINTS: usize = 4;
 
-/// What `found` makes of the slot and entry of `key` among `entries`, comparing keys only
-/// where the hint matches.
+/// What `found` makes of the slot and entry of the key among `entries` (the one
+/// `is_key` accepts), comparing keys only where the hint matches.
 ///
 /// The common cases take no loop: a miss is one test of the match word; a hit takes the
 /// lowest matching slot and compares its key (`entries.get` keeps it safe, and answers a
@@ -23,17 +23,13 @@ pub(crate) const SCAN_WITHOUT_HINTS: usize = 4;
 /// so that a caller wanting the value gets its address there, not an `Option` of the
 /// entry to unpack afterwards.
 #[inline]
-pub(crate) fn find<'a, K, V, Q, R>(
+pub(crate) fn find<'a, K, V, R>(
     hints: Hints,
     entries: &'a [(K, V)],
     hint: impl FnOnce() -> Hint,
-    key: &Q,
+    is_key: impl Fn(&K) -> bool,
     found: impl Fn(usize, &'a (K, V)) -> R,
-) -> Option<R>
-where
-    K: Borrow<Q>,
-    Q: Eq + ?Sized,
-{
+) -> Option<R> {
     stats::lookup();
     let matches = hints.matches(hint());
     if matches.is_empty() {
@@ -46,12 +42,12 @@ where
         stats::not_found();
         return None;
     };
-    if entry.0.borrow() == key {
+    if is_key(&entry.0) {
         stats::hint_hit();
         return Some(found(slot, entry));
     }
     stats::false_match();
-    find_in(matches.after_lowest(), entries, key).map(|(slot, entry)| found(slot, entry))
+    find_in(matches.after_lowest(), entries, is_key).map(|(slot, entry)| found(slot, entry))
 }
 
 /// [`find`] for keys compared as one word (see `HintKey::WORD_EQ`).
@@ -101,7 +97,7 @@ where
         return Some(found(slot, entry));
     }
     stats::false_match();
-    find_in(matches.after_lowest(), entries, key).map(|(slot, entry)| found(slot, entry))
+    find_in(matches.after_lowest(), entries, |k: &K| k.borrow() == key).map(|(slot, entry)| found(slot, entry))
 }
 
 /// A search of an empty small form: counted as one, and found nothing.
@@ -116,14 +112,10 @@ pub(crate) fn find_nothing<R>() -> Option<R> {
 /// kept out of line, and `#[cold]` so that a hit is the straight path through [`find`].
 #[cold]
 #[inline(never)]
-fn find_in<'a, K, V, Q>(matches: Matches, entries: &'a [(K, V)], key: &Q) -> Option<(usize, &'a (K, V))>
-where
-    K: Borrow<Q>,
-    Q: Eq + ?Sized,
-{
+fn find_in<K, V>(matches: Matches, entries: &[(K, V)], is_key: impl Fn(&K) -> bool) -> Option<(usize, &(K, V))> {
     for slot in matches {
         let Some(entry) = entries.get(slot) else { break };
-        if entry.0.borrow() == key {
+        if is_key(&entry.0) {
             stats::hint_hit();
             return Some((slot, entry));
         }
@@ -204,7 +196,7 @@ mod tests {
     /// Every entry is found in its slot, and the slots past the entries match nothing.
     fn assert_consistent(hints: Hints, entries: &[(u8, ())]) {
         for (slot, (id, ())) in entries.iter().enumerate() {
-            let found = find(hints, entries, || Hint::from_hash(u64::from(*id) << 57), id, |at, _| at);
+            let found = find(hints, entries, || Hint::from_hash(u64::from(*id) << 57), |k| k == id, |at, _| at);
             assert_eq!(found, Some(slot));
             assert_eq!(hints.get(slot), Some(Hint::from_hash(u64::from(*id) << 57)));
         }
@@ -231,9 +223,9 @@ mod tests {
         // 1 and 129 differ but share the hint 1 (`129 << 57` loses its top bit), and so
         // do 2 and 130.
         let (hints, entries) = form(&[1, 129, 2]);
-        assert_eq!(find(hints, &entries, || Hint::from_hash(1 << 57), &129, |at, _| at), Some(1));
-        assert_eq!(find(hints, &entries, || Hint::from_hash(2 << 57), &130, |at, _| at), None);
-        assert_eq!(find(hints, &entries, || Hint::from_hash(3 << 57), &3, |at, _| at), None);
+        assert_eq!(find(hints, &entries, || Hint::from_hash(1 << 57), |k| *k == 129, |at, _| at), Some(1));
+        assert_eq!(find(hints, &entries, || Hint::from_hash(2 << 57), |k| *k == 130, |at, _| at), None);
+        assert_eq!(find(hints, &entries, || Hint::from_hash(3 << 57), |k| *k == 3, |at, _| at), None);
     }
 
     #[test]

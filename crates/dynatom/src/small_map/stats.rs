@@ -12,8 +12,9 @@
 ///   only in `lookups` and `not_found`.)
 /// * `false_matches`: a hint matched but the key did not (one wasted key compare).
 /// * `not_found`: searches that found no key (most touch no entry at all).
-/// * `unknown_texts`: [`AtomMap`](crate::AtomMap) lookups answered `None` by the atom
-///   table alone, because no atom has the text; they never reach a map.
+/// * `unknown_texts`: [`AtomMap`](crate::AtomMap) lookups by text (or bytes) that found
+///   no key. They are searched for in the map, by the hash their atom would have, and
+///   never ask the atom table.
 ///
 /// The counters are per thread: plain increments, no atomics, and no interference
 /// between threads (or between tests running in parallel).
@@ -43,7 +44,7 @@ pub struct SmallMapStats {
     pub false_matches: u64,
     /// Searches that found nothing.
     pub not_found: u64,
-    /// `AtomMap` lookups of texts that no atom has.
+    /// `AtomMap` lookups by text that found no key.
     pub unknown_texts: u64,
 }
 
