@@ -44,7 +44,7 @@ use crate::hash;
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::declared::{self, DeclareError, StaticText};
 use crate::repr::heap::{Block, Fallibility, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash};
-use crate::sync::{AtomicUsize, Mutex, Ordering, lock};
+use crate::sync::{AtomicU64, AtomicUsize, Mutex, Ordering, lock};
 
 use super::reclaim::{self, Retired};
 use super::slots::{Slots, SlotsGuard};
@@ -62,22 +62,41 @@ pub(crate) const DEFAULT_UNUSED_LIMIT: usize = 4096;
 /// atoms in use, before it sweeps.
 pub(crate) const DEFAULT_UNUSED_BYTES_LIMIT: usize = 4 << 20;
 
-/// What a drop adds to its shard's pressure besides the atom's bytes: the default byte
-/// floor over the default atom floor, so that a bound's worth of small atoms and a
-/// bound's worth of bytes each make the dropper check.
-const UNUSED_ATOM_WEIGHT: usize = DEFAULT_UNUSED_BYTES_LIMIT / DEFAULT_UNUSED_LIMIT;
+/// A shard's pressure, and the mark past which a dropper checks the shard, each hold two
+/// counts in one word: drops that turned atoms unused in the bits from this one up, their
+/// bytes below. One atomic add records a drop, and each count meets its own room: with a
+/// single weighted sum, rooms in bytes made a shard of small atoms check (walking all its
+/// entries) some twenty times more often than either bound needed.
+const DROPS_SHIFT: u32 = 44;
+const BYTES_MASK: u64 = (1 << DROPS_SHIFT) - 1;
+/// The most drops and bytes a check leaves as room, so that neither count carries out of
+/// its field before the next check: a dropper checks once either passes its room, and
+/// each field holds over twice that (262,144 drops; 4 TiB).
+const MAX_DROPS_ROOM: usize = 1 << (62 - DROPS_SHIFT);
+const MAX_BYTES_ROOM: usize = 1 << (DROPS_SHIFT - 2);
+
+/// `drops` and `bytes` as one pressure word (or mark).
+fn pressure_word(drops: usize, bytes: usize) -> u64 {
+    ((drops.min(MAX_DROPS_ROOM) as u64) << DROPS_SHIFT) | bytes.min(MAX_BYTES_ROOM) as u64
+}
+
+/// Whether `pressure` passed `mark` in either count.
+#[inline]
+fn passes(pressure: u64, mark: u64) -> bool {
+    pressure >> DROPS_SHIFT > mark >> DROPS_SHIFT || pressure & BYTES_MASK > mark & BYTES_MASK
+}
 
 /// One shard on its own cache line, so threads working in neighbouring shards do not
 /// fight over the line.
 #[repr(align(64))]
 struct PaddedShard {
     slots: Slots<Shard>,
-    /// What drops that turned atoms unused added since the shard was last checked
-    /// (global table): [`UNUSED_ATOM_WEIGHT`] plus the atom's bytes each.
-    pressure: AtomicUsize,
-    /// `pressure` beyond which a dropper checks the shard: the room the last check left
-    /// under either bound.
-    check_after: AtomicUsize,
+    /// The drops that turned atoms unused since the shard was last checked (global table),
+    /// and their bytes: see [`pressure_word`].
+    pressure: AtomicU64,
+    /// The pressure past which a dropper checks the shard: the room the last check left
+    /// under each bound, in the same form.
+    check_after: AtomicU64,
 }
 
 /// What a shard's writers keep under its lock, beside the slots.
@@ -170,8 +189,8 @@ impl TableShared {
         }
         shards.extend((0..SHARD_COUNT).map(|_| PaddedShard {
             slots: Slots::new(Shard { check_at_len: floor, ..Shard::default() }, entry_probe_hash),
-            pressure: AtomicUsize::new(0),
-            check_after: AtomicUsize::new(bytes_floor),
+            pressure: AtomicU64::new(0),
+            check_after: AtomicU64::new(pressure_word(floor, bytes_floor)),
         }));
         let Ok(shards) = <Box<[PaddedShard; SHARD_COUNT]>>::try_from(shards.into_boxed_slice()) else {
             unreachable!("exactly SHARD_COUNT shards were made")
@@ -476,7 +495,7 @@ impl TableShared {
         padded.pressure.fetch_sub(pressure_seen, Ordering::Relaxed);
         let count_room = count_bound.saturating_sub(unused);
         let byte_room = byte_bound.saturating_sub(unused_bytes);
-        padded.check_after.store(count_room.saturating_mul(UNUSED_ATOM_WEIGHT).min(byte_room), Ordering::Relaxed);
+        padded.check_after.store(pressure_word(count_room, byte_room), Ordering::Relaxed);
         shard.check_at_len = floor.max(shard.len() * 2);
         shard.unused_bytes = unused_bytes;
         freed
@@ -491,9 +510,9 @@ impl TableShared {
     #[inline]
     fn note_unused(&self, hash: u64, bytes: usize) {
         let padded = &self.shards[shard_index(hash)];
-        let added = UNUSED_ATOM_WEIGHT + bytes;
+        let added = pressure_word(1, bytes);
         let pressure = padded.pressure.fetch_add(added, Ordering::Relaxed).wrapping_add(added);
-        if pressure > padded.check_after.load(Ordering::Relaxed) {
+        if passes(pressure, padded.check_after.load(Ordering::Relaxed)) {
             self.check_shard_after_drop(padded);
         }
     }
@@ -504,7 +523,7 @@ impl TableShared {
     fn check_shard_after_drop(&self, padded: &PaddedShard) {
         let mut shard = padded.slots.lock();
         // Another dropper may have checked while we waited for the lock.
-        if padded.pressure.load(Ordering::Relaxed) > padded.check_after.load(Ordering::Relaxed) {
+        if passes(padded.pressure.load(Ordering::Relaxed), padded.check_after.load(Ordering::Relaxed)) {
             self.check_shard(padded, &mut shard, false);
         }
     }
@@ -921,5 +940,32 @@ mod tests {
         let hashes: Vec<u64> = (0..64u64).map(|i| cacheable_hash(i.wrapping_mul(0x9E37_79B9_7F4A_7C15))).collect();
         assert!(hashes.iter().all(|h| h & 0xF == 0));
         assert!(hashes.iter().any(|h| probe_hash(*h) & 0xF != 0));
+    }
+
+    #[test]
+    fn pressure_meets_each_room_on_its_own() {
+        // Room for 700 drops and 60 KiB: 1,000 drops of 40-byte atoms pass the drop room
+        // alone, 60 drops of 1 KiB atoms the byte room alone, 600 small drops neither.
+        let mark = pressure_word(700, 60 << 10);
+        let after = |drops: usize, bytes_each: usize| {
+            (0..drops).fold(0u64, |pressure, _| pressure + pressure_word(1, bytes_each))
+        };
+        assert!(!passes(after(600, 40), mark), "600 small drops are within both rooms");
+        assert!(passes(after(701, 40), mark));
+        assert!(passes(after(61, 1024), mark));
+        assert!(!passes(after(59, 1024), mark));
+        // Subtracting what a check saw leaves what came after it, in both counts.
+        let seen = after(500, 40);
+        assert_eq!(after(520, 40) - seen, after(20, 40));
+    }
+
+    #[test]
+    fn rooms_are_capped_below_a_carry() {
+        let huge = pressure_word(usize::MAX, usize::MAX);
+        assert_eq!(huge >> DROPS_SHIFT, MAX_DROPS_ROOM as u64);
+        assert_eq!(huge & BYTES_MASK, MAX_BYTES_ROOM as u64);
+        // Twice each room still fits its field.
+        assert!(2 * (MAX_DROPS_ROOM as u64) < 1 << (64 - DROPS_SHIFT));
+        assert!(2 * (MAX_BYTES_ROOM as u64) < BYTES_MASK);
     }
 }
