@@ -46,6 +46,35 @@ pub(crate) fn hash_bytes_inlined(bytes: &[u8], seed: u64) -> u64 {
     }
 }
 
+/// `a == b`, the equality that confirms a hash match: texts of 8 to 32 bytes (most
+/// identifiers and keys longer than an inline atom) are compared as two or four
+/// overlapping 8-byte words in line, where slice equality calls `memcmp`.
+#[inline]
+pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    let len = a.len();
+    if len != b.len() {
+        return false;
+    }
+    if !(8..=32).contains(&len) {
+        return a == b;
+    }
+    let (a_head, a_tail) = (word_at(a, 0), word_at(a, len - 8));
+    let (b_head, b_tail) = (word_at(b, 0), word_at(b, len - 8));
+    let mut differ = (a_head ^ b_head) | (a_tail ^ b_tail);
+    if len > 16 {
+        differ |= (word_at(a, 8) ^ word_at(b, 8)) | (word_at(a, len - 16) ^ word_at(b, len - 16));
+    }
+    differ == 0
+}
+
+/// The 8 bytes of `bytes` from `at` as a word (`at + 8 <= bytes.len()`).
+#[inline(always)]
+fn word_at(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [0; 8];
+    word.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(word)
+}
+
 /// The process's word seed; 0 until first used or fixed, odd once chosen.
 static WORD_SEED: AtomicU64 = AtomicU64::new(0);
 
@@ -160,6 +189,21 @@ mod tests {
     use super::*;
     #[cfg(any(feature = "small-map", feature = "interner"))]
     use std::collections::HashSet;
+
+    #[test]
+    fn bytes_eq_is_slice_equality_at_every_length() {
+        let text: Vec<u8> = (0..48u8).map(|i| b'a' + i % 26).collect();
+        for len in 0..=40 {
+            let a = &text[..len];
+            assert!(bytes_eq(a, a));
+            assert!(!bytes_eq(a, &text[..len + 1]), "length {len} against {}", len + 1);
+            for at in 0..len {
+                let mut b = a.to_vec();
+                b[at] ^= 1;
+                assert!(!bytes_eq(a, &b), "length {len}, byte {at} differs");
+            }
+        }
+    }
 
     #[test]
     fn hashes_are_never_zero_and_depend_on_the_seed() {

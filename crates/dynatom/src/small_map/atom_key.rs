@@ -92,25 +92,9 @@ impl<'a> TextProbe<'a> {
     pub(crate) fn is_key(&self, key: &Atom) -> bool {
         match self.target {
             Target::Word(bits) => key.word().bits() == bits,
-            Target::Bytes(bytes) => !key.word().is_value() && bytes_eq(key.as_bytes(), bytes),
+            Target::Bytes(bytes) => !key.word().is_value() && hash::bytes_eq(key.as_bytes(), bytes),
         }
     }
-}
-
-/// `a == b`, with the lengths most long keys have (8 to 16 bytes) compared as two
-/// overlapping 8-byte words in line rather than through a call to `memcmp`.
-#[inline]
-fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
-    let len = a.len();
-    if len != b.len() {
-        return false;
-    }
-    if (8..=16).contains(&len) {
-        let word =
-            |bytes: &[u8], at: usize| bytes.get(at..at + 8).map(|w| u64::from_le_bytes(w.try_into().unwrap_or([0; 8])));
-        return word(a, 0) == word(b, 0) && word(a, len - 8) == word(b, len - 8);
-    }
-    a == b
 }
 
 /// A key [`AtomMap`](super::AtomMap) can be searched by: an [`Atom`] (no text byte read)

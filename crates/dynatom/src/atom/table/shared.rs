@@ -713,7 +713,7 @@ impl TableShared {
 fn is_entry_for(raw: RawAtom, hash: u64, bytes: &[u8]) -> bool {
     // SAFETY: called on entries found in a shard by a pinned reader or the lock's holder,
     // which keep them allocated.
-    unsafe { raw.hash() == hash && raw.bytes() == bytes }
+    unsafe { raw.hash() == hash && hash::bytes_eq(raw.bytes(), bytes) }
 }
 
 /// The slots' hash of an entry they hold (the one it was inserted with).
