@@ -65,6 +65,10 @@ pub(crate) const fn inline_bits(bytes: &[u8]) -> Option<usize> {
 #[inline]
 pub(crate) fn inline_bits_fast(bytes: &[u8]) -> Option<usize> {
     let len = bytes.len();
+    // Longer texts, those that go on to a table, leave with one compare.
+    if len > INLINE_ATOM_CAPACITY {
+        return None;
+    }
     let packed: u64 = match len {
         4..=7 => {
             let low = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
