@@ -313,7 +313,7 @@ impl AtomWord {
             }
             TAG_DECLARED => StrWord::from_static(self.declared_bytes()),
             0 => StrWord::heap_whole(Block::clone(&self.block())),
-            _ => StrWord::inline(self.as_bytes()).expect("7 bytes fit in 15"),
+            _ => StrWord::inline_packed((self.bits() & 0xFF) >> 1, (self.bits() >> 8) as u64),
         }
     }
 

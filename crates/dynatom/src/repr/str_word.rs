@@ -98,6 +98,17 @@ impl StrWord {
         Some(unsafe { std::mem::transmute::<[u8; 16], StrWord>(raw) })
     }
 
+    /// The inline word of `len` bytes (at most 7) held little-endian in `packed`, the way
+    /// an inline atom's word holds them: a shift and an or where [`StrWord::inline`]
+    /// copies bytes through a buffer.
+    #[inline]
+    pub(crate) fn inline_packed(len: usize, packed: u64) -> StrWord {
+        debug_assert!(len <= 7 && (len == 0 || packed >> (len * 8) == 0));
+        let first = ((packed << 8) as usize) | (len << LEN_SHIFT) | TAG_INLINE;
+        let word0 = NonNull::new(std::ptr::without_provenance_mut(first)).expect("the inline tag is non-zero");
+        StrWord { word0, word1: std::ptr::null() }
+    }
+
     /// A view of the whole of `block`, taking over the block's count.
     #[inline]
     pub(crate) fn heap_whole(block: Block) -> StrWord {
@@ -300,6 +311,18 @@ impl Drop for StrWord {
 mod tests {
     use super::*;
     use crate::repr::heap::Fallibility;
+
+    #[test]
+    fn inline_packed_is_the_inline_word() {
+        let bytes = b"\x00\xffabcde";
+        for len in 0..=7 {
+            let packed = bytes[..len].iter().rev().fold(0u64, |word, &b| (word << 8) | u64::from(b));
+            let word = StrWord::inline_packed(len, packed);
+            assert_eq!(word.as_bytes(), &bytes[..len]);
+            let copied = StrWord::inline(&bytes[..len]).unwrap();
+            assert_eq!((word.word0, word.word1), (copied.word0, copied.word1));
+        }
+    }
 
     #[test]
     fn inline_round_trips_every_length() {
