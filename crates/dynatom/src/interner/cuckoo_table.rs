@@ -48,7 +48,7 @@ const FREE: u32 = u32::MAX;
 #[repr(C, align(64))]
 pub(crate) struct Bucket {
     hi: Lanes16,
-    lo: [u16; WAYS],
+    lo: Lanes16,
 }
 
 /// What an empty table's lookups read: one bucket of free slots.
@@ -66,17 +66,17 @@ fn alt_offset(tag: u32, mask: u32) -> u32 {
 }
 
 impl Bucket {
-    const FREE: Bucket = Bucket { hi: Lanes16([u16::MAX; WAYS]), lo: [u16::MAX; WAYS] };
+    const FREE: Bucket = Bucket { hi: Lanes16([u16::MAX; WAYS]), lo: Lanes16([u16::MAX; WAYS]) };
 
     #[inline(always)]
     fn slot(&self, k: usize) -> u32 {
-        (u32::from(self.hi.0[k]) << 16) | u32::from(self.lo[k])
+        (u32::from(self.hi.0[k]) << 16) | u32::from(self.lo.0[k])
     }
 
     #[inline(always)]
     fn set(&mut self, k: usize, v: u32) {
         self.hi.0[k] = (v >> 16) as u16;
-        self.lo[k] = v as u16;
+        self.lo.0[k] = v as u16;
     }
 
     /// The occupied slots (a prefix: buckets fill left to right).
@@ -93,17 +93,13 @@ impl Bucket {
     /// Whether every slot is taken (buckets fill left to right: the last one is).
     #[inline(always)]
     fn is_full(&self) -> bool {
-        self.hi.0[WAYS - 1] & self.lo[WAYS - 1] != u16::MAX
+        self.hi.0[WAYS - 1] & self.lo.0[WAYS - 1] != u16::MAX
     }
 
     /// Bit `k` set when slot `k` is free.
     #[inline(always)]
     fn free_mask(&self) -> u32 {
-        let mut bits = 0;
-        for k in 0..WAYS {
-            bits |= u32::from(self.hi.0[k] & self.lo[k] == u16::MAX) << k;
-        }
-        bits
+        simd::both_all_ones(&self.hi, &self.lo)
     }
 }
 
