@@ -50,6 +50,12 @@ pub(crate) fn both_all_ones(a: &Lanes16, b: &Lanes16) -> u32 {
     chosen::both_all_ones(a, b)
 }
 
+/// Bit `k` set when lane `k`'s top bit is.
+#[inline(always)]
+pub(crate) fn top_bits(lanes: &Lanes16) -> u32 {
+    chosen::top_bits(lanes)
+}
+
 /// `a == b`, for slices of up to 32 bytes without a call (word-sized overlapping
 /// reads); longer ones compare as slices do.
 #[cfg(test)]
@@ -128,6 +134,15 @@ mod portable {
     }
 
     #[inline(always)]
+    pub(super) fn top_bits(lanes: &Lanes16) -> u32 {
+        let mut bits = 0;
+        for (k, &lane) in lanes.0.iter().enumerate() {
+            bits |= u32::from(lane >> 15) << k;
+        }
+        bits
+    }
+
+    #[inline(always)]
     pub(super) fn both_all_ones(a: &Lanes16, b: &Lanes16) -> u32 {
         let mut bits = 0;
         for k in 0..16 {
@@ -174,6 +189,17 @@ mod sse2 {
             let hi = _mm_cmpeq_epi16(_mm_and_si128(_mm_load_si128(p.add(1)), m), w);
             // Saturating packs keep 0 and -1, so the byte mask has one bit per lane.
             _mm_movemask_epi8(_mm_packs_epi16(lo, hi)) as u32
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn top_bits(lanes: &Lanes16) -> u32 {
+        let p = lanes.0.as_ptr().cast::<__m128i>();
+        // SAFETY: SSE2 is part of the x86-64 baseline; `Lanes16` is 32 bytes aligned to
+        // 16, so both aligned loads lie inside it.
+        unsafe {
+            // Saturating packs keep each lane's sign, which the byte mask collects.
+            _mm_movemask_epi8(_mm_packs_epi16(_mm_load_si128(p), _mm_load_si128(p.add(1)))) as u32
         }
     }
 
@@ -255,7 +281,7 @@ mod tests {
     }
 
     #[test]
-    fn both_implementations_find_the_same_all_ones_lanes() {
+    fn both_implementations_find_the_same_all_ones_and_top_bit_lanes() {
         let mut rng = Rng(0x5EED);
         for _ in 0..20_000 {
             let mut a = Lanes16([0; 16]);
@@ -270,6 +296,10 @@ mod tests {
             assert_eq!(portable::both_all_ones(&a, &b), expected, "{a:?} {b:?}");
             #[cfg(target_arch = "x86_64")]
             assert_eq!(sse2::both_all_ones(&a, &b), expected, "{a:?} {b:?}");
+            let top: u32 = (0..16).filter(|&k| a.0[k] & 0x8000 != 0).map(|k| 1 << k).sum();
+            assert_eq!(portable::top_bits(&a), top, "{a:?}");
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(sse2::top_bits(&a), top, "{a:?}");
         }
     }
 

@@ -96,6 +96,20 @@ impl Bucket {
         self.hi.0[WAYS - 1] & self.lo.0[WAYS - 1] != u16::MAX
     }
 
+    /// Bit `k` set when slot `k` sits in its alternate bucket (or is free).
+    #[inline(always)]
+    fn alt_mask(&self) -> u32 {
+        simd::top_bits(&self.hi)
+    }
+
+    /// Bit `k` set when bit `bit` of slot `k` is.
+    #[inline(always)]
+    fn bit_mask(&self, bit: u32) -> u32 {
+        let (lanes, b) = if bit < 16 { (&self.lo, bit) } else { (&self.hi, bit - 16) };
+        let m = 1u16 << b;
+        simd::match_masked(lanes, &Splat8::new(m), m)
+    }
+
     /// Bit `k` set when slot `k` is free.
     #[inline(always)]
     fn free_mask(&self) -> u32 {
@@ -121,6 +135,15 @@ impl Probe<'_> {
     pub(crate) fn first(&self) -> u32 {
         self.bucket.slot(self.matches.trailing_zeros() as usize)
     }
+}
+
+/// A free slot for a new entry: see [`SymTable::free_slot`].
+#[derive(Clone, Copy)]
+pub(crate) struct FreeSlot {
+    bucket: usize,
+    way: usize,
+    /// [`ALT`] when `bucket` is the entry's alternate, else 0.
+    alt: u32,
 }
 
 /// Result of a slow lookup, with the number of buckets (and stash) examined.
@@ -171,7 +194,7 @@ impl SymTable {
 
     /// Most entries `2^bits` buckets accept (95 % of the slots).
     fn max_len(bits: u32) -> usize {
-        (WAYS << bits) / 20 * 19
+        (WAYS << bits) / 10 * 9
     }
 
     /// Most entries the largest table accepts.
@@ -293,6 +316,41 @@ impl SymTable {
             return Found { index: None, probes: 3 };
         }
         Found { index: None, probes: 2 }
+    }
+
+    /// Where an entry of hash `h` can go without growing the table or moving another
+    /// entry, if the table is below its growth point: the first free slot of its
+    /// primary bucket, or of its alternate when the primary is full.
+    /// [`fill`](Self::fill) puts it there.
+    #[inline(always)]
+    pub(crate) fn free_slot(&self, h: u32) -> Option<FreeSlot> {
+        if self.len >= self.grow_at {
+            return None;
+        }
+        let primary = h & self.mask;
+        let free = self.buckets[primary as usize].free_mask();
+        if free != 0 {
+            return Some(FreeSlot { bucket: primary as usize, way: free.trailing_zeros() as usize, alt: 0 });
+        }
+        self.free_alt_slot(h)
+    }
+
+    /// [`free_slot`](Self::free_slot) in the alternate bucket (the primary is full).
+    #[inline(never)]
+    fn free_alt_slot(&self, h: u32) -> Option<FreeSlot> {
+        let alt = (h & self.mask) ^ alt_offset(h >> self.bits, self.mask);
+        let free = self.buckets[alt as usize].free_mask();
+        (free != 0).then(|| FreeSlot { bucket: alt as usize, way: free.trailing_zeros() as usize, alt: ALT })
+    }
+
+    /// Adds an entry known to be absent at `at`, which [`free_slot`](Self::free_slot)
+    /// returned for `h` with no change to the table since.
+    #[inline(always)]
+    pub(crate) fn fill(&mut self, at: FreeSlot, h: u32, index: u32) {
+        debug_assert!(self.len < self.grow_at);
+        self.len += 1;
+        let slot = ((h << WAY_BITS) & !self.sym_mask) | (index + 1) | at.alt;
+        self.buckets[at.bucket].set(at.way, slot);
     }
 
     /// Adds an entry known to be absent; `try_reserve_insert(h)` must have succeeded.
@@ -451,18 +509,31 @@ impl SymTable {
         let split = 1u32 << (old_bits + WAY_BITS);
         let mut later = Vec::new();
         for (b, bucket) in self.buckets.iter().enumerate() {
-            let (mut lo, mut hi) = (0, 0);
-            for val in bucket.slots() {
-                if val & ALT != 0 {
-                    later.try_reserve(1).map_err(|_| AllocFailed { bytes: 8 * (later.capacity() + 1) })?;
-                    later.push(self.decode(b as u32, val));
-                } else if val & split == 0 {
-                    next.buckets[b].set(lo, val);
-                    lo += 1;
-                } else {
-                    next.buckets[b + half].set(hi, val & !split);
-                    hi += 1;
-                }
+            let used = !bucket.free_mask() & ((1 << WAYS) - 1);
+            let alt = bucket.alt_mask() & used;
+            let upper = bucket.bit_mask(old_bits + WAY_BITS) & used & !alt;
+            let mut lower = used & !alt & !upper;
+            let mut k = 0;
+            while lower != 0 {
+                next.buckets[b].set(k, bucket.slot(lower.trailing_zeros() as usize));
+                k += 1;
+                lower &= lower - 1;
+            }
+            let (mut upper, mut k) = (upper, 0);
+            while upper != 0 {
+                next.buckets[b + half].set(k, bucket.slot(upper.trailing_zeros() as usize) & !split);
+                k += 1;
+                upper &= upper - 1;
+            }
+            let mut alt = alt;
+            if alt != 0 && later.capacity() - later.len() < WAYS {
+                // Room for about as many as this bucket's share of the table.
+                let more = (self.len >> old_bits).max(WAYS);
+                later.try_reserve(more).map_err(|_| AllocFailed { bytes: 8 * (later.len() + more) })?;
+            }
+            while alt != 0 {
+                later.push(self.decode(b as u32, bucket.slot(alt.trailing_zeros() as usize)));
+                alt &= alt - 1;
             }
         }
         for &(h, idx) in later.iter().chain(&self.stash) {

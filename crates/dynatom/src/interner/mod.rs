@@ -96,6 +96,9 @@ pub struct Interner {
     text: TextStore,
     table: SymTable,
     limits: Limits,
+    /// Below this many strings an insert needs no check of the limits: the symbol
+    /// limit (and the table's) when there is no byte limit, else 0.
+    fast_cap: usize,
     stats: RelaxedCounters,
 }
 
@@ -155,6 +158,7 @@ impl Interner {
             text: TextStore::new(),
             table: SymTable::new(),
             limits: Limits::default(),
+            fast_cap: Self::fast_cap(&Limits::default()),
             stats: RelaxedCounters::default(),
         }
     }
@@ -212,7 +216,13 @@ impl Interner {
     #[must_use = "a `with_` method consumes the interner and returns the configured one"]
     pub fn with_limits(mut self, limits: Limits) -> Interner {
         self.limits = limits;
+        self.fast_cap = Self::fast_cap(&limits);
         self
+    }
+
+    /// The `fast_cap` of an interner with these limits.
+    fn fast_cap(limits: &Limits) -> usize {
+        if limits.max_bytes == usize::MAX { limits.symbol_cap().min(SymTable::max_entries()) } else { 0 }
     }
 
     /// Number of distinct strings (the next symbol's index).
@@ -308,7 +318,7 @@ impl Interner {
             return match self.find_fast(h, q, &self.stats) {
                 Fast::Hit(sym) => sym,
                 Fast::Miss => self.intern_new(h, s),
-                Fast::Unsure => self.intern_slow(s),
+                Fast::Unsure => self.intern_unsure(h, s),
             };
         }
         self.intern_slow(s)
@@ -318,6 +328,16 @@ impl Interner {
     #[inline(never)]
     fn intern_new(&mut self, h: u32, s: &str) -> Symbol {
         match self.insert_owned(h, s) {
+            Ok(sym) => sym,
+            Err(e) => intern_failed(e),
+        }
+    }
+
+    /// `intern` of a short string (hash `h`) that the inline lookup could not settle.
+    #[inline(never)]
+    fn intern_unsure(&mut self, h: u32, s: &str) -> Symbol {
+        let found = self.find_slow(h, s.as_bytes(), &self.stats);
+        match found.map_or_else(|| self.insert_owned(h, s), Ok) {
             Ok(sym) => sym,
             Err(e) => intern_failed(e),
         }
@@ -349,11 +369,24 @@ impl Interner {
             let h = self.hash(s);
             return match self.find_fast(h, q, &self.stats) {
                 Fast::Hit(sym) => Ok(sym),
-                Fast::Miss => self.insert_owned(h, s),
-                Fast::Unsure => self.try_intern_slow(s),
+                Fast::Miss => self.try_intern_new(h, s),
+                Fast::Unsure => self.try_intern_unsure(h, s),
             };
         }
         self.try_intern_slow(s)
+    }
+
+    #[inline(never)]
+    fn try_intern_new(&mut self, h: u32, s: &str) -> Result<Symbol, InternerError> {
+        self.insert_owned(h, s)
+    }
+
+    #[inline(never)]
+    fn try_intern_unsure(&mut self, h: u32, s: &str) -> Result<Symbol, InternerError> {
+        match self.find_slow(h, s.as_bytes(), &self.stats) {
+            Some(sym) => Ok(sym),
+            None => self.insert_owned(h, s),
+        }
     }
 
     #[inline(never)]
@@ -365,8 +398,25 @@ impl Interner {
         }
     }
 
-    #[inline(never)]
+    /// Adds a copy of `s` (hash `h`), known to be absent. The common case (no limit
+    /// near, no allocation, a free slot in the primary bucket) takes no call.
+    #[inline(always)]
     fn insert_owned(&mut self, h: u32, s: &str) -> Result<Symbol, InternerError> {
+        let index = self.len();
+        if index < self.fast_cap
+            && let Some(sym) = Symbol::from_usize(index)
+            && let Some(at) = self.table.free_slot(h)
+            && self.text.push_fast(s.as_bytes())
+        {
+            self.table.fill(at, h, sym.index_u32());
+            self.stats.insert();
+            return Ok(sym);
+        }
+        self.insert_owned_slow(h, s)
+    }
+
+    #[inline(never)]
+    fn insert_owned_slow(&mut self, h: u32, s: &str) -> Result<Symbol, InternerError> {
         self.insert_new(h, s.len(), false, |text| text.try_push_owned(s))
     }
 

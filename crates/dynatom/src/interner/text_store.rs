@@ -265,6 +265,28 @@ impl TextStore {
         (run + bytes.len()) as u16
     }
 
+    /// Appends a copy of `s` as string `len()` when that needs no allocation: `s` is
+    /// inline, the string does not start a page, and the index and the open chunk have
+    /// room. Returns whether it did; when not, nothing changed.
+    #[inline(always)]
+    pub(crate) fn push_fast(&mut self, s: &[u8]) -> bool {
+        let i = self.len();
+        if i.is_multiple_of(PAGE)
+            || self.ends.len() == self.ends.capacity()
+            || s.len() > INLINE_MAX
+            || self.runs.room() < s.len()
+        {
+            return false;
+        }
+        // Not a page's first string, so `ends[i]` is the end of the page's run so far.
+        let run = usize::from(self.ends[i] & !FLAG);
+        self.runs.push_within(s);
+        // `run + s.len() <= PAGE * INLINE_MAX < FLAG`.
+        self.ends.push((run + s.len()) as u16);
+        self.char_bytes += s.len();
+        true
+    }
+
     /// Appends an owned copy of `s` as string `len()`. On failure the store is as it
     /// was (give or take spare capacity).
     #[inline]
