@@ -335,8 +335,19 @@ impl SymTable {
         self.free_alt_slot(h)
     }
 
+    /// [`free_slot`](Self::free_slot) in the primary bucket only.
+    #[inline(always)]
+    pub(crate) fn free_primary_slot(&self, h: u32) -> Option<FreeSlot> {
+        if self.len >= self.grow_at {
+            return None;
+        }
+        let primary = (h & self.mask) as usize;
+        let free = self.buckets[primary].free_mask();
+        (free != 0).then(|| FreeSlot { bucket: primary, way: free.trailing_zeros() as usize, alt: 0 })
+    }
+
     /// [`free_slot`](Self::free_slot) in the alternate bucket (the primary is full).
-    #[inline(never)]
+    #[inline(always)]
     fn free_alt_slot(&self, h: u32) -> Option<FreeSlot> {
         let alt = (h & self.mask) ^ alt_offset(h >> self.bits, self.mask);
         let free = self.buckets[alt as usize].free_mask();

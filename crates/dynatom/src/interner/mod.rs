@@ -324,9 +324,20 @@ impl Interner {
         self.intern_slow(s)
     }
 
-    /// `intern` of a string known to be absent (hash `h`).
+    /// `intern` of a string known to be absent (hash `h`, at most [`SHORT`] bytes)
+    /// whose primary bucket has room. The common case makes no call, so it saves no
+    /// registers; every other one goes on as a tail call.
     #[inline(never)]
     fn intern_new(&mut self, h: u32, s: &str) -> Symbol {
+        if let Some(sym) = self.insert_fast(h, s, false) {
+            return sym;
+        }
+        self.intern_absent(h, s)
+    }
+
+    /// `intern` of a string known to be absent (hash `h`), any case.
+    #[inline(never)]
+    fn intern_absent(&mut self, h: u32, s: &str) -> Symbol {
         match self.insert_owned(h, s) {
             Ok(sym) => sym,
             Err(e) => intern_failed(e),
@@ -336,10 +347,9 @@ impl Interner {
     /// `intern` of a short string (hash `h`) that the inline lookup could not settle.
     #[inline(never)]
     fn intern_unsure(&mut self, h: u32, s: &str) -> Symbol {
-        let found = self.find_slow(h, s.as_bytes(), &self.stats);
-        match found.map_or_else(|| self.insert_owned(h, s), Ok) {
-            Ok(sym) => sym,
-            Err(e) => intern_failed(e),
+        match self.find_slow(h, s.as_bytes(), &self.stats) {
+            Some(sym) => sym,
+            None => self.intern_absent(h, s),
         }
     }
 
@@ -398,25 +408,36 @@ impl Interner {
         }
     }
 
-    /// Adds a copy of `s` (hash `h`), known to be absent. The common case (no limit
-    /// near, no allocation, a free slot in the primary bucket) takes no call.
+    /// Adds a copy of `s` (hash `h`), known to be absent, when that needs no check of
+    /// the limits, no allocation, and no move of another entry: `s` is at most 32
+    /// bytes and goes into a free slot of its primary bucket (or, with `alt`, of its
+    /// alternate when the primary is full). Returns `None`, having changed nothing,
+    /// otherwise.
     #[inline(always)]
-    fn insert_owned(&mut self, h: u32, s: &str) -> Result<Symbol, InternerError> {
+    fn insert_fast(&mut self, h: u32, s: &str, alt: bool) -> Option<Symbol> {
         let index = self.len();
-        if index < self.fast_cap
-            && let Some(sym) = Symbol::from_usize(index)
-            && let Some(at) = self.table.free_slot(h)
-            && self.text.push_fast(s.as_bytes())
-        {
-            self.table.fill(at, h, sym.index_u32());
-            self.stats.insert();
-            return Ok(sym);
+        if index >= self.fast_cap {
+            return None;
         }
-        self.insert_owned_slow(h, s)
+        // `index < fast_cap <= SymTable::max_entries() < u32::MAX`: `raw` is not 0.
+        let raw = NonZeroU32::new((index as u32).wrapping_add(1))?;
+        let at = if alt { self.table.free_slot(h)? } else { self.table.free_primary_slot(h)? };
+        if !self.text.can_push_fast(s.len()) {
+            return None;
+        }
+        // Nothing can fail from here on: the table first, so that fewer values stay live.
+        self.table.fill(at, h, index as u32);
+        self.text.push_fast(s.as_bytes());
+        self.stats.insert();
+        Some(Symbol::from_raw(raw))
     }
 
+    /// Adds a copy of `s` (hash `h`), known to be absent.
     #[inline(never)]
-    fn insert_owned_slow(&mut self, h: u32, s: &str) -> Result<Symbol, InternerError> {
+    fn insert_owned(&mut self, h: u32, s: &str) -> Result<Symbol, InternerError> {
+        if let Some(sym) = self.insert_fast(h, s, true) {
+            return Ok(sym);
+        }
         self.insert_new(h, s.len(), false, |text| text.try_push_owned(s))
     }
 

@@ -265,26 +265,33 @@ impl TextStore {
         (run + bytes.len()) as u16
     }
 
-    /// Appends a copy of `s` as string `len()` when that needs no allocation: `s` is
-    /// inline, the string does not start a page, and the index and the open chunk have
-    /// room. Returns whether it did; when not, nothing changed.
+    /// Whether [`push_fast`](Self::push_fast) can append a string of `len` bytes: at
+    /// most 32, not the first of a page, with room in the index and the open chunk.
     #[inline(always)]
-    pub(crate) fn push_fast(&mut self, s: &[u8]) -> bool {
+    pub(crate) fn can_push_fast(&self, len: usize) -> bool {
         let i = self.len();
-        if i.is_multiple_of(PAGE)
-            || self.ends.len() == self.ends.capacity()
-            || s.len() > INLINE_MAX
-            || self.runs.room() < s.len()
-        {
-            return false;
-        }
+        !i.is_multiple_of(PAGE) && self.ends.len() < self.ends.capacity() && len <= 32 && len <= self.runs.room()
+    }
+
+    /// Appends a copy of `s` as string `len()` without allocating or calling anything.
+    ///
+    /// # Panics
+    /// Unless [`can_push_fast`](Self::can_push_fast)`(s.len())`.
+    #[inline(always)]
+    pub(crate) fn push_fast(&mut self, s: &[u8]) {
+        let i = self.len();
+        assert!(!i.is_multiple_of(PAGE), "push_fast at a page's start");
         // Not a page's first string, so `ends[i]` is the end of the page's run so far.
         let run = usize::from(self.ends[i] & !FLAG);
-        self.runs.push_within(s);
+        self.runs.push_short_within(s);
         // `run + s.len() <= PAGE * INLINE_MAX < FLAG`.
-        self.ends.push((run + s.len()) as u16);
+        let end = (run + s.len()) as u16;
+        // A plain `push` would keep a call to its growth path (and with it the
+        // caller's register saves), though there is room.
+        self.ends.spare_capacity_mut()[0].write(end);
+        // SAFETY: the element at `len` was just initialised, within the capacity.
+        unsafe { self.ends.set_len(i + 2) };
         self.char_bytes += s.len();
-        true
     }
 
     /// Appends an owned copy of `s` as string `len()`. On failure the store is as it
