@@ -518,21 +518,29 @@ impl SymTable {
         let mut next = self.try_empty_like(old_bits + 1)?;
         let half = 1usize << old_bits;
         let split = 1u32 << (old_bits + WAY_BITS);
+        let (split_hi, split_lo) = ((split >> 16) as u16, split as u16);
         let mut later = Vec::new();
-        for (b, bucket) in self.buckets.iter().enumerate() {
+        let (lower_half, upper_half) = next.buckets.split_at_mut(half);
+        for (b, ((bucket, to_lower), to_upper)) in
+            self.buckets.iter().zip(lower_half.iter_mut()).zip(upper_half.iter_mut()).enumerate()
+        {
             let used = !bucket.free_mask() & ((1 << WAYS) - 1);
             let alt = bucket.alt_mask() & used;
             let upper = bucket.bit_mask(old_bits + WAY_BITS) & used & !alt;
-            let mut lower = used & !alt & !upper;
-            let mut k = 0;
+            // Each half moves as it is (`& (WAYS - 1)` only spares the bounds checks).
+            let (mut lower, mut k) = (used & !alt & !upper, 0);
             while lower != 0 {
-                next.buckets[b].set(k, bucket.slot(lower.trailing_zeros() as usize));
+                let j = lower.trailing_zeros() as usize & (WAYS - 1);
+                to_lower.hi.0[k & (WAYS - 1)] = bucket.hi.0[j];
+                to_lower.lo.0[k & (WAYS - 1)] = bucket.lo.0[j];
                 k += 1;
                 lower &= lower - 1;
             }
             let (mut upper, mut k) = (upper, 0);
             while upper != 0 {
-                next.buckets[b + half].set(k, bucket.slot(upper.trailing_zeros() as usize) & !split);
+                let j = upper.trailing_zeros() as usize & (WAYS - 1);
+                to_upper.hi.0[k & (WAYS - 1)] = bucket.hi.0[j] & !split_hi;
+                to_upper.lo.0[k & (WAYS - 1)] = bucket.lo.0[j] & !split_lo;
                 k += 1;
                 upper &= upper - 1;
             }
@@ -548,10 +556,21 @@ impl SymTable {
             }
         }
         for &(h, idx) in later.iter().chain(&self.stash) {
-            next.try_place_or_stash(h, idx)?;
+            if !next.put_entry(h, idx) {
+                next.try_place_or_stash(h, idx)?;
+            }
         }
         *self = next;
         Ok(())
+    }
+
+    /// Puts `(h, index)` in a free slot of its primary bucket, or of its alternate when
+    /// the primary is full, if either has one (the table's length is left alone).
+    #[inline]
+    fn put_entry(&mut self, h: u32, index: u32) -> bool {
+        let primary = h & self.mask;
+        let slot = ((h << WAY_BITS) & !self.sym_mask) | (index + 1);
+        self.put(primary, slot) || self.put(primary ^ alt_offset(h >> self.bits, self.mask), slot | ALT)
     }
 
     /// Shrinks to the smallest table that holds the current entries.
