@@ -266,11 +266,17 @@ impl TextStore {
     }
 
     /// Whether [`push_fast`](Self::push_fast) can append a string of `len` bytes: at
-    /// most 32, not the first of a page, with room in the index and the open chunk.
+    /// most 32, with room in the index, the page list (if it starts a page) and the
+    /// open chunk.
     #[inline(always)]
     pub(crate) fn can_push_fast(&self, len: usize) -> bool {
-        let i = self.len();
-        !i.is_multiple_of(PAGE) && self.ends.len() < self.ends.capacity() && len <= 32 && len <= self.runs.room()
+        let room_for_page = !self.len().is_multiple_of(PAGE) || self.pages.len() < self.pages.capacity();
+        // `ends` is empty only before its first allocation, which holds the sentinel.
+        room_for_page
+            && !self.ends.is_empty()
+            && self.ends.len() < self.ends.capacity()
+            && len <= 32
+            && len <= self.runs.room()
     }
 
     /// Appends a copy of `s` as string `len()` without allocating or calling anything.
@@ -279,15 +285,22 @@ impl TextStore {
     /// Unless [`can_push_fast`](Self::can_push_fast)`(s.len())`.
     #[inline(always)]
     pub(crate) fn push_fast(&mut self, s: &[u8]) {
-        let i = self.len();
-        assert!(!i.is_multiple_of(PAGE), "push_fast at a page's start");
-        // Not a page's first string, so `ends[i]` is the end of the page's run so far.
-        let run = usize::from(self.ends[i] & !FLAG);
+        assert!(!self.ends.is_empty(), "push_fast before the index's first allocation");
+        let i = self.ends.len() - 1;
+        let run = if i.is_multiple_of(PAGE) {
+            // A plain `push` would keep a call to its growth path (and with it the
+            // caller's register saves), though there is room.
+            self.pages.spare_capacity_mut()[0].write(self.runs.tip());
+            // SAFETY: the element at `len` was just initialised, within the capacity.
+            unsafe { self.pages.set_len(self.pages.len() + 1) };
+            0
+        } else {
+            // Not a page's first string, so `ends[i]` is the end of the page's run so far.
+            usize::from(self.ends[i] & !FLAG)
+        };
         self.runs.push_short_within(s);
         // `run + s.len() <= PAGE * INLINE_MAX < FLAG`.
         let end = (run + s.len()) as u16;
-        // A plain `push` would keep a call to its growth path (and with it the
-        // caller's register saves), though there is room.
         self.ends.spare_capacity_mut()[0].write(end);
         // SAFETY: the element at `len` was just initialised, within the capacity.
         unsafe { self.ends.set_len(i + 2) };
