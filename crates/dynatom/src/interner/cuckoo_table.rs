@@ -275,6 +275,7 @@ impl SymTable {
 
     /// Full lookup: every match of the primary bucket, then (if it is full) the
     /// alternate bucket and the stash.
+    #[inline]
     pub(crate) fn find(&self, h: u32, mut eq: impl FnMut(u32) -> bool) -> Found {
         let p = self.probe(h);
         let mut m = p.matches;

@@ -294,6 +294,12 @@ impl Interner {
     /// Every other lookup: later matches, long strings, the alternate bucket, the stash.
     #[inline(never)]
     fn find_slow(&self, h: u32, q: &[u8], counter: &impl Counter) -> Option<Symbol> {
+        self.find_full(h, q, counter)
+    }
+
+    /// [`find_slow`](Self::find_slow), inline.
+    #[inline(always)]
+    fn find_full(&self, h: u32, q: &[u8], counter: &impl Counter) -> Option<Symbol> {
         let found = self.table.find(h, |i| self.text.eq(i as usize, q));
         counter.lookup(found.index.is_some(), found.probes);
         found.index.and_then(|i| Symbol::from_usize(i as usize))
@@ -347,10 +353,14 @@ impl Interner {
     /// `intern` of a short string (hash `h`) that the inline lookup could not settle.
     #[inline(never)]
     fn intern_unsure(&mut self, h: u32, s: &str) -> Symbol {
-        match self.find_slow(h, s.as_bytes(), &self.stats) {
-            Some(sym) => sym,
-            None => self.intern_absent(h, s),
+        if let Some(sym) = self.find_full(h, s.as_bytes(), &self.stats) {
+            return sym;
         }
+        // Most often the primary bucket was full and the alternate has room.
+        if let Some(sym) = self.insert_fast(h, s, true) {
+            return sym;
+        }
+        self.intern_absent(h, s)
     }
 
     /// `intern` the slow way: a full lookup, then an insert if absent.
