@@ -289,8 +289,8 @@ mod tests {
             for k in 0..16 {
                 // Mostly all ones, sometimes one bit short, in either half.
                 let r = rng.next();
-                a.0[k] = if r % 4 == 0 { !(1 << (r >> 8) % 16) } else { u16::MAX };
-                b.0[k] = if (r >> 4) % 4 == 0 { !(1 << (r >> 16) % 16) } else { u16::MAX };
+                a.0[k] = if r.is_multiple_of(4) { !(1 << ((r >> 8) % 16)) } else { u16::MAX };
+                b.0[k] = if (r >> 4).is_multiple_of(4) { !(1 << ((r >> 16) % 16)) } else { u16::MAX };
             }
             let expected: u32 = (0..16).filter(|&k| a.0[k] & b.0[k] == u16::MAX).map(|k| 1 << k).sum();
             assert_eq!(portable::both_all_ones(&a, &b), expected, "{a:?} {b:?}");

@@ -8,7 +8,7 @@
 //! Strings are never freed one at a time; symbols are numbered `0..len` in insertion
 //! order. The single-threaded interner costs about 7–11 bytes per distinct string
 //! beyond its characters (a 2-byte end offset, a page pointer per 32 strings and a
-//! packed 4-byte hash-table slot at 47–95 % load; see [`Interner`]).
+//! packed 4-byte hash-table slot at 45–90 % load; see [`Interner`]).
 //!
 //! ```
 //! use dynatom::interner::Interner;
@@ -77,10 +77,12 @@ fn intern_failed(e: InternerError) -> ! {
 /// table is a cuckoo table of packed `u32` slots, sixteen to a cache line (symbol +
 /// 27 hash bits, so growth never re-reads strings and mismatches are rejected
 /// without touching them). A lookup that hits costs one bucket, one index entry
-/// and the characters. Reading (`get`, `resolve`, `iter`) works through `&self`,
+/// and the characters; an insert after a miss, in the common case, writes a free
+/// slot of the bucket the lookup read, the characters and one index entry, with
+/// no call and no second lookup. Reading (`get`, `resolve`, `iter`) works through `&self`,
 /// so a finished interner can be shared by reference across threads.
 ///
-/// Limits: at most [`Symbol::MAX_COUNT`] symbols in principle, about 2.04 billion in
+/// Limits: at most [`Symbol::MAX_COUNT`] symbols in principle, about 1.93 billion in
 /// practice (the table's size); [`try_intern`](Interner::try_intern) reports these,
 /// [`Limits`] and a refused allocation as errors, and adds nothing then.
 ///
@@ -167,7 +169,7 @@ impl Interner {
     /// its table or index.
     ///
     /// # Panics
-    /// If `n` is more strings than an interner can index (about 2.04 billion), or the
+    /// If `n` is more strings than an interner can index (about 1.93 billion), or the
     /// index cannot be allocated; [`Interner::try_with_capacity`] reports both instead.
     ///
     /// ```
