@@ -283,7 +283,7 @@ impl SymTable {
 
     /// Full lookup: every match of the primary bucket, then (if it is full) the
     /// alternate bucket and the stash.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn find(&self, h: u32, mut eq: impl FnMut(u32) -> bool) -> Found {
         let p = self.probe(h);
         let mut m = p.matches;
