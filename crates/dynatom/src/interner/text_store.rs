@@ -19,7 +19,10 @@
 //!
 //! Appending is two-phase: [`TextStore::try_push_owned`] first makes every allocation
 //! the string needs (index room, a chunk, the long text's copy), each of which leaves
-//! the store as it was when it fails, and then writes without allocating.
+//! the store as it was when it fails, and then writes without allocating. The
+//! interner's common case, a string of at most 32 bytes with room everywhere already,
+//! asks [`TextStore::can_push_fast`] and then [`TextStore::push_fast`], which makes no
+//! call at all (the index entry and page pointer are written into spare capacity).
 
 use crate::arena::{AllocFailed, Arena, ChunkSizes};
 use crate::simd;
@@ -423,6 +426,39 @@ fn reserve_exact<T>(v: &mut Vec<T>, additional: usize) -> Result<(), AllocFailed
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fast_and_general_appends_mix() {
+        let mut t = TextStore::new();
+        // Lengths 0 to 300: the fast path takes those up to 32 bytes when there is room
+        // (page starts included), the general path the rest and every growth.
+        let strs: Vec<String> = (0..20_000).map(|i| format!("{i}{}", "é".repeat((i * 7) % 151))).collect();
+        let mut fast = 0;
+        for s in &strs {
+            if t.can_push_fast(s.len()) {
+                t.push_fast(s.as_bytes());
+                fast += 1;
+            } else {
+                assert!(
+                    s.len() > 32
+                        || t.len() == 0
+                        || t.ends.len() == t.ends.capacity()
+                        || t.runs.room() < s.len()
+                        || (t.len().is_multiple_of(PAGE) && t.pages.len() == t.pages.capacity())
+                );
+                t.try_push_owned(s).unwrap();
+            }
+        }
+        assert!(fast > 1000, "{fast}");
+        for (i, s) in strs.iter().enumerate() {
+            assert_eq!(t.get(i), s);
+        }
+        assert_eq!(t.char_bytes(), strs.iter().map(|s| s.len()).sum::<usize>());
+        t.shrink_to_fit();
+        for (i, s) in strs.iter().enumerate() {
+            assert_eq!(t.get(i), s);
+        }
+    }
 
     #[test]
     fn runs_stay_contiguous_across_chunks() {
