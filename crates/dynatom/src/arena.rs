@@ -201,6 +201,40 @@ impl Arena {
         dst
     }
 
+    /// [`push_within`](Arena::push_within) of at most 32 bytes, without a call.
+    ///
+    /// # Panics
+    /// If `bytes` is longer than 32 bytes or the open chunk has less room.
+    #[inline(always)]
+    pub(crate) fn push_short_within(&mut self, bytes: &[u8]) {
+        let n = bytes.len();
+        assert!(n <= 32 && n <= self.room(), "arena chunk overrun");
+        let (src, dst) = (bytes.as_ptr(), self.tip().cast_mut());
+        // SAFETY: `dst..dst + n` lies in the open chunk's unused tail (checked above),
+        // which no pointer handed out so far covers and `bytes` cannot overlap; every
+        // access below lies in `[0, n)` of its side.
+        unsafe {
+            if n >= 16 {
+                let (a, b) = (src.cast::<u128>().read_unaligned(), src.add(n - 16).cast::<u128>().read_unaligned());
+                dst.cast::<u128>().write_unaligned(a);
+                dst.add(n - 16).cast::<u128>().write_unaligned(b);
+            } else if n >= 8 {
+                let (a, b) = (src.cast::<u64>().read_unaligned(), src.add(n - 8).cast::<u64>().read_unaligned());
+                dst.cast::<u64>().write_unaligned(a);
+                dst.add(n - 8).cast::<u64>().write_unaligned(b);
+            } else if n >= 4 {
+                let (a, b) = (src.cast::<u32>().read_unaligned(), src.add(n - 4).cast::<u32>().read_unaligned());
+                dst.cast::<u32>().write_unaligned(a);
+                dst.add(n - 4).cast::<u32>().write_unaligned(b);
+            } else if n > 0 {
+                *dst = *src;
+                *dst.add(n / 2) = *src.add(n / 2);
+                *dst.add(n - 1) = *src.add(n - 1);
+            }
+        }
+        self.len += n;
+    }
+
     /// Copies `bytes` into a chunk (or, when long, a block of its own) and returns where
     /// they now lie. An empty slice takes no space (the pointer is dangling). On failure
     /// nothing changes.

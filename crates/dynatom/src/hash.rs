@@ -8,6 +8,11 @@
 //!   identifiers and short keys: foldhash takes one folded multiply up to 16 bytes and
 //!   two independent ones up to 32, while rapidhash's mixing steps depend on each
 //!   other; the `intern-local` suite measured the difference on its `keys` corpus.
+//!   From 17 to 32 bytes foldhash calls an out-of-line function, so `StrHasher` does
+//!   those lengths itself, inline, with the same shape (two independent folded
+//!   multiplies of the four overlapping words under keys drawn from the seed): the
+//!   call and the register saves around it cost the counted `keys` lookups about a
+//!   seventh of their cycles.
 //! * [`hash_word`]: inline atoms' `hash64` and the small map's integer keys.
 //! * [`mix_word`]: inline and declared atoms as small map keys (on every lookup, so one
 //!   multiply), and so the texts of up to 7 bytes an `AtomMap` is searched by.
@@ -155,19 +160,45 @@ pub(crate) fn random_seed() -> u64 {
     RandomState::new().hash_one(0x5EED_u64)
 }
 
-/// The single-threaded interner's string hash: foldhash's fast hasher under one
-/// interner's seed, fed the bytes directly (one `write`, no `str` terminator byte).
+/// The single-threaded interner's string hash under one interner's seed: foldhash's
+/// fast hasher fed the bytes directly (one `write`, no `str` terminator byte), except
+/// for 17 to 32 bytes, where foldhash calls an out-of-line function: there two
+/// independent folded multiplies of the four overlapping words, inline, so that the
+/// interner's lookup of a short key makes no call.
 #[cfg(feature = "interner")]
 #[derive(Clone, Debug)]
 pub(crate) struct StrHasher {
     per_hasher: u64,
     shared: SharedSeed,
+    /// Keys of the 17-to-32-byte hash, drawn from the seed.
+    mid: [u64; 4],
+}
+
+/// The high and low halves of the 128-bit product, XORed.
+#[cfg(feature = "interner")]
+#[inline(always)]
+fn fold_mul(x: u64, y: u64) -> u64 {
+    let p = u128::from(x) * u128::from(y);
+    (p as u64) ^ ((p >> 64) as u64)
 }
 
 #[cfg(feature = "interner")]
 impl StrHasher {
     pub(crate) fn new(seed: u64) -> StrHasher {
-        StrHasher { per_hasher: seed, shared: SharedSeed::from_u64(seed) }
+        let key = |k: u64| hash_word(seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15), DETERMINISTIC_SEED.wrapping_add(k));
+        StrHasher { per_hasher: seed, shared: SharedSeed::from_u64(seed), mid: [key(1), key(2), key(3), key(4)] }
+    }
+
+    /// 17 to 32 bytes: words at 0 and 8 and the last two, each pair multiplied under
+    /// its keys; the length enters the first pair (the words overlap differently at
+    /// each length).
+    #[inline(always)]
+    fn hash_17_to_32(&self, bytes: &[u8]) -> u64 {
+        let n = bytes.len();
+        debug_assert!((17..=32).contains(&n));
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"));
+        let [k0, k1, k2, k3] = self.mid;
+        fold_mul(word(0) ^ k0, word(n - 16) ^ k1 ^ n as u64) ^ fold_mul(word(8) ^ k2, word(n - 8) ^ k3)
     }
 
     /// The seed this was made from.
@@ -178,6 +209,9 @@ impl StrHasher {
     /// 64-bit hash of `bytes`; tables use its top bits.
     #[inline(always)]
     pub(crate) fn hash(&self, bytes: &[u8]) -> u64 {
+        if (17..=32).contains(&bytes.len()) {
+            return self.hash_17_to_32(bytes);
+        }
         let mut hasher = FoldHasher::with_seed(self.per_hasher, &self.shared);
         hasher.write(bytes);
         hasher.finish()
@@ -287,5 +321,30 @@ mod tests {
         }
         // Expected about n^2 / 2^28 = 149.
         assert!(dup < 300, "{dup} collisions");
+    }
+
+    /// The 17-to-32-byte path at every length, with the varying digits at the start, in
+    /// the middle (where the four words overlap) or at the end of otherwise equal keys.
+    #[cfg(feature = "interner")]
+    #[test]
+    fn str_hash_top_bits_spread_at_17_to_32_bytes() {
+        for seed in [42, DETERMINISTIC_SEED] {
+            let k = StrHasher::new(seed);
+            for len in 17..=32usize {
+                for at in [0, (len - 6) / 2, len - 6] {
+                    let mut seen = HashSet::new();
+                    let mut dup = 0;
+                    for i in 0..20_000u32 {
+                        let mut s = vec![b'k'; len];
+                        s[at..at + 6].copy_from_slice(format!("{i:06}").as_bytes());
+                        if !seen.insert(k.hash(&s) >> 37) {
+                            dup += 1;
+                        }
+                    }
+                    // Expected about 20 000^2 / 2^28 = 1.5.
+                    assert!(dup < 12, "{dup} collisions at length {len}, digits at {at}, seed {seed}");
+                }
+            }
+        }
     }
 }

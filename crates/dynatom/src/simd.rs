@@ -44,6 +44,18 @@ pub(crate) fn match_masked(lanes: &Lanes16, mask: &Splat8, want: u16) -> u32 {
     chosen::match_masked(lanes, mask, want)
 }
 
+/// Bit `k` set when `a[k] & b[k]` is all ones (both lanes are `0xFFFF`).
+#[inline(always)]
+pub(crate) fn both_all_ones(a: &Lanes16, b: &Lanes16) -> u32 {
+    chosen::both_all_ones(a, b)
+}
+
+/// Bit `k` set when lane `k`'s top bit is.
+#[inline(always)]
+pub(crate) fn top_bits(lanes: &Lanes16) -> u32 {
+    chosen::top_bits(lanes)
+}
+
 /// `a == b`, for slices of up to 32 bytes without a call (word-sized overlapping
 /// reads); longer ones compare as slices do.
 #[cfg(test)]
@@ -121,6 +133,24 @@ mod portable {
         bits
     }
 
+    #[inline(always)]
+    pub(super) fn top_bits(lanes: &Lanes16) -> u32 {
+        let mut bits = 0;
+        for (k, &lane) in lanes.0.iter().enumerate() {
+            bits |= u32::from(lane >> 15) << k;
+        }
+        bits
+    }
+
+    #[inline(always)]
+    pub(super) fn both_all_ones(a: &Lanes16, b: &Lanes16) -> u32 {
+        let mut bits = 0;
+        for k in 0..16 {
+            bits |= u32::from(a.0[k] & b.0[k] == u16::MAX) << k;
+        }
+        bits
+    }
+
     /// # Safety
     /// `a` and `b` readable for `n` bytes, `17 <= n <= 32`.
     #[inline(always)]
@@ -158,6 +188,30 @@ mod sse2 {
             let lo = _mm_cmpeq_epi16(_mm_and_si128(_mm_load_si128(p), m), w);
             let hi = _mm_cmpeq_epi16(_mm_and_si128(_mm_load_si128(p.add(1)), m), w);
             // Saturating packs keep 0 and -1, so the byte mask has one bit per lane.
+            _mm_movemask_epi8(_mm_packs_epi16(lo, hi)) as u32
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn top_bits(lanes: &Lanes16) -> u32 {
+        let p = lanes.0.as_ptr().cast::<__m128i>();
+        // SAFETY: SSE2 is part of the x86-64 baseline; `Lanes16` is 32 bytes aligned to
+        // 16, so both aligned loads lie inside it.
+        unsafe {
+            // Saturating packs keep each lane's sign, which the byte mask collects.
+            _mm_movemask_epi8(_mm_packs_epi16(_mm_load_si128(p), _mm_load_si128(p.add(1)))) as u32
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn both_all_ones(a: &Lanes16, b: &Lanes16) -> u32 {
+        let (p, q) = (a.0.as_ptr().cast::<__m128i>(), b.0.as_ptr().cast::<__m128i>());
+        // SAFETY: SSE2 is part of the x86-64 baseline. Each `Lanes16` is 32 bytes aligned
+        // to 16, so the aligned 16-byte loads at offsets 0 and 16 lie inside it.
+        unsafe {
+            let ones = _mm_set1_epi16(-1);
+            let lo = _mm_cmpeq_epi16(_mm_and_si128(_mm_load_si128(p), _mm_load_si128(q)), ones);
+            let hi = _mm_cmpeq_epi16(_mm_and_si128(_mm_load_si128(p.add(1)), _mm_load_si128(q.add(1))), ones);
             _mm_movemask_epi8(_mm_packs_epi16(lo, hi)) as u32
         }
     }
@@ -223,6 +277,29 @@ mod tests {
             assert_eq!(portable::match_masked(&lanes, &mask, want), expected, "{lanes:?} {mask:?} {want}");
             #[cfg(target_arch = "x86_64")]
             assert_eq!(sse2::match_masked(&lanes, &mask, want), expected, "{lanes:?} {mask:?} {want}");
+        }
+    }
+
+    #[test]
+    fn both_implementations_find_the_same_all_ones_and_top_bit_lanes() {
+        let mut rng = Rng(0x5EED);
+        for _ in 0..20_000 {
+            let mut a = Lanes16([0; 16]);
+            let mut b = Lanes16([0; 16]);
+            for k in 0..16 {
+                // Mostly all ones, sometimes one bit short, in either half.
+                let r = rng.next();
+                a.0[k] = if r.is_multiple_of(4) { !(1 << ((r >> 8) % 16)) } else { u16::MAX };
+                b.0[k] = if (r >> 4).is_multiple_of(4) { !(1 << ((r >> 16) % 16)) } else { u16::MAX };
+            }
+            let expected: u32 = (0..16).filter(|&k| a.0[k] & b.0[k] == u16::MAX).map(|k| 1 << k).sum();
+            assert_eq!(portable::both_all_ones(&a, &b), expected, "{a:?} {b:?}");
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(sse2::both_all_ones(&a, &b), expected, "{a:?} {b:?}");
+            let top: u32 = (0..16).filter(|&k| a.0[k] & 0x8000 != 0).map(|k| 1 << k).sum();
+            assert_eq!(portable::top_bits(&a), top, "{a:?}");
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(sse2::top_bits(&a), top, "{a:?}");
         }
     }
 

@@ -2,7 +2,7 @@
 //!
 //! Theory for the single-threaded `Interner`: a 2-byte end offset (index grown by
 //! 1/8 steps) + a page pointer per 32 strings (0.25 bytes) + one 4-byte cuckoo slot
-//! at 47.5–95 % load (4.2–8.4 bytes) + chunk tails and the open chunk's unused
+//! at 45–90 % load (4.4–8.9 bytes) + chunk tails and the open chunk's unused
 //! part. At 100 000 strings the table has 2^13 buckets × 16 slots (76 % load,
 //! 5.2 bytes/string).
 

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use dynatom::interner::{Interner, Symbol, SyncInterner};
+use dynatom::interner::{Interner, InternerError, Limits, Symbol, SyncInterner};
 use proptest::prelude::*;
 
 const STATICS: [&str; 6] = ["fn", "let", "", "while", "x", "a-much-longer-static-keyword"];
@@ -92,6 +92,62 @@ proptest! {
             prop_assert_eq!(i.get(text).map(|s| s.to_usize() as u32), Some(sym));
         }
         prop_assert_eq!(i.memory_report().strings, model.len());
+    }
+
+    /// Thousands of distinct strings under a random seed: every table doubling up to
+    /// 2^9 buckets, full primary buckets (alternate slots, kicks), page and chunk
+    /// boundaries, strings on both sides of the 32-byte fast path, re-interns and
+    /// lookups in between, and a symbol limit that the fast path must respect.
+    #[test]
+    fn many_strings_across_doublings_match_model(
+        seed in any::<u64>(),
+        n in 0usize..4000,
+        salt in any::<u32>(),
+        cap in prop::option::of(0usize..4000),
+    ) {
+        let mut i = Interner::with_seed(seed);
+        if let Some(cap) = cap {
+            i = i.with_limits(Limits { max_symbols: cap, ..Limits::default() });
+        }
+        let text = |k: usize| {
+            // Lengths 0 to 47 (the fast path takes at most 32 bytes), distinct per k.
+            let len = (k.wrapping_mul(7) ^ salt as usize) % 48;
+            let mut t = format!("{k:x}.{salt:x}");
+            while t.len() < len { t.push(char::from(b'a' + (t.len() % 26) as u8)); }
+            t
+        };
+        let mut model: HashMap<String, u32> = HashMap::new();
+        for k in 0..n {
+            let s = text(k);
+            let full = cap.is_some_and(|c| model.len() >= c);
+            match i.try_intern(&s) {
+                Ok(sym) => {
+                    prop_assert!(!full, "{} strings with a cap of {:?}", model.len(), cap);
+                    let next = model.len() as u32;
+                    prop_assert_eq!(sym.to_usize() as u32, *model.entry(s.clone()).or_insert(next));
+                }
+                Err(e) => {
+                    prop_assert!(full, "{}", e);
+                    prop_assert!(matches!(e, InternerError::SymbolsExhausted { .. }), "{}", e);
+                    prop_assert_eq!(i.get(&s), None);
+                }
+            }
+            if k % 5 == 4 {
+                // A re-intern and a lookup of earlier strings, present or refused.
+                let old = text(k / 2);
+                let want = model.get(&old).copied();
+                prop_assert_eq!(i.get(&old).map(|x| x.to_usize() as u32), want);
+                if let Some(want) = want {
+                    prop_assert_eq!(i.intern(&old).to_usize() as u32, want);
+                }
+            }
+        }
+        check_contents(&model, i.len(), i.iter());
+        for (t, &sym) in &model {
+            prop_assert_eq!(i.get(t).map(|s| s.to_usize() as u32), Some(sym));
+        }
+        let r = i.memory_report();
+        prop_assert_eq!((r.strings, r.inserts), (model.len(), model.len() as u64));
     }
 
     #[test]

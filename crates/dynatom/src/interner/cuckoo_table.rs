@@ -17,9 +17,17 @@
 //! * Buckets fill left to right and never lose a slot (cuckoo kicks swap), and an
 //!   entry only goes to its alternate while its primary is full, so a lookup whose
 //!   primary bucket has a free slot stops there. Sixteen slots per bucket keep
-//!   about 97 % of entries in their primary bucket at the loads the table runs at.
-//! * Two choices of sixteen slots reach a 95 % load, so the table costs about
-//!   4.2–8.4 bytes per string across a doubling (≈ 5.2 at 50 k or 100 k strings).
+//!   most entries in their primary bucket at the loads the table runs at.
+//! * Inserting: a new entry takes the first free slot of its primary bucket, else
+//!   of its alternate ([`SymTable::free_slot`], one SIMD compare per bucket, no
+//!   search); only when both are full does it kick others (a random walk).
+//! * The table doubles at 90 % load: two choices of sixteen slots would reach 95 %,
+//!   but the last few percent cost a kick chain for one insert in twenty or so,
+//!   which showed in the interner's counted fill. So it costs about 4.4–8.9 bytes
+//!   per string across a doubling (≈ 5.2 at 50 k or 100 k strings).
+//! * Doubling splits each bucket by the masks of its alt bit and of the hash bit
+//!   that becomes part of the bucket index (SIMD compares of the slot halves);
+//!   the entries sitting in their alternate bucket are placed afterwards.
 //! * A tiny stash keeps the rare entry whose kick chain failed.
 
 use crate::arena::AllocFailed;
@@ -48,7 +56,7 @@ const FREE: u32 = u32::MAX;
 #[repr(C, align(64))]
 pub(crate) struct Bucket {
     hi: Lanes16,
-    lo: [u16; WAYS],
+    lo: Lanes16,
 }
 
 /// What an empty table's lookups read: one bucket of free slots.
@@ -66,17 +74,17 @@ fn alt_offset(tag: u32, mask: u32) -> u32 {
 }
 
 impl Bucket {
-    const FREE: Bucket = Bucket { hi: Lanes16([u16::MAX; WAYS]), lo: [u16::MAX; WAYS] };
+    const FREE: Bucket = Bucket { hi: Lanes16([u16::MAX; WAYS]), lo: Lanes16([u16::MAX; WAYS]) };
 
     #[inline(always)]
     fn slot(&self, k: usize) -> u32 {
-        (u32::from(self.hi.0[k]) << 16) | u32::from(self.lo[k])
+        (u32::from(self.hi.0[k]) << 16) | u32::from(self.lo.0[k])
     }
 
     #[inline(always)]
     fn set(&mut self, k: usize, v: u32) {
         self.hi.0[k] = (v >> 16) as u16;
-        self.lo[k] = v as u16;
+        self.lo.0[k] = v as u16;
     }
 
     /// The occupied slots (a prefix: buckets fill left to right).
@@ -93,17 +101,27 @@ impl Bucket {
     /// Whether every slot is taken (buckets fill left to right: the last one is).
     #[inline(always)]
     fn is_full(&self) -> bool {
-        self.hi.0[WAYS - 1] & self.lo[WAYS - 1] != u16::MAX
+        self.hi.0[WAYS - 1] & self.lo.0[WAYS - 1] != u16::MAX
+    }
+
+    /// Bit `k` set when slot `k` sits in its alternate bucket (or is free).
+    #[inline(always)]
+    fn alt_mask(&self) -> u32 {
+        simd::top_bits(&self.hi)
+    }
+
+    /// Bit `k` set when bit `bit` of slot `k` is.
+    #[inline(always)]
+    fn bit_mask(&self, bit: u32) -> u32 {
+        let (lanes, b) = if bit < 16 { (&self.lo, bit) } else { (&self.hi, bit - 16) };
+        let m = 1u16 << b;
+        simd::match_masked(lanes, &Splat8::new(m), m)
     }
 
     /// Bit `k` set when slot `k` is free.
     #[inline(always)]
     fn free_mask(&self) -> u32 {
-        let mut bits = 0;
-        for k in 0..WAYS {
-            bits |= u32::from(self.hi.0[k] & self.lo[k] == u16::MAX) << k;
-        }
-        bits
+        simd::both_all_ones(&self.hi, &self.lo)
     }
 }
 
@@ -125,6 +143,15 @@ impl Probe<'_> {
     pub(crate) fn first(&self) -> u32 {
         self.bucket.slot(self.matches.trailing_zeros() as usize)
     }
+}
+
+/// A free slot for a new entry: see [`SymTable::free_slot`].
+#[derive(Clone, Copy)]
+pub(crate) struct FreeSlot {
+    bucket: usize,
+    way: usize,
+    /// [`ALT`] when `bucket` is the entry's alternate, else 0.
+    alt: u32,
 }
 
 /// Result of a slow lookup, with the number of buckets (and stash) examined.
@@ -173,9 +200,9 @@ impl SymTable {
         }
     }
 
-    /// Most entries `2^bits` buckets accept (95 % of the slots).
+    /// Most entries `2^bits` buckets accept (90 % of the slots).
     fn max_len(bits: u32) -> usize {
-        (WAYS << bits) / 20 * 19
+        (WAYS << bits) / 10 * 9
     }
 
     /// Most entries the largest table accepts.
@@ -256,6 +283,7 @@ impl SymTable {
 
     /// Full lookup: every match of the primary bucket, then (if it is full) the
     /// alternate bucket and the stash.
+    #[inline(always)]
     pub(crate) fn find(&self, h: u32, mut eq: impl FnMut(u32) -> bool) -> Found {
         let p = self.probe(h);
         let mut m = p.matches;
@@ -297,6 +325,52 @@ impl SymTable {
             return Found { index: None, probes: 3 };
         }
         Found { index: None, probes: 2 }
+    }
+
+    /// Where an entry of hash `h` can go without growing the table or moving another
+    /// entry, if the table is below its growth point: the first free slot of its
+    /// primary bucket, or of its alternate when the primary is full.
+    /// [`fill`](Self::fill) puts it there.
+    #[inline(always)]
+    pub(crate) fn free_slot(&self, h: u32) -> Option<FreeSlot> {
+        if self.len >= self.grow_at {
+            return None;
+        }
+        let primary = h & self.mask;
+        let free = self.buckets[primary as usize].free_mask();
+        if free != 0 {
+            return Some(FreeSlot { bucket: primary as usize, way: free.trailing_zeros() as usize, alt: 0 });
+        }
+        self.free_alt_slot(h)
+    }
+
+    /// [`free_slot`](Self::free_slot) in the primary bucket only.
+    #[inline(always)]
+    pub(crate) fn free_primary_slot(&self, h: u32) -> Option<FreeSlot> {
+        if self.len >= self.grow_at {
+            return None;
+        }
+        let primary = (h & self.mask) as usize;
+        let free = self.buckets[primary].free_mask();
+        (free != 0).then(|| FreeSlot { bucket: primary, way: free.trailing_zeros() as usize, alt: 0 })
+    }
+
+    /// [`free_slot`](Self::free_slot) in the alternate bucket (the primary is full).
+    #[inline(always)]
+    fn free_alt_slot(&self, h: u32) -> Option<FreeSlot> {
+        let alt = (h & self.mask) ^ alt_offset(h >> self.bits, self.mask);
+        let free = self.buckets[alt as usize].free_mask();
+        (free != 0).then(|| FreeSlot { bucket: alt as usize, way: free.trailing_zeros() as usize, alt: ALT })
+    }
+
+    /// Adds an entry known to be absent at `at`, which [`free_slot`](Self::free_slot)
+    /// returned for `h` with no change to the table since.
+    #[inline(always)]
+    pub(crate) fn fill(&mut self, at: FreeSlot, h: u32, index: u32) {
+        debug_assert!(self.len < self.grow_at);
+        self.len += 1;
+        let slot = ((h << WAY_BITS) & !self.sym_mask) | (index + 1) | at.alt;
+        self.buckets[at.bucket].set(at.way, slot);
     }
 
     /// Adds an entry known to be absent; `try_reserve_insert(h)` must have succeeded.
@@ -453,27 +527,59 @@ impl SymTable {
         let mut next = self.try_empty_like(old_bits + 1)?;
         let half = 1usize << old_bits;
         let split = 1u32 << (old_bits + WAY_BITS);
+        let (split_hi, split_lo) = ((split >> 16) as u16, split as u16);
         let mut later = Vec::new();
-        for (b, bucket) in self.buckets.iter().enumerate() {
-            let (mut lo, mut hi) = (0, 0);
-            for val in bucket.slots() {
-                if val & ALT != 0 {
-                    later.try_reserve(1).map_err(|_| AllocFailed { bytes: 8 * (later.capacity() + 1) })?;
-                    later.push(self.decode(b as u32, val));
-                } else if val & split == 0 {
-                    next.buckets[b].set(lo, val);
-                    lo += 1;
-                } else {
-                    next.buckets[b + half].set(hi, val & !split);
-                    hi += 1;
-                }
+        let (lower_half, upper_half) = next.buckets.split_at_mut(half);
+        for (b, ((bucket, to_lower), to_upper)) in
+            self.buckets.iter().zip(lower_half.iter_mut()).zip(upper_half.iter_mut()).enumerate()
+        {
+            let used = !bucket.free_mask() & ((1 << WAYS) - 1);
+            let alt = bucket.alt_mask() & used;
+            let upper = bucket.bit_mask(old_bits + WAY_BITS) & used & !alt;
+            // Each half moves as it is (`& (WAYS - 1)` only spares the bounds checks).
+            let (mut lower, mut k) = (used & !alt & !upper, 0);
+            while lower != 0 {
+                let j = lower.trailing_zeros() as usize & (WAYS - 1);
+                to_lower.hi.0[k & (WAYS - 1)] = bucket.hi.0[j];
+                to_lower.lo.0[k & (WAYS - 1)] = bucket.lo.0[j];
+                k += 1;
+                lower &= lower - 1;
+            }
+            let (mut upper, mut k) = (upper, 0);
+            while upper != 0 {
+                let j = upper.trailing_zeros() as usize & (WAYS - 1);
+                to_upper.hi.0[k & (WAYS - 1)] = bucket.hi.0[j] & !split_hi;
+                to_upper.lo.0[k & (WAYS - 1)] = bucket.lo.0[j] & !split_lo;
+                k += 1;
+                upper &= upper - 1;
+            }
+            let mut alt = alt;
+            if alt != 0 && later.capacity() - later.len() < WAYS {
+                // Room for about as many as this bucket's share of the table.
+                let more = (self.len >> old_bits).max(WAYS);
+                later.try_reserve(more).map_err(|_| AllocFailed { bytes: 8 * (later.len() + more) })?;
+            }
+            while alt != 0 {
+                later.push(self.decode(b as u32, bucket.slot(alt.trailing_zeros() as usize)));
+                alt &= alt - 1;
             }
         }
         for &(h, idx) in later.iter().chain(&self.stash) {
-            next.try_place_or_stash(h, idx)?;
+            if !next.put_entry(h, idx) {
+                next.try_place_or_stash(h, idx)?;
+            }
         }
         *self = next;
         Ok(())
+    }
+
+    /// Puts `(h, index)` in a free slot of its primary bucket, or of its alternate when
+    /// the primary is full, if either has one (the table's length is left alone).
+    #[inline]
+    fn put_entry(&mut self, h: u32, index: u32) -> bool {
+        let primary = h & self.mask;
+        let slot = ((h << WAY_BITS) & !self.sym_mask) | (index + 1);
+        self.put(primary, slot) || self.put(primary ^ alt_offset(h >> self.bits, self.mask), slot | ALT)
     }
 
     /// Shrinks to the smallest table that holds the current entries.

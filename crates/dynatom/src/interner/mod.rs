@@ -8,7 +8,7 @@
 //! Strings are never freed one at a time; symbols are numbered `0..len` in insertion
 //! order. The single-threaded interner costs about 7–11 bytes per distinct string
 //! beyond its characters (a 2-byte end offset, a page pointer per 32 strings and a
-//! packed 4-byte hash-table slot at 47–95 % load; see [`Interner`]).
+//! packed 4-byte hash-table slot at 45–90 % load; see [`Interner`]).
 //!
 //! ```
 //! use dynatom::interner::Interner;
@@ -77,10 +77,12 @@ fn intern_failed(e: InternerError) -> ! {
 /// table is a cuckoo table of packed `u32` slots, sixteen to a cache line (symbol +
 /// 27 hash bits, so growth never re-reads strings and mismatches are rejected
 /// without touching them). A lookup that hits costs one bucket, one index entry
-/// and the characters. Reading (`get`, `resolve`, `iter`) works through `&self`,
+/// and the characters; an insert after a miss, in the common case, writes a free
+/// slot of the bucket the lookup read, the characters and one index entry, with
+/// no call and no second lookup. Reading (`get`, `resolve`, `iter`) works through `&self`,
 /// so a finished interner can be shared by reference across threads.
 ///
-/// Limits: at most [`Symbol::MAX_COUNT`] symbols in principle, about 2.04 billion in
+/// Limits: at most [`Symbol::MAX_COUNT`] symbols in principle, about 1.93 billion in
 /// practice (the table's size); [`try_intern`](Interner::try_intern) reports these,
 /// [`Limits`] and a refused allocation as errors, and adds nothing then.
 ///
@@ -96,6 +98,9 @@ pub struct Interner {
     text: TextStore,
     table: SymTable,
     limits: Limits,
+    /// Below this many strings an insert needs no check of the limits: the symbol
+    /// limit (and the table's) when there is no byte limit, else 0.
+    fast_cap: usize,
     stats: RelaxedCounters,
 }
 
@@ -155,6 +160,7 @@ impl Interner {
             text: TextStore::new(),
             table: SymTable::new(),
             limits: Limits::default(),
+            fast_cap: Self::fast_cap(&Limits::default()),
             stats: RelaxedCounters::default(),
         }
     }
@@ -163,7 +169,7 @@ impl Interner {
     /// its table or index.
     ///
     /// # Panics
-    /// If `n` is more strings than an interner can index (about 2.04 billion), or the
+    /// If `n` is more strings than an interner can index (about 1.93 billion), or the
     /// index cannot be allocated; [`Interner::try_with_capacity`] reports both instead.
     ///
     /// ```
@@ -212,7 +218,13 @@ impl Interner {
     #[must_use = "a `with_` method consumes the interner and returns the configured one"]
     pub fn with_limits(mut self, limits: Limits) -> Interner {
         self.limits = limits;
+        self.fast_cap = Self::fast_cap(&limits);
         self
+    }
+
+    /// The `fast_cap` of an interner with these limits.
+    fn fast_cap(limits: &Limits) -> usize {
+        if limits.max_bytes == usize::MAX { limits.symbol_cap().min(SymTable::max_entries()) } else { 0 }
     }
 
     /// Number of distinct strings (the next symbol's index).
@@ -284,6 +296,12 @@ impl Interner {
     /// Every other lookup: later matches, long strings, the alternate bucket, the stash.
     #[inline(never)]
     fn find_slow(&self, h: u32, q: &[u8], counter: &impl Counter) -> Option<Symbol> {
+        self.find_full(h, q, counter)
+    }
+
+    /// [`find_slow`](Self::find_slow), inline.
+    #[inline(always)]
+    fn find_full(&self, h: u32, q: &[u8], counter: &impl Counter) -> Option<Symbol> {
         let found = self.table.find(h, |i| self.text.eq(i as usize, q));
         counter.lookup(found.index.is_some(), found.probes);
         found.index.and_then(|i| Symbol::from_usize(i as usize))
@@ -308,19 +326,43 @@ impl Interner {
             return match self.find_fast(h, q, &self.stats) {
                 Fast::Hit(sym) => sym,
                 Fast::Miss => self.intern_new(h, s),
-                Fast::Unsure => self.intern_slow(s),
+                Fast::Unsure => self.intern_unsure(h, s),
             };
         }
         self.intern_slow(s)
     }
 
-    /// `intern` of a string known to be absent (hash `h`).
+    /// `intern` of a string known to be absent (hash `h`, at most [`SHORT`] bytes)
+    /// whose primary bucket has room. The common case makes no call, so it saves no
+    /// registers; every other one goes on as a tail call.
     #[inline(never)]
     fn intern_new(&mut self, h: u32, s: &str) -> Symbol {
+        if let Some(sym) = self.insert_fast(h, s, false) {
+            return sym;
+        }
+        self.intern_absent(h, s)
+    }
+
+    /// `intern` of a string known to be absent (hash `h`), any case.
+    #[inline(never)]
+    fn intern_absent(&mut self, h: u32, s: &str) -> Symbol {
         match self.insert_owned(h, s) {
             Ok(sym) => sym,
             Err(e) => intern_failed(e),
         }
+    }
+
+    /// `intern` of a short string (hash `h`) that the inline lookup could not settle.
+    #[inline(never)]
+    fn intern_unsure(&mut self, h: u32, s: &str) -> Symbol {
+        if let Some(sym) = self.find_full(h, s.as_bytes(), &self.stats) {
+            return sym;
+        }
+        // Most often the primary bucket was full and the alternate has room.
+        if let Some(sym) = self.insert_fast(h, s, true) {
+            return sym;
+        }
+        self.intern_absent(h, s)
     }
 
     /// `intern` the slow way: a full lookup, then an insert if absent.
@@ -349,11 +391,24 @@ impl Interner {
             let h = self.hash(s);
             return match self.find_fast(h, q, &self.stats) {
                 Fast::Hit(sym) => Ok(sym),
-                Fast::Miss => self.insert_owned(h, s),
-                Fast::Unsure => self.try_intern_slow(s),
+                Fast::Miss => self.try_intern_new(h, s),
+                Fast::Unsure => self.try_intern_unsure(h, s),
             };
         }
         self.try_intern_slow(s)
+    }
+
+    #[inline(never)]
+    fn try_intern_new(&mut self, h: u32, s: &str) -> Result<Symbol, InternerError> {
+        self.insert_owned(h, s)
+    }
+
+    #[inline(never)]
+    fn try_intern_unsure(&mut self, h: u32, s: &str) -> Result<Symbol, InternerError> {
+        match self.find_slow(h, s.as_bytes(), &self.stats) {
+            Some(sym) => Ok(sym),
+            None => self.insert_owned(h, s),
+        }
     }
 
     #[inline(never)]
@@ -365,8 +420,36 @@ impl Interner {
         }
     }
 
+    /// Adds a copy of `s` (hash `h`), known to be absent, when that needs no check of
+    /// the limits, no allocation, and no move of another entry: `s` is at most 32
+    /// bytes and goes into a free slot of its primary bucket (or, with `alt`, of its
+    /// alternate when the primary is full). Returns `None`, having changed nothing,
+    /// otherwise.
+    #[inline(always)]
+    fn insert_fast(&mut self, h: u32, s: &str, alt: bool) -> Option<Symbol> {
+        let index = self.len();
+        if index >= self.fast_cap {
+            return None;
+        }
+        // `index < fast_cap <= SymTable::max_entries() < u32::MAX`: `raw` is not 0.
+        let raw = NonZeroU32::new((index as u32).wrapping_add(1))?;
+        let at = if alt { self.table.free_slot(h)? } else { self.table.free_primary_slot(h)? };
+        if !self.text.can_push_fast(s.len()) {
+            return None;
+        }
+        // Nothing can fail from here on: the table first, so that fewer values stay live.
+        self.table.fill(at, h, index as u32);
+        self.text.push_fast(s.as_bytes());
+        self.stats.insert();
+        Some(Symbol::from_raw(raw))
+    }
+
+    /// Adds a copy of `s` (hash `h`), known to be absent.
     #[inline(never)]
     fn insert_owned(&mut self, h: u32, s: &str) -> Result<Symbol, InternerError> {
+        if let Some(sym) = self.insert_fast(h, s, true) {
+            return Ok(sym);
+        }
         self.insert_new(h, s.len(), false, |text| text.try_push_owned(s))
     }
 

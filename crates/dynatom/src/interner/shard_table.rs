@@ -48,7 +48,7 @@ impl ShardTable {
 
     /// Finds the symbol index with hash `h` for which `eq` holds; returns it and
     /// the number of slots probed. Lock-free and store-free.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn find(&self, h: u32, mut eq: impl FnMut(u32) -> bool) -> (Option<u32>, u32) {
         let Some(slots) = self.current() else {
             return (None, 0);

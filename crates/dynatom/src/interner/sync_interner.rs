@@ -247,7 +247,20 @@ impl SyncInterner {
 
     #[inline]
     fn lookup(&self, shard: &Shard, h: u64, s: &str) -> (Option<u32>, u32) {
-        shard.table.0.find(hash32(h), |i| self.text(i as usize) == Some(s))
+        let q = s.as_bytes();
+        shard.table.0.find(hash32(h), |i| self.text_is(i as usize, q))
+    }
+
+    /// Whether entry `index` is published and its text is `q` (compared without a
+    /// call up to 32 bytes).
+    #[inline(always)]
+    fn text_is(&self, index: usize, q: &[u8]) -> bool {
+        match self.column.get(index) {
+            // SAFETY: a published entry's `ptr` is readable for its `len` bytes (see
+            // `text`), which equals `q.len()` here.
+            Some((ptr, len)) => len == q.len() && unsafe { crate::simd::eq_at(ptr, q) },
+            None => false,
+        }
     }
 
     /// The symbol of `s` if present; never inserts, takes no lock, writes nothing.

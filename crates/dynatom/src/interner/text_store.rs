@@ -19,7 +19,10 @@
 //!
 //! Appending is two-phase: [`TextStore::try_push_owned`] first makes every allocation
 //! the string needs (index room, a chunk, the long text's copy), each of which leaves
-//! the store as it was when it fails, and then writes without allocating.
+//! the store as it was when it fails, and then writes without allocating. The
+//! interner's common case, a string of at most 32 bytes with room everywhere already,
+//! asks [`TextStore::can_push_fast`] and then [`TextStore::push_fast`], which makes no
+//! call at all (the index entry and page pointer are written into spare capacity).
 
 use crate::arena::{AllocFailed, Arena, ChunkSizes};
 use crate::simd;
@@ -265,6 +268,48 @@ impl TextStore {
         (run + bytes.len()) as u16
     }
 
+    /// Whether [`push_fast`](Self::push_fast) can append a string of `len` bytes: at
+    /// most 32, with room in the index, the page list (if it starts a page) and the
+    /// open chunk.
+    #[inline(always)]
+    pub(crate) fn can_push_fast(&self, len: usize) -> bool {
+        let room_for_page = !self.len().is_multiple_of(PAGE) || self.pages.len() < self.pages.capacity();
+        // `ends` is empty only before its first allocation, which holds the sentinel.
+        room_for_page
+            && !self.ends.is_empty()
+            && self.ends.len() < self.ends.capacity()
+            && len <= 32
+            && len <= self.runs.room()
+    }
+
+    /// Appends a copy of `s` as string `len()` without allocating or calling anything.
+    ///
+    /// # Panics
+    /// Unless [`can_push_fast`](Self::can_push_fast)`(s.len())`.
+    #[inline(always)]
+    pub(crate) fn push_fast(&mut self, s: &[u8]) {
+        assert!(!self.ends.is_empty(), "push_fast before the index's first allocation");
+        let i = self.ends.len() - 1;
+        let run = if i.is_multiple_of(PAGE) {
+            // A plain `push` would keep a call to its growth path (and with it the
+            // caller's register saves), though there is room.
+            self.pages.spare_capacity_mut()[0].write(self.runs.tip());
+            // SAFETY: the element at `len` was just initialised, within the capacity.
+            unsafe { self.pages.set_len(self.pages.len() + 1) };
+            0
+        } else {
+            // Not a page's first string, so `ends[i]` is the end of the page's run so far.
+            usize::from(self.ends[i] & !FLAG)
+        };
+        self.runs.push_short_within(s);
+        // `run + s.len() <= PAGE * INLINE_MAX < FLAG`.
+        let end = (run + s.len()) as u16;
+        self.ends.spare_capacity_mut()[0].write(end);
+        // SAFETY: the element at `len` was just initialised, within the capacity.
+        unsafe { self.ends.set_len(i + 2) };
+        self.char_bytes += s.len();
+    }
+
     /// Appends an owned copy of `s` as string `len()`. On failure the store is as it
     /// was (give or take spare capacity).
     #[inline]
@@ -381,6 +426,39 @@ fn reserve_exact<T>(v: &mut Vec<T>, additional: usize) -> Result<(), AllocFailed
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fast_and_general_appends_mix() {
+        let mut t = TextStore::new();
+        // Lengths 0 to 300: the fast path takes those up to 32 bytes when there is room
+        // (page starts included), the general path the rest and every growth.
+        let strs: Vec<String> = (0..20_000).map(|i| format!("{i}{}", "é".repeat((i * 7) % 151))).collect();
+        let mut fast = 0;
+        for s in &strs {
+            if t.can_push_fast(s.len()) {
+                t.push_fast(s.as_bytes());
+                fast += 1;
+            } else {
+                assert!(
+                    s.len() > 32
+                        || t.len() == 0
+                        || t.ends.len() == t.ends.capacity()
+                        || t.runs.room() < s.len()
+                        || (t.len().is_multiple_of(PAGE) && t.pages.len() == t.pages.capacity())
+                );
+                t.try_push_owned(s).unwrap();
+            }
+        }
+        assert!(fast > 1000, "{fast}");
+        for (i, s) in strs.iter().enumerate() {
+            assert_eq!(t.get(i), s);
+        }
+        assert_eq!(t.char_bytes(), strs.iter().map(|s| s.len()).sum::<usize>());
+        t.shrink_to_fit();
+        for (i, s) in strs.iter().enumerate() {
+            assert_eq!(t.get(i), s);
+        }
+    }
 
     #[test]
     fn runs_stay_contiguous_across_chunks() {
