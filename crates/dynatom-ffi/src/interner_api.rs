@@ -31,10 +31,40 @@ impl std::fmt::Debug for dt_interner {
 
 impl Opaque for dt_interner {
     const MAGIC: u64 = u64::from_le_bytes(*b"dt_inter");
-    type Inner = Interner;
-    fn freed() -> &'static FreedShells<Interner> {
-        static FREED: FreedShells<Interner> = FreedShells::new();
+    type Inner = BoxedInterner;
+    fn freed() -> &'static FreedShells<BoxedInterner> {
+        static FREED: FreedShells<BoxedInterner> = FreedShells::new();
         &FREED
+    }
+}
+
+/// An interner behind a pointer: a freed `dt_interner` then keeps a shell of a few words
+/// (the header's promise is at most 512 bytes), whatever the size of the interner itself,
+/// which goes back to the allocator with the free. (A one-element array, because that is
+/// the box std makes fallibly: through a `Vec`.)
+pub(crate) struct BoxedInterner(Box<[Interner; 1]>);
+
+impl BoxedInterner {
+    /// `interner` moved to the heap; `DT_ERR_ALLOC` if that memory is not there.
+    fn new(interner: Interner) -> Result<BoxedInterner, dt_status> {
+        let mut one = Vec::new();
+        one.try_reserve_exact(1).map_err(|_| dt_status::DT_ERR_ALLOC)?;
+        one.push(interner);
+        let boxed = one.into_boxed_slice().try_into().map_err(|_| dt_status::DT_ERR_ALLOC)?;
+        Ok(BoxedInterner(boxed))
+    }
+}
+
+impl std::ops::Deref for BoxedInterner {
+    type Target = Interner;
+    fn deref(&self) -> &Interner {
+        &self.0[0]
+    }
+}
+
+impl std::ops::DerefMut for BoxedInterner {
+    fn deref_mut(&mut self) -> &mut Interner {
+        &mut self.0[0]
     }
 }
 
@@ -54,7 +84,7 @@ fn symbol_of(raw: u32) -> Result<Symbol, dt_status> {
 pub extern "C" fn dt_interner_new(out: *mut *mut dt_interner) -> dt_status {
     status(|| {
         let out = Out::new(out)?;
-        out.write(objects::new::<dt_interner>(Interner::new())?);
+        out.write(objects::new::<dt_interner>(BoxedInterner::new(Interner::new())?)?);
         Ok(())
     })
 }
@@ -76,7 +106,7 @@ pub extern "C" fn dt_interner_new_with_limits(
             max_symbols: if max_symbols == 0 { defaults.max_symbols } else { max_symbols },
             max_bytes: if max_bytes == 0 { defaults.max_bytes } else { max_bytes },
         };
-        out.write(objects::new::<dt_interner>(Interner::new().with_limits(limits))?);
+        out.write(objects::new::<dt_interner>(BoxedInterner::new(Interner::new().with_limits(limits))?)?);
         Ok(())
     })
 }
@@ -157,5 +187,5 @@ pub extern "C" fn dt_interner_resolve(
 /// Thread safety: one thread at a time per interner.
 #[no_mangle]
 pub extern "C" fn dt_interner_len(interner: *const dt_interner) -> usize {
-    guarded(|| objects::get(interner).map_or(0, Interner::len))
+    guarded(|| objects::get(interner).map_or(0, |interner| interner.len()))
 }

@@ -366,10 +366,10 @@ mod tests {
     fn every_kinds_shell_is_at_most_512_bytes() {
         use std::mem::size_of;
         let sizes = [
-            size_of::<Shell<crate::table_api::TableRef>>(),
-            size_of::<Shell<dynatom_core::ByteStrBuilder>>(),
-            size_of::<Shell<dynatom_core::Pieces>>(),
-            size_of::<Shell<dynatom_core::interner::Interner>>(),
+            size_of::<Shell<<crate::dt_table as Opaque>::Inner>>(),
+            size_of::<Shell<<crate::dt_builder as Opaque>::Inner>>(),
+            size_of::<Shell<<crate::dt_pieces as Opaque>::Inner>>(),
+            size_of::<Shell<<crate::dt_interner as Opaque>::Inner>>(),
         ];
         assert!(sizes.iter().all(|&size| size <= 512), "{sizes:?}");
     }
