@@ -68,22 +68,32 @@ pub(crate) const DEFAULT_UNUSED_BYTES_LIMIT: usize = 4 << 20;
 /// single weighted sum, rooms in bytes made a shard of small atoms check (walking all its
 /// entries) some twenty times more often than either bound needed.
 const DROPS_SHIFT: u32 = 44;
-const BYTES_MASK: u64 = (1 << DROPS_SHIFT) - 1;
-/// The most drops and bytes a check leaves as room, so that neither count carries out of
-/// its field before the next check: a dropper checks once either passes its room, and
-/// each field holds over twice that (262,144 drops; 4 TiB).
-const MAX_DROPS_ROOM: usize = 1 << (62 - DROPS_SHIFT);
-const MAX_BYTES_ROOM: usize = 1 << (DROPS_SHIFT - 2);
+/// The top bit of each field: always clear in a pressure (each count stays below it),
+/// always set in a mark, so that one subtraction compares both fields at once (a field
+/// whose pressure passed its mark borrows its guard bit, and never the next field's).
+const GUARDS: u64 = (1 << 63) | (1 << (DROPS_SHIFT - 1));
+/// The most drops and bytes a check leaves as room: a dropper checks once either count
+/// passes its room, and each field holds more than four times that below its guard bit
+/// (65,536 drops; 1 TiB).
+const MAX_DROPS_ROOM: usize = 1 << (60 - DROPS_SHIFT);
+const MAX_BYTES_ROOM: usize = 1 << (DROPS_SHIFT - 4);
 
-/// `drops` and `bytes` as one pressure word (or mark).
-fn pressure_word(drops: usize, bytes: usize) -> u64 {
-    ((drops.min(MAX_DROPS_ROOM) as u64) << DROPS_SHIFT) | bytes.min(MAX_BYTES_ROOM) as u64
+/// What one drop of an atom of `bytes` (header and text, at most 4 GiB and a header) adds
+/// to its shard's pressure.
+#[inline]
+fn one_drop(bytes: usize) -> u64 {
+    (1 << DROPS_SHIFT) | bytes as u64
+}
+
+/// The mark for a room of `drops` and `bytes`, guard bits set.
+fn mark_word(drops: usize, bytes: usize) -> u64 {
+    ((drops.min(MAX_DROPS_ROOM) as u64) << DROPS_SHIFT) | bytes.min(MAX_BYTES_ROOM) as u64 | GUARDS
 }
 
 /// Whether `pressure` passed `mark` in either count.
 #[inline]
 fn passes(pressure: u64, mark: u64) -> bool {
-    pressure >> DROPS_SHIFT > mark >> DROPS_SHIFT || pressure & BYTES_MASK > mark & BYTES_MASK
+    mark.wrapping_sub(pressure) & GUARDS != GUARDS
 }
 
 /// One shard on its own cache line, so threads working in neighbouring shards do not
@@ -92,7 +102,7 @@ fn passes(pressure: u64, mark: u64) -> bool {
 struct PaddedShard {
     slots: Slots<Shard>,
     /// The drops that turned atoms unused since the shard was last checked (global table),
-    /// and their bytes: see [`pressure_word`].
+    /// and their bytes: see [`DROPS_SHIFT`].
     pressure: AtomicU64,
     /// The pressure past which a dropper checks the shard: the room the last check left
     /// under each bound, in the same form.
@@ -190,7 +200,7 @@ impl TableShared {
         shards.extend((0..SHARD_COUNT).map(|_| PaddedShard {
             slots: Slots::new(Shard { check_at_len: floor, ..Shard::default() }, entry_probe_hash),
             pressure: AtomicU64::new(0),
-            check_after: AtomicU64::new(pressure_word(floor, bytes_floor)),
+            check_after: AtomicU64::new(mark_word(floor, bytes_floor)),
         }));
         let Ok(shards) = <Box<[PaddedShard; SHARD_COUNT]>>::try_from(shards.into_boxed_slice()) else {
             unreachable!("exactly SHARD_COUNT shards were made")
@@ -495,7 +505,7 @@ impl TableShared {
         padded.pressure.fetch_sub(pressure_seen, Ordering::Relaxed);
         let count_room = count_bound.saturating_sub(unused);
         let byte_room = byte_bound.saturating_sub(unused_bytes);
-        padded.check_after.store(pressure_word(count_room, byte_room), Ordering::Relaxed);
+        padded.check_after.store(mark_word(count_room, byte_room), Ordering::Relaxed);
         shard.check_at_len = floor.max(shard.len() * 2);
         shard.unused_bytes = unused_bytes;
         freed
@@ -510,7 +520,7 @@ impl TableShared {
     #[inline]
     fn note_unused(&self, hash: u64, bytes: usize) {
         let padded = &self.shards[shard_index(hash)];
-        let added = pressure_word(1, bytes);
+        let added = one_drop(bytes);
         let pressure = padded.pressure.fetch_add(added, Ordering::Relaxed).wrapping_add(added);
         if passes(pressure, padded.check_after.load(Ordering::Relaxed)) {
             self.check_shard_after_drop(padded);
@@ -945,27 +955,38 @@ mod tests {
     #[test]
     fn pressure_meets_each_room_on_its_own() {
         // Room for 700 drops and 60 KiB: 1,000 drops of 40-byte atoms pass the drop room
-        // alone, 60 drops of 1 KiB atoms the byte room alone, 600 small drops neither.
-        let mark = pressure_word(700, 60 << 10);
-        let after = |drops: usize, bytes_each: usize| {
-            (0..drops).fold(0u64, |pressure, _| pressure + pressure_word(1, bytes_each))
-        };
+        // alone, 61 drops of 1 KiB atoms the byte room alone, 600 small drops neither.
+        let mark = mark_word(700, 60 << 10);
+        let after =
+            |drops: usize, bytes_each: usize| (0..drops).fold(0u64, |pressure, _| pressure + one_drop(bytes_each));
         assert!(!passes(after(600, 40), mark), "600 small drops are within both rooms");
+        assert!(!passes(after(700, 40), mark), "the room itself is within it");
         assert!(passes(after(701, 40), mark));
         assert!(passes(after(61, 1024), mark));
-        assert!(!passes(after(59, 1024), mark));
+        assert!(!passes(after(60, 1024), mark));
+        assert!(!passes(0, mark_word(0, 0)));
+        assert!(passes(one_drop(0), mark_word(0, 0)));
         // Subtracting what a check saw leaves what came after it, in both counts.
         let seen = after(500, 40);
         assert_eq!(after(520, 40) - seen, after(20, 40));
     }
 
     #[test]
-    fn rooms_are_capped_below_a_carry() {
-        let huge = pressure_word(usize::MAX, usize::MAX);
+    fn rooms_stay_clear_of_the_guard_bits() {
+        let huge = mark_word(usize::MAX, usize::MAX) & !GUARDS;
         assert_eq!(huge >> DROPS_SHIFT, MAX_DROPS_ROOM as u64);
-        assert_eq!(huge & BYTES_MASK, MAX_BYTES_ROOM as u64);
-        // Twice each room still fits its field.
-        assert!(2 * (MAX_DROPS_ROOM as u64) < 1 << (64 - DROPS_SHIFT));
-        assert!(2 * (MAX_BYTES_ROOM as u64) < BYTES_MASK);
+        assert_eq!(huge & ((1 << DROPS_SHIFT) - 1), MAX_BYTES_ROOM as u64);
+        // A pressure may pass its room by what other droppers add before the check runs:
+        // up to three rooms more, and the largest atom's bytes, stay below the guards.
+        assert!(4 * (MAX_DROPS_ROOM as u64) < 1 << (63 - DROPS_SHIFT));
+        assert!(4 * (MAX_BYTES_ROOM as u64) + one_drop(MAX_LEN + 64) - (1 << DROPS_SHIFT) < 1 << (DROPS_SHIFT - 1));
+        // Both fields far past their rooms: still seen as passing, not wrapped around.
+        let full = after_many(3 * MAX_DROPS_ROOM, 0);
+        assert!(passes(full, mark_word(MAX_DROPS_ROOM, MAX_BYTES_ROOM)));
+        assert!(passes(one_drop(MAX_LEN) * 2, mark_word(MAX_DROPS_ROOM, 1 << 20)));
+    }
+
+    fn after_many(drops: usize, bytes_each: usize) -> u64 {
+        (drops as u64) * one_drop(bytes_each)
     }
 }

@@ -51,10 +51,12 @@
 //! only to the current array; a removal tombstones the entry in both. When the last old
 //! slot is copied, `previous` is cleared and the old array is retired through [`reclaim`].
 //!
-//! The fresh array is not zeroed all at once either: from the moment the current array is
-//! half full, its successor is allocated and zeroed a few slots per write ([`Prepared`]),
-//! so it is ready, untouched by readers, when the load limit comes. No write touches more
-//! than a few dozen slots, whatever the size of the set ([`InsertCost`] counts them).
+//! A large fresh array is not zeroed all at once either: once a current array of
+//! [`PREPARE_FROM`] slots or more is half full, its successor is allocated and zeroed a few
+//! slots per write ([`Prepared`]), so it is ready, untouched by readers, when the load
+//! limit comes. No write then touches more than a few dozen slots of a large set
+//! ([`InsertCost`] counts them); smaller arrays are zeroed when made, which costs less
+//! than holding twice their memory from half load on.
 //!
 //! # How a shard uses it
 //!
@@ -103,10 +105,12 @@ const MIGRATE_STEP: usize = 8;
 const MIGRATE_STEP: usize = 1;
 
 /// The smallest array whose successor is zeroed a few slots per insert ahead of its
-/// migration ([`Prepared`]); below it, zeroing the whole successor at once costs less
-/// than a page.
+/// migration ([`Prepared`]): 8,192 slots, a shard of 3,072 to 6,144 entries, whose
+/// successor is 128 KiB. Zeroing a smaller one at once costs a few microseconds, no more
+/// than a page fault; preparing it would hold its memory (twice the current array's)
+/// from half load on, in every table of a few hundred thousand atoms or fewer.
 #[cfg(not(loom))]
-const PREPARE_FROM: usize = 256;
+const PREPARE_FROM: usize = 8192;
 
 /// Slots of the next array zeroed per insert while it is prepared: it must be ready before
 /// the current array, at least half full when preparation starts, passes its 3/4 load
@@ -373,6 +377,10 @@ struct Locked<S> {
     /// The next array while it is zeroed ahead of its migration.
     #[cfg(not(loom))]
     prepared: Option<Prepared>,
+    /// `occupied + tombstones` from which the next array is prepared (`usize::MAX`: the
+    /// current array is too small for it, or there is none).
+    #[cfg(not(loom))]
+    prepare_at: usize,
     /// The caller's own shard state.
     state: S,
 }
@@ -479,6 +487,8 @@ impl<S> Slots<S> {
             last_insert: InsertCost::default(),
             #[cfg(not(loom))]
             prepared: None,
+            #[cfg(not(loom))]
+            prepare_at: usize::MAX,
             hash_of,
             state,
         };
@@ -907,6 +917,10 @@ impl<S> SlotsGuard<'_, S> {
         self.slots.current.store(fresh.0.as_ptr(), Ordering::Release);
         locked.occupied = 0;
         locked.tombstones = 0;
+        #[cfg(not(loom))]
+        {
+            locked.prepare_at = if capacity >= PREPARE_FROM { capacity / 2 } else { usize::MAX };
+        }
         if current.is_none() {
             return Ok(fresh);
         }
@@ -934,19 +948,29 @@ impl<S> SlotsGuard<'_, S> {
     /// Prepares the next array a few slots at a time once the current one is half full
     /// and no migration runs (see [`Prepared`]).
     #[cfg(not(loom))]
+    #[inline]
     fn prepare_some(&mut self) {
+        let locked = &mut *self.locked;
+        match &mut locked.prepared {
+            Some(prepared) => locked.last_insert.slots += prepared.zero_some(PREPARE_STEP),
+            None if locked.occupied + locked.tombstones >= locked.prepare_at => self.start_preparing(),
+            None => {}
+        }
+    }
+
+    /// Allocates the next array, unless a migration still runs (it is prepared once that
+    /// ends).
+    #[cfg(not(loom))]
+    #[cold]
+    fn start_preparing(&mut self) {
         let (Some(current), None) = self.slots.arrays() else { return };
         // SAFETY: under the lock the current array is allocated.
         let capacity = unsafe { current.capacity() };
         let locked = &mut *self.locked;
-        match &mut locked.prepared {
-            Some(prepared) => locked.last_insert.slots += prepared.zero_some(PREPARE_STEP),
-            None if capacity >= PREPARE_FROM && (locked.occupied + locked.tombstones + 1) * 2 > capacity => {
-                locked.prepared = Prepared::start(capacity * 2);
-                locked.last_insert.array_bytes += locked.prepared.as_ref().map_or(0, Prepared::bytes);
-            }
-            None => {}
-        }
+        locked.prepared = Prepared::start(capacity * 2);
+        locked.last_insert.array_bytes += locked.prepared.as_ref().map_or(0, Prepared::bytes);
+        // Asked once per array: if memory ran out, its growth allocates as usual.
+        locked.prepare_at = usize::MAX;
     }
 
     /// Copies the next `step` old slots, if migrating.
