@@ -27,11 +27,6 @@ pub(crate) struct Counters {
     /// The most entries one lookup compared in full (the atom table's slots reject most
     /// entries by their hash tag, so this stays far below `max_probe`).
     pub(crate) max_compared: u64,
-    /// The most slot words one insert read or wrote (its probe, and the old slots a
-    /// growing table copied during it).
-    pub(crate) max_insert_slots: u64,
-    /// The most bytes one insert allocated or adopted (its entry, and a new slot array).
-    pub(crate) max_insert_bytes: u64,
 }
 
 impl Counters {
@@ -45,13 +40,6 @@ impl Counters {
         self.max_compared = self.max_compared.max(compared);
     }
 
-    /// One insert's work: the slots it touched and the bytes it allocated or adopted.
-    pub(crate) fn record_insert(&mut self, slots: usize, bytes: usize) {
-        self.inserts += 1;
-        self.max_insert_slots = self.max_insert_slots.max(slots as u64);
-        self.max_insert_bytes = self.max_insert_bytes.max(bytes as u64);
-    }
-
     pub(crate) fn add(&mut self, other: &Counters) {
         self.lookups += other.lookups;
         self.hits += other.hits;
@@ -61,8 +49,6 @@ impl Counters {
         self.probes += other.probes;
         self.max_probe = self.max_probe.max(other.max_probe);
         self.max_compared = self.max_compared.max(other.max_compared);
-        self.max_insert_slots = self.max_insert_slots.max(other.max_insert_slots);
-        self.max_insert_bytes = self.max_insert_bytes.max(other.max_insert_bytes);
     }
 
     /// Mean probes per lookup (0 with no lookups).
@@ -169,11 +155,8 @@ impl RelaxedCounters {
             removals: 0,
             probes: self.probes.load(Ordering::Relaxed).wrapping_add(fast),
             max_probe: self.max_probe.load(Ordering::Relaxed).max(u64::from(fast > 0)),
-            // The `Interner` does not count entries compared apart from probes, nor the
-            // work of single inserts.
+            // The `Interner` does not count entries compared apart from probes.
             max_compared: 0,
-            max_insert_slots: 0,
-            max_insert_bytes: 0,
         }
     }
 }

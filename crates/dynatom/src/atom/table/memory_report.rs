@@ -80,13 +80,14 @@ pub struct MemoryReport {
     /// The most entries one filing-path lookup compared in full: those whose tag matched (at
     /// least the one it found). Similar texts with well-spread hashes keep this at 1 or 2.
     pub max_compared: u64,
-    /// The most slot words one insert read or wrote: its probe for a free slot, and the
-    /// old slots it copied while the shard grew (a growing shard copies a few per insert,
-    /// never all at once). With `max_insert_bytes`, a bound on one insert's work that a
-    /// machine's load cannot move.
+    /// The most slot words one step of a shard's growth read or wrote in an insert: the
+    /// old slots it copied to the new array (with their probes there), or the slots of the
+    /// next array it zeroed (a growing shard does each a few slots per insert, never all at
+    /// once; an insert's own probe is in `max_probe`). With `max_insert_bytes`, a bound on
+    /// one insert's work that a machine's load cannot move.
     pub max_insert_slots: u64,
-    /// The most bytes one insert allocated or adopted: its atom's header and text, and
-    /// the new slot array when it started a shard's growth.
+    /// The largest slot array one insert allocated (0 if none grew): what the insert that
+    /// starts a shard's growth asks of the allocator, beside its atom.
     pub max_insert_bytes: u64,
 }
 
@@ -99,6 +100,9 @@ impl MemoryReport {
         let mut counters = Counters::default();
         table.for_each_shard(|shard| {
             counters.add(&shard.counters);
+            let most = shard.most_insert();
+            report.max_insert_slots = report.max_insert_slots.max(most.slots as u64);
+            report.max_insert_bytes = report.max_insert_bytes.max(most.array_bytes as u64);
             report.table_bytes += shard.memory_size();
             for_each_entry(shard, |raw| report.add_entry(raw));
         });
@@ -113,8 +117,6 @@ impl MemoryReport {
         report.removals = counters.removals;
         report.max_probe = counters.max_probe;
         report.max_compared = counters.max_compared;
-        report.max_insert_slots = counters.max_insert_slots;
-        report.max_insert_bytes = counters.max_insert_bytes;
         report.mean_probe = if counters.lookups == 0 { 0.0 } else { counters.probes as f64 / counters.lookups as f64 };
         report
     }
@@ -211,7 +213,7 @@ impl fmt::Display for MemoryReport {
         )?;
         writeln!(
             f,
-            "the most one insert touched: {} slots, {} B allocated",
+            "the most one insert touched: {} slots; the largest slot array one allocated: {} B",
             self.max_insert_slots, self.max_insert_bytes
         )
     }

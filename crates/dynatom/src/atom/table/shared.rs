@@ -395,17 +395,16 @@ impl TableShared {
             unsafe { raw.release() };
             return Err(err);
         }
-        // SAFETY: just filed: the table holds its count, under the lock.
-        let footprint = unsafe { raw.footprint() };
-        let bytes = footprint.header + footprint.chars;
-        let cost = shard.last_insert();
-        shard.counters.record_insert(cost.slots, cost.array_bytes + bytes);
+        shard.counters.inserts += 1;
         // The global table hears of every atom that turns unused (its shards' pressure);
         // see the module's docs.
         if self.kind != TableKind::Global && shard.len() > shard.check_at_len {
             self.check_shard(padded, &mut shard, false);
         }
         if self.kind != TableKind::Global {
+            // SAFETY: just filed: the table holds its count, under the lock.
+            let footprint = unsafe { raw.footprint() };
+            let bytes = footprint.header + footprint.chars;
             let filed = self.filed_bytes.fetch_add(bytes, Ordering::Relaxed).wrapping_add(bytes);
             if filed > self.filed_bytes_room.load(Ordering::Relaxed) {
                 // Every shard is locked in turn: not while holding this one.

@@ -370,8 +370,8 @@ struct Locked<S> {
     retired_bytes: usize,
     /// Writes left before the next try to free old arrays.
     writes_to_collect: usize,
-    /// What the last insert touched: see [`InsertCost`].
-    last_insert: InsertCost,
+    /// The most one step of growth work touched, and the largest array one allocated.
+    most_insert: InsertCost,
     /// The hash of an entry in the set, for copying it to a new array.
     hash_of: fn(NonNull<u8>) -> u64,
     /// The next array while it is zeroed ahead of its migration.
@@ -453,15 +453,15 @@ impl Drop for Prepared {
     }
 }
 
-/// The work one insert did: a figure that a machine's load cannot move, for the worst
-/// case of a fill (the time of one insert is mostly the page faults and cache misses
-/// these slots and bytes cost).
+/// The work of the inserts that grew a set: figures that a machine's load cannot move,
+/// for the worst case of a fill (the time of one such insert is mostly the page faults
+/// and cache misses these slots and bytes cost).
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub(crate) struct InsertCost {
-    /// Slot words read or written: the new entry's probe for a free slot, and the old
-    /// slots it copied while migrating, with their probes in the new array.
+    /// Slot words one step of growth read or wrote: the old slots a write copied with
+    /// their probes in the new array, or the slots of the next array it zeroed.
     pub(crate) slots: usize,
-    /// Bytes of the slot array it allocated (0 unless it started a migration).
+    /// Bytes of a slot array one insert allocated.
     pub(crate) array_bytes: usize,
 }
 
@@ -484,7 +484,7 @@ impl<S> Slots<S> {
             retired: Retired::default(),
             retired_bytes: 0,
             writes_to_collect: COLLECT_EVERY,
-            last_insert: InsertCost::default(),
+            most_insert: InsertCost::default(),
             #[cfg(not(loom))]
             prepared: None,
             #[cfg(not(loom))]
@@ -670,9 +670,10 @@ impl<S> SlotsGuard<'_, S> {
         self.slots.arrays().0.map_or(0, |array| unsafe { array.capacity() })
     }
 
-    /// What the last [`insert`](Self::insert) touched.
-    pub(crate) fn last_insert(&self) -> InsertCost {
-        self.locked.last_insert
+    /// The most slots one step of growth work touched, and the largest slot array one
+    /// insert allocated.
+    pub(crate) fn most_insert(&self) -> InsertCost {
+        self.locked.most_insert
     }
 
     /// Whether a migration to a new array is under way.
@@ -727,16 +728,14 @@ impl<S> SlotsGuard<'_, S> {
     /// that bit).
     pub(crate) fn insert(&mut self, hash: u64, entry: NonNull<u8>) -> Result<(), StrError> {
         assert_eq!(entry.as_ptr().addr() & TAGGED, 0, "slot entries point to 8-aligned blocks");
-        self.locked.last_insert = InsertCost::default();
         self.migrate_some();
         #[cfg(not(loom))]
         self.prepare_some();
         let array = self.reserve_one()?;
         let word = tag::pack(entry, hash);
         // SAFETY: under the lock the current array is allocated.
-        let (was_tombstone, probes) = unsafe { store_in_free_slot(array, hash, word) };
+        let (was_tombstone, _) = unsafe { store_in_free_slot(array, hash, word) };
         let locked = &mut *self.locked;
-        locked.last_insert.slots += probes;
         if was_tombstone {
             locked.tombstones -= 1;
         }
@@ -937,11 +936,12 @@ impl<S> SlotsGuard<'_, S> {
             && prepared.capacity == capacity
         {
             let (array, zeroed) = prepared.finish();
-            self.locked.last_insert.slots += zeroed;
+            self.locked.most_insert.slots = self.locked.most_insert.slots.max(zeroed);
             return Ok(array);
         }
         let array = Array::allocate(capacity)?;
-        self.locked.last_insert.array_bytes += Array::layout(capacity).map_or(0, |(layout, _)| layout.size());
+        let bytes = Array::layout(capacity).map_or(0, |(layout, _)| layout.size());
+        self.locked.most_insert.array_bytes = self.locked.most_insert.array_bytes.max(bytes);
         Ok(array)
     }
 
@@ -950,11 +950,23 @@ impl<S> SlotsGuard<'_, S> {
     #[cfg(not(loom))]
     #[inline]
     fn prepare_some(&mut self) {
+        // One compare while nothing is due: `prepare_at` is 0 while an array is prepared.
+        if self.locked.occupied + self.locked.tombstones >= self.locked.prepare_at {
+            self.prepare_step();
+        }
+    }
+
+    /// Starts preparing the next array, or zeroes the next slots of the one prepared.
+    #[cfg(not(loom))]
+    #[inline(never)]
+    fn prepare_step(&mut self) {
         let locked = &mut *self.locked;
         match &mut locked.prepared {
-            Some(prepared) => locked.last_insert.slots += prepared.zero_some(PREPARE_STEP),
-            None if locked.occupied + locked.tombstones >= locked.prepare_at => self.start_preparing(),
-            None => {}
+            Some(prepared) => {
+                let zeroed = prepared.zero_some(PREPARE_STEP);
+                locked.most_insert.slots = locked.most_insert.slots.max(zeroed);
+            }
+            None => self.start_preparing(),
         }
     }
 
@@ -968,9 +980,11 @@ impl<S> SlotsGuard<'_, S> {
         let capacity = unsafe { current.capacity() };
         let locked = &mut *self.locked;
         locked.prepared = Prepared::start(capacity * 2);
-        locked.last_insert.array_bytes += locked.prepared.as_ref().map_or(0, Prepared::bytes);
-        // Asked once per array: if memory ran out, its growth allocates as usual.
-        locked.prepare_at = usize::MAX;
+        let bytes = locked.prepared.as_ref().map_or(0, Prepared::bytes);
+        locked.most_insert.array_bytes = locked.most_insert.array_bytes.max(bytes);
+        // Every write zeroes a few slots from now on; if memory ran out, this array's
+        // growth allocates as usual and nobody asks again.
+        locked.prepare_at = if locked.prepared.is_some() { 0 } else { usize::MAX };
     }
 
     /// Copies the next `step` old slots, if migrating.
@@ -989,7 +1003,7 @@ impl<S> SlotsGuard<'_, S> {
         let old_slots = unsafe { old.slots() };
         let locked = &mut *self.locked;
         let end = locked.cursor.saturating_add(budget).min(old_slots.len());
-        locked.last_insert.slots += end.saturating_sub(locked.cursor);
+        let mut touched = end.saturating_sub(locked.cursor);
         for slot in &old_slots[locked.cursor..end] {
             let word = slot.load(Ordering::Relaxed);
             let bits = word.addr();
@@ -1005,9 +1019,10 @@ impl<S> SlotsGuard<'_, S> {
             if was_tombstone {
                 locked.tombstones -= 1;
             }
-            locked.last_insert.slots += probes;
+            touched += probes;
             locked.occupied += 1;
         }
+        locked.most_insert.slots = locked.most_insert.slots.max(touched);
         locked.cursor = end;
         if end < old_slots.len() {
             return;

@@ -164,7 +164,7 @@ fn no_insert_zeroes_or_copies_a_large_array_at_once() {
     let mut prepared_seen = false;
     for key in 0..100_000u64 {
         guard.insert(mixed_hash(key), fake(key, false)).unwrap();
-        most_slots = most_slots.max(guard.last_insert().slots);
+        most_slots = most_slots.max(guard.most_insert().slots);
         prepared_seen |= guard.locked.prepared.as_ref().is_some_and(|p| p.zeroed > 0);
     }
     assert!(prepared_seen, "arrays of {PREPARE_FROM} slots and more are prepared ahead");
