@@ -175,10 +175,7 @@ impl ByteAtom {
     /// ```
     #[inline]
     pub fn hash64(&self) -> u64 {
-        if let Some(hash) = self.word.heap_hash() {
-            return hash;
-        }
-        if let Some(hash) = self.word.static_entry_hash() {
+        if let Some(hash) = self.word.table_hash() {
             return hash;
         }
         // Inline and declared atoms are values, in no table: a mix of the word (which holds

@@ -216,12 +216,11 @@ impl AtomWord {
         unsafe { StaticEntry::text(self.static_entry()) }
     }
 
-    /// The hash the owning table filed a table's atom under (a heap block's or a static
+    /// The hash the owning table filed this atom under (a heap block's or a static
     /// entry's: both begin with a [`Header`] caching it), after one tag test and with one
     /// load and no call; `None` for the atoms that are values (inline and declared).
-    #[cfg(feature = "small-map")]
     #[inline]
-    pub(crate) fn entry_hash(&self) -> Option<u64> {
+    pub(crate) fn table_hash(&self) -> Option<u64> {
         // Heap (0b000) and static (0b010) words; inline ones have bit 0 set, declared
         // ones bit 2.
         if self.bits() & (TAG_INLINE | 0b100) != 0 {
@@ -234,42 +233,6 @@ impl AtomWord {
         // `StaticEntry` is `repr(C)` with the header first, asserted in `heap`), which
         // `entry_hash` reads.
         Some(unsafe { heap::entry_hash(NonNull::new_unchecked(header)) })
-    }
-
-    /// The hash the owning table filed this atom under; `None` for inline atoms.
-    #[inline]
-    pub(crate) fn table_hash(&self) -> Option<u64> {
-        if let Some(hash) = self.heap_hash() {
-            return Some(hash);
-        }
-        self.static_entry_hash()
-    }
-
-    /// A heap atom's table hash, after one tag test: the common case of `hash64`.
-    #[inline]
-    pub(crate) fn heap_hash(&self) -> Option<u64> {
-        if self.bits() & TAG_MASK != 0 {
-            return None;
-        }
-        // SAFETY: a heap atom owns a count of its block: alive for the borrow of `self`.
-        Some(unsafe { heap::entry_hash(self.pointer().cast()) })
-    }
-
-    /// A static entry's table hash (`None` for values and heap atoms).
-    #[inline]
-    pub(crate) fn static_entry_hash(&self) -> Option<u64> {
-        if self.bits() & TAG_MASK != TAG_STATIC {
-            return None;
-        }
-        Some(self.cold_static_entry_hash())
-    }
-
-    /// Out of line and cold, so that `hash64` lays heap atoms' path out first.
-    #[cold]
-    #[inline(never)]
-    fn cold_static_entry_hash(&self) -> u64 {
-        // SAFETY: the word points at an immortal static entry.
-        unsafe { StaticEntry::hash(self.static_entry()) }
     }
 
     /// Whether the atom is the global table's entry (heap or static); false for inline

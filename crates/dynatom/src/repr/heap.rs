@@ -618,7 +618,7 @@ pub(crate) struct StaticEntry {
 }
 
 // A static entry begins with its header, as a block does: an entry word's cached hash is
-// read at the same place whichever kind of entry it points at (`AtomWord::entry_hash`).
+// read at the same place whichever kind of entry it points at (`AtomWord::table_hash`).
 #[cfg(not(loom))]
 const _: () = assert!(std::mem::offset_of!(StaticEntry, header) == 0);
 

@@ -131,7 +131,7 @@ impl HintKey for Atom {
 /// multiply for them, since a lookup waits on this chain before it can touch an entry.
 #[inline]
 pub(crate) fn word_key_hash(word: &AtomWord, seed: u64) -> u64 {
-    match word.entry_hash() {
+    match word.table_hash() {
         Some(hash) => hash,
         None => value_key_hash(word.bits(), seed),
     }
