@@ -17,6 +17,9 @@ impl GlobalInterner for DynatomGlobal {
     fn resolve<'a>(&'a self, h: &'a dynatom::Atom) -> &'a str {
         h.as_str()
     }
+    fn mapped_bytes(&self) -> usize {
+        dynatom::AtomTable::global().memory_report().mapped_bytes
+    }
 }
 
 pub struct UstrPeer;

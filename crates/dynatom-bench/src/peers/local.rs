@@ -22,6 +22,9 @@ impl LocalInterner for DynatomTable {
     fn resolve<'a>(&'a self, sym: &'a dynatom::Atom) -> &'a str {
         sym.as_str()
     }
+    fn mapped_bytes(&self) -> usize {
+        self.0.memory_report().mapped_bytes
+    }
 }
 
 /// `dynatom::Interner`: 4-byte `Copy` symbols, text packed in chunks.

@@ -24,6 +24,11 @@ pub trait GlobalInterner: Sync + Sized {
     fn create() -> Self;
     fn intern(&self, s: &str) -> Self::Handle;
     fn resolve<'a>(&'a self, h: &'a Self::Handle) -> &'a str;
+    /// Memory the interner maps from the OS itself, which the counting allocator does
+    /// not see (dynatom's slabs on Linux).
+    fn mapped_bytes(&self) -> usize {
+        0
+    }
 }
 
 /// A single-owner interner: insertion through `&mut self`.
@@ -35,6 +40,10 @@ pub trait LocalInterner: Sized {
     /// Lookup of a string that may or may not be present (never inserts).
     fn get(&self, s: &str) -> Option<Self::Symbol>;
     fn resolve<'a>(&'a self, sym: &'a Self::Symbol) -> &'a str;
+    /// As [`GlobalInterner::mapped_bytes`].
+    fn mapped_bytes(&self) -> usize {
+        0
+    }
 }
 
 /// An interner shared by threads (`&self` everywhere), which freezes into a read-only

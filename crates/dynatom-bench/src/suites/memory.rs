@@ -1,8 +1,10 @@
 //! Suite `memory`: bytes per distinct string beyond its characters, after interning every
 //! distinct string of a corpus once, for every interner; allocator slop (what
 //! `malloc_usable_size` adds on top of the requests) is reported separately, like
-//! Firefox's about:memory. The handles themselves live in a vector allocated before the
-//! measurement, so they are not counted (their size is shown).
+//! Firefox's about:memory; memory an interner maps from the OS itself (dynatom's slabs on
+//! Linux) is added to its requested bytes, from its own report. The handles themselves
+//! live in a vector allocated before the measurement, so they are not counted (their size
+//! is shown).
 
 use super::{ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::alloc_count::counting;
@@ -38,10 +40,12 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
-    fn figures(&self, out: &mut ChildOutput, snap: crate::alloc_count::Snapshot, handle_size: usize) {
+    /// `mapped` is what the interner mapped from the OS meanwhile, outside the counting
+    /// allocator's view: counted as requested bytes with no slop.
+    fn figures(&self, out: &mut ChildOutput, snap: crate::alloc_count::Snapshot, mapped: usize, handle_size: usize) {
         let n = self.distinct.len() as f64;
         let chars: usize = self.distinct.iter().map(String::len).sum();
-        out.fig("overhead_per_string", (snap.live_bytes as f64 - chars as f64) / n);
+        out.fig("overhead_per_string", ((snap.live_bytes as f64 + mapped as f64) - chars as f64) / n);
         out.fig("slop_per_string", snap.live_slop as f64 / n);
         out.fig("allocs_per_string", snap.alloc_calls as f64 / n);
         out.fig("handle_bytes", handle_size as f64);
@@ -59,6 +63,7 @@ impl GlobalVisitor for Run<'_> {
     fn visit<G: GlobalInterner>(self) -> ChildOutput {
         let mut out = ChildOutput::default();
         let mut handles = Vec::with_capacity(self.distinct.len());
+        let mapped_before = G::create().mapped_bytes();
         let (g, snap) = counting(|| {
             let g = G::create();
             for s in self.distinct {
@@ -66,7 +71,8 @@ impl GlobalVisitor for Run<'_> {
             }
             g
         });
-        self.figures(&mut out, snap, std::mem::size_of::<G::Handle>());
+        let mapped = g.mapped_bytes().saturating_sub(mapped_before);
+        self.figures(&mut out, snap, mapped, std::mem::size_of::<G::Handle>());
         self.check(&mut out, handles.iter().map(|h| g.resolve(h)));
         drop(handles);
         out
@@ -85,7 +91,8 @@ impl LocalVisitor for Run<'_> {
             }
             t
         });
-        self.figures(&mut out, snap, std::mem::size_of::<L::Symbol>());
+        let mapped = table.mapped_bytes();
+        self.figures(&mut out, snap, mapped, std::mem::size_of::<L::Symbol>());
         self.check(&mut out, syms.iter().map(|s| table.resolve(s)));
         drop(syms);
         out
@@ -108,8 +115,11 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
         "memory",
         "Memory per distinct string",
         "Every distinct string of the corpus interned once into a fresh interner. *overhead* = \
-         (live requested bytes − the strings' own bytes) ÷ distinct strings; *slop* = what glibc's \
-         `malloc_usable_size` adds on top of the requests, per string; handles are stored in a \
+         (live requested bytes − the strings' own bytes) ÷ distinct strings, where dynatom's \
+         slabs (32 KiB blocks of atoms it maps from the kernel itself, which the counting \
+         allocator cannot see) count whole, free room included; *slop* = what glibc's \
+         `malloc_usable_size` adds on top of the requests, per string (a slab has none: its \
+         blocks' rounding to 8 bytes is in the overhead); handles are stored in a \
          vector allocated beforehand and not counted (their size is its own column). dynatom's \
          atoms of ≤7 bytes live inside the handle, so short-string corpora can show less than zero.",
     );

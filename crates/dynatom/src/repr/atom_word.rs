@@ -502,6 +502,8 @@ impl RawAtom {
                 static_chars: 0,
                 declared: false,
                 block: Some(block.cast()),
+                // SAFETY: forwarded from this function's contract.
+                slab_block: unsafe { heap::entry_slab_block(block) },
             },
             None => EntryFootprint {
                 header: std::mem::size_of::<StaticEntry>(),
@@ -510,6 +512,7 @@ impl RawAtom {
                 // SAFETY: static entries are never freed.
                 declared: unsafe { StaticEntry::declared_bits(self.static_entry()) } != 0,
                 block: None,
+                slab_block: None,
             },
         }
     }
@@ -525,6 +528,8 @@ pub(crate) struct EntryFootprint {
     pub(crate) declared: bool,
     /// The allocation, for asking the allocator about slop.
     pub(crate) block: Option<NonNull<u8>>,
+    /// The size of the block if it lies in a table's slab (then no allocator owns it).
+    pub(crate) slab_block: Option<usize>,
 }
 
 #[cfg(all(test, not(loom)))]
@@ -556,12 +561,12 @@ mod tests {
     #[test]
     fn heap_words_hand_out_the_same_bytes() {
         let block = Block::copy_from(b"an atom's heap block", crate::repr::heap::Fallibility::Infallible).unwrap();
-        block.cache_hash(42 << 4);
+        block.cache_hash(42 << 5);
         let ptr = block.bytes_ptr();
         let word = AtomWord::from_block(block);
         assert_eq!(word.as_bytes().as_ptr(), ptr);
         assert_eq!(word.to_str_word().as_bytes().as_ptr(), ptr);
-        assert_eq!(word.table_hash(), Some(42 << 4));
+        assert_eq!(word.table_hash(), Some(42 << 5));
         assert_eq!(word.clone().bits(), word.bits());
     }
 }

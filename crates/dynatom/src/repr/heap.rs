@@ -5,7 +5,7 @@
 //! ```text
 //!  offset 0         4         8                              16
 //!         +---------+---------+-------------------------------+---------- - -
-//!         |  count  |   len   | state: hash bits 4.. | flags  | bytes ...
+//!         |  count  |   len   | state: hash bits 5.. | flags  | bytes ...
 //!         |  u32    |   u32   | u64                           | len bytes
 //!         +---------+---------+-------------------------------+---------- - -
 //!         ^                                                   ^
@@ -17,10 +17,11 @@
 //!   thread that dropped the last count; nothing else is told. An interned block whose
 //!   count is 1 is held by its table alone: it is *unused*, and the table decides when to
 //!   take it back (see `table::shared`).
-//! * `state` packs the cached hash (its bits 4..64; zero = none cached) with four flags:
+//! * `state` packs the cached hash (its bits 5..64; zero = none cached) with five flags:
 //!   [`INTERNED`] (a table holds a count on this block as its entry), [`LOCAL`] (that
 //!   table is not the global one), [`OWN_SEED`] (the cached hash is that table's own seed's,
-//!   not the process seed's) and [`UTF8_VALID`] (the bytes were checked and are UTF-8).
+//!   not the process seed's), [`UTF8_VALID`] (the bytes were checked and are UTF-8) and
+//!   [`SLAB`] (the block lies in a table's slab, see [`slab`]; set at birth).
 //!   The hash is a pure function of the bytes and the seed, so any value a reader sees is
 //!   right; flags are only ever set, except when a local table lets go of its entries.
 //!
@@ -30,12 +31,16 @@
 //! goes through a hook the table installs ([`set_unused_hook`]).
 //!
 //! The bytes take exactly `len` bytes of room below 32 KiB; longer texts get the room of
-//! their size class ([`capacity_class`]), which is what the block is freed with.
+//! their size class ([`capacity_class`]), which is what the block is freed with. A block
+//! that a table copies in lies in one of the table's slabs instead when it fits one
+//! (header and text up to [`slab::MAX_BLOCK`]): it is rounded to 8 bytes and freed back
+//! to its slab.
 
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};
 
 use super::block_cache;
+use super::slab::{self, Slabs};
 use crate::error::StrError;
 use crate::sync::{AtomicU32, AtomicU64, Ordering, fence};
 
@@ -63,9 +68,12 @@ pub(crate) const LOCAL: u64 = 0b0010;
 pub(crate) const OWN_SEED: u64 = 0b0100;
 /// `state` flag: the bytes are known to be UTF-8.
 pub(crate) const UTF8_VALID: u64 = 0b1000;
-const FLAGS: u64 = 0b1111;
+/// `state` flag: the block lies in a table's slab ([`slab`]), not in its own allocation.
+/// Set when the block is made, never changed.
+pub(crate) const SLAB: u64 = 0b1_0000;
+const FLAGS: u64 = 0b1_1111;
 
-/// The form of a hash the header can cache: its four low bits (where the flags live)
+/// The form of a hash the header can cache: its five low bits (where the flags live)
 /// cleared, and never zero (zero means "none cached").
 #[inline]
 pub(crate) const fn cacheable_hash(hash: u64) -> u64 {
@@ -182,6 +190,48 @@ impl Block {
         let block = uninit.finish();
         let entry = block.ptr;
         Ok((block, entry))
+    }
+
+    /// As [`Block::copy_filed`], into a block of `slabs` when one holds it (texts of up to
+    /// [`slab::MAX_BLOCK`] bytes with the header): the table's own memory, freed back to it.
+    ///
+    /// # Safety
+    /// The table that owns `slabs` files the block (it keeps the entry's count) and
+    /// disowns them before it gives up its entries (see [`slab`]'s docs).
+    #[inline]
+    pub(crate) unsafe fn copy_filed_in(
+        slabs: &Slabs,
+        bytes: &[u8],
+        hash: u64,
+        flags: u64,
+        fallibility: Fallibility,
+    ) -> Result<(Block, NonNull<Header>), StrError> {
+        let Some(size) = slab::block_size(HEADER_SIZE + bytes.len()) else {
+            return Block::copy_filed(bytes, hash, flags, fallibility);
+        };
+        debug_assert_eq!(hash, cacheable_hash(hash));
+        debug_assert_eq!(flags & !(LOCAL | OWN_SEED), 0);
+        let Some(raw) = slabs.allocate(size) else {
+            return match fallibility {
+                Fallibility::Fallible => Err(StrError::AllocFailed { size: slab::SLAB_BYTES }),
+                Fallibility::Infallible => std::alloc::handle_alloc_error(
+                    Layout::from_size_align(slab::SLAB_BYTES, slab::SLAB_BYTES).expect("a valid slab layout"),
+                ),
+            };
+        };
+        let ptr = raw.cast::<Header>();
+        let header = Header {
+            count: AtomicU32::new(2),
+            len: u32::try_from(bytes.len()).expect("a slab block is small"),
+            state: AtomicU64::new(hash | INTERNED | SLAB | flags),
+        };
+        // SAFETY: a fresh slab block of `size` bytes, 8-aligned, ours alone: the header,
+        // then the bytes, fit (`size` was computed from both).
+        unsafe {
+            ptr.as_ptr().write(header);
+            ptr::copy_nonoverlapping(bytes.as_ptr(), raw.as_ptr().add(HEADER_SIZE), bytes.len());
+        }
+        Ok((Block { ptr }, ptr))
     }
 
     /// Publishes an allocation that was filled outside [`UninitBlock`] (the growable
@@ -490,7 +540,18 @@ impl Drop for DeadBlock {
     #[inline]
     fn drop(&mut self) {
         // SAFETY: the count reached zero, so this is the only access to the block.
-        let len = unsafe { self.ptr.as_ref() }.len as usize;
+        let header = unsafe { self.ptr.as_ref() };
+        if header.state.load(Ordering::Relaxed) & SLAB != 0 {
+            // SAFETY: as below for the header; the block came from its table's slabs,
+            // whose table is alive or has disowned them (it frees through its sweeps, and
+            // gives up its entries only after disowning).
+            unsafe {
+                ptr::drop_in_place(self.ptr.as_ptr());
+                slab::free(self.ptr.cast());
+            }
+            return;
+        }
+        let len = header.len as usize;
         let layout = block_layout(len).expect("layout was valid at allocation");
         // SAFETY: the header was initialised at allocation and is dropped exactly once
         // here (loom's atomics need their destructor to run).
@@ -527,6 +588,21 @@ pub(crate) fn entry_bytes_ptr(ptr: NonNull<Header>) -> *const u8 {
 pub(crate) unsafe fn entry_hash(ptr: NonNull<Header>) -> u64 {
     // SAFETY: the caller guarantees the block is allocated.
     unsafe { ptr.as_ref() }.state.load(Ordering::Relaxed) & !FLAGS
+}
+
+/// The size of a listed block's slab block, if it lies in a slab (same contract as
+/// [`entry_bytes`]).
+///
+/// # Safety
+/// As for [`entry_bytes`].
+#[inline]
+pub(crate) unsafe fn entry_slab_block(ptr: NonNull<Header>) -> Option<usize> {
+    // SAFETY: the caller guarantees the block is allocated.
+    let header = unsafe { ptr.as_ref() };
+    if header.state.load(Ordering::Relaxed) & SLAB == 0 {
+        return None;
+    }
+    slab::block_size(HEADER_SIZE + header.len as usize)
 }
 
 /// A freshly allocated block whose bytes are still being written.
@@ -718,28 +794,28 @@ mod tests {
         let block = Block::copy_from(b"hash me", Fallibility::Infallible).unwrap();
         assert_eq!(block.cached_hash(), None);
         block.mark_utf8();
-        block.cache_hash(cacheable_hash(7 << 4));
-        block.cache_hash(cacheable_hash(8 << 4));
-        assert_eq!(block.cached_hash(), Some(7 << 4));
+        block.cache_hash(cacheable_hash(7 << 5));
+        block.cache_hash(cacheable_hash(8 << 5));
+        assert_eq!(block.cached_hash(), Some(7 << 5));
         assert_eq!(block.flags(), UTF8_VALID);
-        assert_eq!(cacheable_hash(0xF), 0x10, "a cacheable hash is never zero");
+        assert_eq!(cacheable_hash(0x1F), 0x20, "a cacheable hash is never zero");
     }
 
     #[test]
     fn a_block_is_claimed_once() {
         let block = Block::copy_from(b"claimed", Fallibility::Infallible).unwrap();
-        block.cache_hash(cacheable_hash(99 << 4));
+        block.cache_hash(cacheable_hash(99 << 5));
         assert!(!block.is_global_entry());
         assert!(block.try_claim(0));
         assert!(!block.try_claim(LOCAL));
         assert!(block.is_global_entry());
-        assert_eq!(block.cached_process_hash(), Some(99 << 4));
+        assert_eq!(block.cached_process_hash(), Some(99 << 5));
     }
 
     #[test]
     fn an_entry_is_reclaimed_only_when_the_table_alone_holds_it() {
         let block = Block::copy_from(b"held by a table", Fallibility::Infallible).unwrap();
-        block.cache_hash(cacheable_hash(5 << 4));
+        block.cache_hash(cacheable_hash(5 << 5));
         assert!(block.try_claim(LOCAL | OWN_SEED));
         let entry = block.clone().into_raw();
         // SAFETY: `entry` holds the table's count of a live block.
@@ -756,7 +832,7 @@ mod tests {
             // The table lets go; its own-seed hash stays, and keeps other tables off.
             Block::release_entry(entry);
             assert_eq!(handle.flags(), OWN_SEED);
-            assert_eq!(handle.cached_hash(), Some(5 << 4));
+            assert_eq!(handle.cached_hash(), Some(5 << 5));
             assert_eq!(handle.cached_process_hash(), None);
             assert!(!handle.try_claim(0));
             assert_eq!(handle.count_for_test(), 1);
@@ -765,7 +841,7 @@ mod tests {
 
     #[test]
     fn a_filed_copy_starts_with_the_tables_count_and_flags() {
-        let hash = cacheable_hash(77 << 4);
+        let hash = cacheable_hash(77 << 5);
         let (block, entry) = Block::copy_filed(b"filed at birth", hash, LOCAL, Fallibility::Infallible).unwrap();
         assert_eq!(block.bytes(), b"filed at birth");
         assert_eq!((block.count_for_test(), block.flags(), block.cached_hash()), (2, INTERNED | LOCAL, Some(hash)));

@@ -10,7 +10,9 @@
 
 pub(crate) mod atom_word;
 pub(crate) mod block_cache;
+pub(crate) mod checker;
 pub(crate) mod declared;
 pub(crate) mod growable;
 pub(crate) mod heap;
+pub(crate) mod slab;
 pub(crate) mod str_word;

@@ -56,8 +56,20 @@ pub struct MemoryReport {
     /// the global table files when it is made. Declared texts of up to 7 bytes are inline
     /// atoms and filed nowhere.
     pub declared_atoms: usize,
-    /// Bytes the allocator gave beyond those requested for the atoms, if known.
+    /// Bytes the allocator gave beyond those requested for the atoms, if known. Atoms in
+    /// the table's slabs have none: their rounding is in `slab_spare_bytes`.
     pub slop_bytes: Option<usize>,
+    /// Slabs the table holds: the 32 KiB blocks of memory, one block size each, where it
+    /// keeps the atoms it copies in (headers and texts of up to 256 bytes together).
+    pub slabs: usize,
+    /// Bytes of those slabs that hold no atom in use: freed and not yet reused blocks,
+    /// room not handed out yet, each slab's header, and the rounding of each atom's block
+    /// up to a multiple of 8 (the rest of an unused atom's block is in `unused_bytes`).
+    pub slab_spare_bytes: usize,
+    /// Bytes of the slabs that the table maps from the operating system itself (on Linux,
+    /// where a slab is an anonymous mapping; 0 elsewhere, where slabs come from the global
+    /// allocator like everything else): memory a counting global allocator does not see.
+    pub mapped_bytes: usize,
     /// Lookups made under a shard's lock: interning a text that the lock-free probe did
     /// not find. (Under the lock the probe is made again only if an atom was filed or
     /// removed since; otherwise the lock-free probe's figures stand for it.) Lock-free
@@ -106,6 +118,10 @@ impl MemoryReport {
             report.table_bytes += shard.memory_size();
             for_each_entry(shard, |raw| report.add_entry(raw));
         });
+        let usage = table.slab_usage();
+        report.slabs = usage.slabs;
+        report.mapped_bytes = if crate::repr::slab::MAPPED { usage.slabs * crate::repr::slab::SLAB_BYTES } else { 0 };
+        report.slab_spare_bytes += usage.spare_bytes;
         report.unused_bytes_limit = table.unused_bytes_floor().max((report.header_bytes + report.char_bytes) / 2);
         if !slop_is_known() {
             report.slop_bytes = None;
@@ -125,6 +141,9 @@ impl MemoryReport {
         // SAFETY: `collect` visits entries with their shard locked, so no sweep frees them;
         // the table holds their counts.
         let (footprint, unused) = unsafe { (raw.footprint(), raw.is_unused()) };
+        if let Some(size) = footprint.slab_block {
+            self.slab_spare_bytes += size - (footprint.header + footprint.chars);
+        }
         if unused {
             self.unused_atoms += 1;
             self.unused_bytes += footprint.header + footprint.chars;
@@ -138,19 +157,25 @@ impl MemoryReport {
             self.static_atoms += 1;
             self.declared_atoms += usize::from(footprint.declared);
         }
-        if let (Some(block), Some(slop)) = (footprint.block, self.slop_bytes.as_mut()) {
+        if let (Some(block), Some(slop), None) = (footprint.block, self.slop_bytes.as_mut(), footprint.slab_block) {
             *slop += usable_size(block.as_ptr()).saturating_sub(footprint.header + footprint.chars);
         }
     }
 
-    /// Every byte accounted for: table, headers, characters, slop and unused atoms.
+    /// Every byte accounted for: table, headers, characters, slop, slabs' spare bytes and
+    /// unused atoms.
     ///
     /// ```
     /// let report = dynatom::AtomTable::new().memory_report();
     /// assert!(report.total_bytes() >= report.table_bytes);
     /// ```
     pub fn total_bytes(&self) -> usize {
-        self.table_bytes + self.header_bytes + self.char_bytes + self.slop_bytes.unwrap_or(0) + self.unused_bytes
+        self.table_bytes
+            + self.header_bytes
+            + self.char_bytes
+            + self.slop_bytes.unwrap_or(0)
+            + self.slab_spare_bytes
+            + self.unused_bytes
     }
 }
 
@@ -196,6 +221,8 @@ impl fmt::Display for MemoryReport {
         let unused =
             format!("unused atoms ({}), kept until a sweep (at most {} B)", self.unused_atoms, self.unused_bytes_limit);
         line(f, "├──", self.unused_bytes, &unused)?;
+        let slabs = format!("slab room holding no atom ({} slabs)", self.slabs);
+        line(f, "├──", self.slab_spare_bytes, &slabs)?;
         match self.slop_bytes {
             Some(slop) => line(f, "└──", slop, "allocator slop")?,
             None => writeln!(f, "└──      unknown -- allocator slop")?,

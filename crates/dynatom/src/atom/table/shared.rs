@@ -44,6 +44,7 @@ use crate::hash;
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::declared::{self, DeclareError, StaticText};
 use crate::repr::heap::{Block, Fallibility, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash};
+use crate::repr::slab::{SlabUsage, Slabs};
 use crate::sync::{AtomicU64, AtomicUsize, Mutex, Ordering, lock};
 
 use super::reclaim::{self, Retired};
@@ -160,6 +161,9 @@ pub(crate) struct TableShared {
     /// `filed_bytes` beyond which a filer checks every shard: the room the last such
     /// check left under the table's byte bound.
     filed_bytes_room: AtomicUsize,
+    /// Where the atoms this table copies in live (see `repr::slab`): headers and texts of
+    /// up to `slab::MAX_BLOCK` bytes, rounded to 8, with no allocator header.
+    slabs: Slabs,
 }
 
 /// What a lock-free probe that found nothing saw.
@@ -222,6 +226,7 @@ impl TableShared {
             live_bytes: AtomicUsize::new(0),
             filed_bytes: AtomicUsize::new(0),
             filed_bytes_room: AtomicUsize::new(DEFAULT_UNUSED_BYTES_LIMIT),
+            slabs: Slabs::try_new()?,
         })
     }
 
@@ -254,6 +259,11 @@ impl TableShared {
         for padded in self.shards.iter() {
             visit(&mut padded.slots.lock());
         }
+    }
+
+    /// What the slabs hold beyond the blocks in them.
+    pub(crate) fn slab_usage(&self) -> SlabUsage {
+        self.slabs.usage()
     }
 
     pub(crate) fn shards_size(&self) -> usize {
@@ -567,7 +577,15 @@ impl TableShared {
     }
 
     fn file_copy(&self, bytes: &[u8], hash: u64, fallibility: Fallibility) -> Result<(AtomWord, RawAtom), StrError> {
-        let (block, entry) = Block::copy_filed(bytes, hash, self.claim_flags(), fallibility)?;
+        // Under loom the global table is dropped among the model's statics, where the
+        // slabs' disowning would be a step out of order: it copies into malloc blocks.
+        let (block, entry) = if cfg!(loom) && self.kind == TableKind::Global {
+            Block::copy_filed(bytes, hash, self.claim_flags(), fallibility)?
+        } else {
+            // SAFETY: this table files the block, and disowns its slabs (first thing in
+            // its drop) before it gives up its entries.
+            unsafe { Block::copy_filed_in(&self.slabs, bytes, hash, self.claim_flags(), fallibility)? }
+        };
         Ok(AtomWord::filed_copy(block, entry))
     }
 
@@ -929,6 +947,9 @@ pub(crate) type SharedRef = crate::sync::Arc<TableShared>;
 
 impl Drop for TableShared {
     fn drop(&mut self) {
+        // Before any entry's count goes: from here on, a block of the slabs that some
+        // handle outlives is freed by that handle without the table (see `repr::slab`).
+        self.slabs.disown();
         // No reader is left (each holds an `AtomTable`): the shards are ours outright, and
         // are emptied without locks or synchronising operations (loom drops the global
         // table among its statics, where a step of the model would be out of order).

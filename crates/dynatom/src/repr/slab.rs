@@ -1,0 +1,633 @@
+//! Size-class slabs: where a table keeps the atoms it copies in.
+//!
+//! # Layout
+//!
+//! ```text
+//!  a slab: SLAB_BYTES, aligned to SLAB_BYTES, blocks of one size (a multiple of 8)
+//!  +-------------+---------+---------+- - -+---------+---------------------+
+//!  | SlabHeader  | block 0 | block 1 |     | block k | never handed out    |
+//!  +-------------+---------+---------+- - -+---------+---------------------+
+//!  ^ block address with its low SLAB_BYTES bits cleared
+//! ```
+//!
+//! A table has one [`Slabs`]: a class per block size from 16 to [`MAX_BLOCK`] bytes in
+//! steps of 8, each a lock over the class's slabs. A block's slab is found from the block's
+//! address alone (the slab's alignment), so a block carries no allocator header and is
+//! rounded to 8 bytes, where glibc's malloc adds an 8-byte chunk header and rounds to 16.
+//!
+//! # Ownership and reuse
+//!
+//! While its table lives, a slab is *owned*: its header points at its class, and blocks
+//! come and go only under that class's lock. A freed block goes on its slab's free list
+//! and is only ever handed out again as a block of the same table and size: memory that
+//! held an atom keeps holding atom headers until its slab is released, which happens when
+//! its last block comes back (unless it is the class's only slab with room, kept so that
+//! an intern-and-sweep cycle at a slab boundary does not allocate every time).
+//!
+//! When the table goes ([`Slabs::disown`], before it lets go of its entries), each slab
+//! loses its owner: it is released at once if empty, else by whichever thread frees its
+//! last block, through the slab's own count (the blocks still held are atoms of the
+//! dropped table that outlive it). The table lets go of its entries only after disowning,
+//! and until then it holds a count of every block in its slabs, so no handle can free a
+//! block of an owned slab: only the table's own code does, in its sweeps.
+//!
+//! # The checkers
+//!
+//! A block on a free list, and the room not yet handed out, are marked inaccessible for
+//! valgrind's memcheck and AddressSanitizer ([`checker`]), so a use after free inside a
+//! slab is reported as it would be for a malloc block; the allocator unmarks the one word
+//! of a free block it reads (the free-list link) for that read only.
+
+use std::cell::UnsafeCell;
+use std::ptr::{self, NonNull};
+
+use super::checker;
+use crate::error::StrError;
+use crate::sync::{AtomicPtr, AtomicU32, Mutex, Ordering, exclusive, fence, lock};
+
+/// Bytes of one slab, and its alignment: 32 KiB holds at least 126 blocks of the largest
+/// class and bounds a class's room that no block uses yet to 32 KiB.
+pub(crate) const SLAB_BYTES: usize = 32 * 1024;
+
+/// The largest block a slab holds (header and text, rounded to 8): texts up to 240 bytes.
+/// Longer ones cost enough to copy and hash that malloc's header is noise.
+pub(crate) const MAX_BLOCK: usize = 256;
+
+/// Block sizes step by 8 bytes, the alignment every block needs.
+const CLASS_STEP: usize = 8;
+
+/// Classes indexed by `size / CLASS_STEP`; the indices below 2 (blocks under 16 bytes)
+/// are never asked for.
+const CLASS_COUNT: usize = MAX_BLOCK / CLASS_STEP + 1;
+
+/// Where the first block of a slab starts: past the header, 8-aligned.
+const FIRST_BLOCK: usize = std::mem::size_of::<SlabHeader>().next_multiple_of(CLASS_STEP);
+
+/// The size of the block that holds `bytes` bytes, if a slab holds it.
+#[inline]
+pub(crate) const fn block_size(bytes: usize) -> Option<usize> {
+    let size = bytes.next_multiple_of(CLASS_STEP);
+    if size <= MAX_BLOCK { Some(size) } else { None }
+}
+
+#[repr(C)]
+struct SlabHeader {
+    /// Blocks handed out and not yet back, plus one while a table owns the slab. Changed
+    /// with plain loads and stores under the owner's lock; with atomic decrements once the
+    /// slab is disowned.
+    live: AtomicU32,
+    block_size: u32,
+    /// The class that owns the slab, or null once its table let go of it.
+    owner: AtomicPtr<Mutex<Class>>,
+    /// Touched only under the owner's lock.
+    links: UnsafeCell<Links>,
+}
+
+/// A slab's place in its class, and its free blocks.
+struct Links {
+    /// The last block given back; each free block's first word is the next one.
+    free: *mut u8,
+    /// Offset of the first block never handed out.
+    fresh: usize,
+    in_partial: bool,
+    all: Neighbours,
+    partial: Neighbours,
+}
+
+#[derive(Clone, Copy)]
+struct Neighbours {
+    prev: *mut SlabHeader,
+    next: *mut SlabHeader,
+}
+
+const NO_NEIGHBOURS: Neighbours = Neighbours { prev: ptr::null_mut(), next: ptr::null_mut() };
+
+/// One block size's slabs: every slab (for the table's drop), and those with room.
+pub(crate) struct Class {
+    all: *mut SlabHeader,
+    partial: *mut SlabHeader,
+    slabs: usize,
+    /// Bytes of the class's slabs not handed out as blocks (free blocks, unused room and
+    /// the headers), for memory reports.
+    spare_bytes: usize,
+}
+
+// SAFETY: the class's slabs are reached only through this value, under its lock.
+unsafe impl Send for Class {}
+
+/// A table's slabs: one class per block size.
+pub(crate) struct Slabs {
+    /// Boxed: each slab points at its class, which must not move with the table.
+    classes: Box<[Mutex<Class>]>,
+}
+
+/// What a table's slabs hold, for memory reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SlabUsage {
+    pub(crate) slabs: usize,
+    /// Bytes of slabs not handed out as blocks: free blocks, room not used yet, headers.
+    pub(crate) spare_bytes: usize,
+}
+
+impl Slabs {
+    /// Empty slabs (no memory but the classes' locks).
+    pub(crate) fn try_new() -> Result<Slabs, StrError> {
+        let mut classes = Vec::new();
+        if classes.try_reserve_exact(CLASS_COUNT).is_err() {
+            return Err(StrError::AllocFailed { size: CLASS_COUNT * std::mem::size_of::<Mutex<Class>>() });
+        }
+        classes.extend(
+            (0..CLASS_COUNT).map(|_| {
+                Mutex::new(Class { all: ptr::null_mut(), partial: ptr::null_mut(), slabs: 0, spare_bytes: 0 })
+            }),
+        );
+        Ok(Slabs { classes: classes.into_boxed_slice() })
+    }
+
+    /// A block of `size` bytes (a [`block_size`]), its contents undefined; `None` if
+    /// memory ran out.
+    #[inline]
+    pub(crate) fn allocate(&self, size: usize) -> Option<NonNull<u8>> {
+        debug_assert!(block_size(size) == Some(size) && size >= 2 * CLASS_STEP);
+        let owner = &self.classes[size / CLASS_STEP];
+        let mut class = lock(owner);
+        let slab = match NonNull::new(class.partial) {
+            Some(slab) => slab,
+            None => new_slab(&mut class, owner, size)?,
+        };
+        // SAFETY: a slab of this class (on its partial list), owned, under its lock.
+        let block = unsafe { take_block(&mut class, slab, size) };
+        checker::mark_allocated(block.as_ptr(), size);
+        Some(block)
+    }
+
+    /// Slabs in use and their spare bytes.
+    pub(crate) fn usage(&self) -> SlabUsage {
+        let mut usage = SlabUsage::default();
+        for class in self.classes.iter() {
+            let class = lock(class);
+            usage.slabs += class.slabs;
+            usage.spare_bytes += class.spare_bytes;
+        }
+        usage
+    }
+
+    /// The table lets go of its slabs: each is released now if empty, else when its
+    /// last block is freed. Must come before the table gives up its entries' counts (see
+    /// the module's docs); later calls find nothing.
+    pub(crate) fn disown(&mut self) {
+        for class in self.classes.iter_mut() {
+            let class = exclusive(class);
+            let mut slab = class.all;
+            while let Some(current) = NonNull::new(slab) {
+                // SAFETY: a slab of this class, whose lock we hold outright.
+                slab = unsafe { links(current).all.next };
+                // SAFETY: `current` is owned by this class until the store below.
+                let header = unsafe { current.as_ref() };
+                // Release: our writes to the slab happen before a later releaser's
+                // (which loads the owner with Acquire, or decrements after us).
+                header.owner.store(ptr::null_mut(), Ordering::Release);
+                if header.live.fetch_sub(1, Ordering::AcqRel) == 1 {
+                    // SAFETY: no block is out and no owner refers to it any more.
+                    unsafe { release_slab(current) };
+                }
+            }
+            *class = Class { all: ptr::null_mut(), partial: ptr::null_mut(), slabs: 0, spare_bytes: 0 };
+        }
+    }
+}
+
+impl Drop for Slabs {
+    fn drop(&mut self) {
+        self.disown();
+    }
+}
+
+/// Frees a block from [`Slabs::allocate`].
+///
+/// # Safety
+/// - `block` came from `Slabs::allocate` and is freed once, with nothing left using it;
+/// - if its table has not disowned its slabs, the table is alive for the whole call.
+pub(crate) unsafe fn free(block: NonNull<u8>) {
+    let slab = slab_of(block);
+    // SAFETY: the slab holds `block`, which is not back yet, so it is not released.
+    let header = unsafe { slab.as_ref() };
+    let size = header.block_size as usize;
+    // Acquire: pairs with `disown`'s Release store.
+    match NonNull::new(header.owner.load(Ordering::Acquire)) {
+        Some(owner) => {
+            // SAFETY: the owner is the class of a live table (the caller's guarantee).
+            let mut class = lock(unsafe { owner.as_ref() });
+            // SAFETY: `block` is of this owned slab, under its class's lock.
+            unsafe { give_back(&mut class, slab, block, size) };
+        }
+        None => {
+            checker::mark_freed(block.as_ptr(), size);
+            // Release: our uses of the block happen before whoever releases the slab.
+            if header.live.fetch_sub(1, Ordering::Release) == 1 {
+                fence(Ordering::Acquire);
+                // SAFETY: the last block is back and no owner is left.
+                unsafe { release_slab(slab) };
+            }
+        }
+    }
+}
+
+/// The slab a block lies in.
+#[inline]
+fn slab_of(block: NonNull<u8>) -> NonNull<SlabHeader> {
+    // The slab starts at the block's address rounded down to the slab alignment; `map_addr`
+    // keeps the block's provenance, which spans the whole slab allocation.
+    let start = block.as_ptr().map_addr(|addr| addr & !(SLAB_BYTES - 1));
+    // SAFETY: a slab allocation is never at address 0.
+    unsafe { NonNull::new_unchecked(start.cast()) }
+}
+
+/// The mutable part of an owned slab.
+///
+/// # Safety
+/// `slab` is owned by a class whose lock the caller holds (or outright), and no other
+/// reference to its links is alive.
+#[allow(clippy::mut_from_ref)]
+#[inline]
+unsafe fn links<'a>(slab: NonNull<SlabHeader>) -> &'a mut Links {
+    // SAFETY: the caller holds the lock that guards the links.
+    unsafe { &mut *slab.as_ref().links.get() }
+}
+
+/// Allocates an empty slab for `class`, first on its lists.
+#[cold]
+#[inline(never)]
+fn new_slab(class: &mut Class, owner: &Mutex<Class>, size: usize) -> Option<NonNull<SlabHeader>> {
+    let slab = memory::map()?.cast::<SlabHeader>();
+    let header = SlabHeader {
+        live: AtomicU32::new(1),
+        block_size: u32::try_from(size).expect("blocks are at most MAX_BLOCK"),
+        owner: AtomicPtr::new(ptr::from_ref(owner).cast_mut()),
+        links: UnsafeCell::new(Links {
+            free: ptr::null_mut(),
+            fresh: FIRST_BLOCK,
+            in_partial: true,
+            all: Neighbours { prev: ptr::null_mut(), next: class.all },
+            partial: Neighbours { prev: ptr::null_mut(), next: class.partial },
+        }),
+    };
+    // SAFETY: a fresh allocation sized and aligned for a header at its start.
+    unsafe { slab.as_ptr().write(header) };
+    // SAFETY: the neighbours are slabs of this class, under its lock.
+    unsafe {
+        if let Some(next) = NonNull::new(class.all) {
+            links(next).all.prev = slab.as_ptr();
+        }
+        if let Some(next) = NonNull::new(class.partial) {
+            links(next).partial.prev = slab.as_ptr();
+        }
+    }
+    class.all = slab.as_ptr();
+    class.partial = slab.as_ptr();
+    class.slabs += 1;
+    class.spare_bytes += SLAB_BYTES;
+    let room = slab.as_ptr().cast::<u8>().wrapping_add(FIRST_BLOCK);
+    checker::mark_freed(room, SLAB_BYTES - FIRST_BLOCK);
+    Some(slab)
+}
+
+/// Takes a free block (or the next fresh one) from `slab`, which has one.
+///
+/// # Safety
+/// `slab` is on `class`'s partial list, of blocks of `size`, under the class's lock.
+#[inline]
+unsafe fn take_block(class: &mut Class, slab: NonNull<SlabHeader>, size: usize) -> NonNull<u8> {
+    // SAFETY: forwarded from the caller.
+    let slab_links = unsafe { links(slab) };
+    let block = match NonNull::new(slab_links.free) {
+        Some(block) => {
+            checker::mark_defined(block.as_ptr(), std::mem::size_of::<*mut u8>());
+            // SAFETY: a free block of this slab, whose first word `give_back` wrote.
+            slab_links.free = unsafe { block.as_ptr().cast::<*mut u8>().read() };
+            block
+        }
+        None => {
+            let offset = slab_links.fresh;
+            slab_links.fresh += size;
+            // SAFETY: the slab is on the partial list, so a fresh block fits at `offset`.
+            unsafe { NonNull::new_unchecked(slab.as_ptr().cast::<u8>().add(offset)) }
+        }
+    };
+    // SAFETY: owned slab: `live` changes only under this lock.
+    let header = unsafe { slab.as_ref() };
+    header.live.store(header.live.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    class.spare_bytes -= size;
+    if slab_links.free.is_null() && slab_links.fresh + size > SLAB_BYTES {
+        // SAFETY: forwarded from the caller.
+        unsafe { unlink_partial(class, slab) };
+    }
+    block
+}
+
+/// Puts `block` back on its owned slab, releasing the slab if it empties and the class
+/// has another with room.
+///
+/// # Safety
+/// `block` (of `size` bytes) was handed out from `slab`, owned by `class`, whose lock the
+/// caller holds; nothing uses the block any more.
+unsafe fn give_back(class: &mut Class, slab: NonNull<SlabHeader>, block: NonNull<u8>, size: usize) {
+    // SAFETY: forwarded from the caller.
+    let slab_links = unsafe { links(slab) };
+    // SAFETY: the block is ours to reuse; its first word becomes the free-list link.
+    unsafe { block.as_ptr().cast::<*mut u8>().write(slab_links.free) };
+    slab_links.free = block.as_ptr();
+    checker::mark_freed(block.as_ptr(), size);
+    // SAFETY: owned slab: `live` changes only under this lock.
+    let header = unsafe { slab.as_ref() };
+    let live = header.live.load(Ordering::Relaxed) - 1;
+    header.live.store(live, Ordering::Relaxed);
+    class.spare_bytes += size;
+    if !slab_links.in_partial {
+        slab_links.in_partial = true;
+        slab_links.partial = Neighbours { prev: ptr::null_mut(), next: class.partial };
+        if let Some(next) = NonNull::new(class.partial) {
+            // SAFETY: a slab of this class, under its lock.
+            unsafe { links(next).partial.prev = slab.as_ptr() };
+        }
+        class.partial = slab.as_ptr();
+    }
+    let only_room = class.partial == slab.as_ptr() && slab_links.partial.next.is_null();
+    if live == 1 && !only_room {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            unlink_partial(class, slab);
+            unlink_all(class, slab);
+            release_slab(slab);
+        }
+        class.slabs -= 1;
+        class.spare_bytes -= SLAB_BYTES;
+    }
+}
+
+/// # Safety
+/// `slab` is on `class`'s partial list, under its lock.
+unsafe fn unlink_partial(class: &mut Class, slab: NonNull<SlabHeader>) {
+    // SAFETY: forwarded from the caller; neighbours are slabs of the same class.
+    unsafe {
+        let slab_links = links(slab);
+        let Neighbours { prev, next } = slab_links.partial;
+        match NonNull::new(prev) {
+            Some(prev) => links(prev).partial.next = next,
+            None => class.partial = next,
+        }
+        if let Some(next) = NonNull::new(next) {
+            links(next).partial.prev = prev;
+        }
+        slab_links.partial = NO_NEIGHBOURS;
+        slab_links.in_partial = false;
+    }
+}
+
+/// # Safety
+/// `slab` is on `class`'s list of all slabs, under its lock.
+unsafe fn unlink_all(class: &mut Class, slab: NonNull<SlabHeader>) {
+    // SAFETY: forwarded from the caller; neighbours are slabs of the same class.
+    unsafe {
+        let slab_links = links(slab);
+        let Neighbours { prev, next } = slab_links.all;
+        match NonNull::new(prev) {
+            Some(prev) => links(prev).all.next = next,
+            None => class.all = next,
+        }
+        if let Some(next) = NonNull::new(next) {
+            links(next).all.prev = prev;
+        }
+        slab_links.all = NO_NEIGHBOURS;
+    }
+}
+
+/// Gives a slab back to the allocator.
+///
+/// # Safety
+/// No block of it is out, no list and no owner refers to it, and it is released once.
+unsafe fn release_slab(slab: NonNull<SlabHeader>) {
+    let room = slab.as_ptr().cast::<u8>().wrapping_add(FIRST_BLOCK);
+    // The allocator may reuse the memory for anything: lift the slab's own marks.
+    checker::mark_defined(room, SLAB_BYTES - FIRST_BLOCK);
+    // SAFETY: the header was written by `new_slab` and is dropped once (loom's atomics
+    // need their destructors); the memory came from `memory::map`, unmapped once.
+    unsafe {
+        ptr::drop_in_place(slab.as_ptr());
+        memory::unmap(slab.cast());
+    }
+}
+
+/// Where slabs come from. On Linux, straight from the kernel: an allocator asked for
+/// memory aligned to its own size (glibc's `posix_memalign`) carves it out of a larger
+/// chunk and leaves the rest as a gap, which measured about 7 bytes of resident memory
+/// per 23-byte atom more than malloc blocks (a million atoms, 32 KiB slabs); a mapping is
+/// trimmed to the alignment instead, and adjacent slabs merge into one mapping.
+/// Elsewhere, and under loom (whose allocator checks leaks), from the global allocator.
+#[cfg(all(target_os = "linux", not(loom)))]
+mod memory {
+    use std::ffi::{c_int, c_long, c_void};
+    use std::ptr::{self, NonNull};
+
+    use super::SLAB_BYTES;
+
+    unsafe extern "C" {
+        fn mmap(addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, offset: c_long) -> *mut c_void;
+        fn munmap(addr: *mut c_void, len: usize) -> c_int;
+    }
+
+    const PROT_READ: c_int = 1;
+    const PROT_WRITE: c_int = 2;
+    const MAP_PRIVATE: c_int = 2;
+    const MAP_ANONYMOUS: c_int = 0x20;
+
+    /// Whether slabs are mapped from the kernel, outside the global allocator.
+    pub(crate) const MAPPED: bool = true;
+
+    fn map_anonymous(len: usize) -> Option<NonNull<u8>> {
+        // SAFETY: a fresh private anonymous mapping, touching no existing memory.
+        let raw = unsafe { mmap(ptr::null_mut(), len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) };
+        if raw.addr() == usize::MAX { None } else { NonNull::new(raw.cast()) }
+    }
+
+    /// # Safety
+    /// `start..start + len` is a mapping (or part of one) of ours that nothing uses.
+    unsafe fn unmap_range(start: *mut u8, len: usize) {
+        if len > 0 {
+            // SAFETY: forwarded from the caller. A failure leaves the pages mapped:
+            // memory lost, nothing unsound.
+            unsafe { munmap(start.cast(), len) };
+        }
+    }
+
+    /// `SLAB_BYTES` of zeroed memory aligned to `SLAB_BYTES`, or `None`.
+    pub(super) fn map() -> Option<NonNull<u8>> {
+        // The kernel usually places a mapping right below the previous one, so a slab
+        // after an aligned slab is aligned: one call. Otherwise map twice the size and
+        // trim both ends.
+        let first = map_anonymous(SLAB_BYTES)?;
+        if first.as_ptr().addr() % SLAB_BYTES == 0 {
+            return Some(first);
+        }
+        // SAFETY: just mapped, unused.
+        unsafe { unmap_range(first.as_ptr(), SLAB_BYTES) };
+        let wide = map_anonymous(2 * SLAB_BYTES)?;
+        let head = wide.as_ptr().addr().next_multiple_of(SLAB_BYTES) - wide.as_ptr().addr();
+        // SAFETY: the head and the tail around the aligned slab are ours and unused.
+        unsafe {
+            unmap_range(wide.as_ptr(), head);
+            unmap_range(wide.as_ptr().add(head + SLAB_BYTES), SLAB_BYTES - head);
+            Some(wide.add(head))
+        }
+    }
+
+    /// # Safety
+    /// `slab` came from [`map`] and nothing uses it any more.
+    pub(super) unsafe fn unmap(slab: NonNull<u8>) {
+        // SAFETY: forwarded from the caller.
+        unsafe { unmap_range(slab.as_ptr(), SLAB_BYTES) };
+    }
+}
+
+#[cfg(not(all(target_os = "linux", not(loom))))]
+mod memory {
+    use std::ptr::NonNull;
+
+    use super::SLAB_BYTES;
+    use crate::sync::raw_alloc;
+
+    /// Whether slabs are mapped from the kernel, outside the global allocator.
+    pub(crate) const MAPPED: bool = false;
+
+    fn layout() -> Layout {
+        Layout::from_size_align(SLAB_BYTES, SLAB_BYTES).expect("a valid slab layout")
+    }
+
+    pub(super) fn map() -> Option<NonNull<u8>> {
+        // SAFETY: the layout has a non-zero size.
+        NonNull::new(unsafe { raw_alloc::alloc(layout()) })
+    }
+
+    /// # Safety
+    /// `slab` came from [`map`] and nothing uses it any more.
+    pub(super) unsafe fn unmap(slab: NonNull<u8>) {
+        // SAFETY: allocated by `map` with this layout.
+        unsafe { raw_alloc::dealloc(slab.as_ptr(), layout()) };
+    }
+}
+
+pub(crate) use memory::MAPPED;
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    fn live(block: NonNull<u8>) -> u32 {
+        // SAFETY: the slab of a block still out.
+        unsafe { slab_of(block).as_ref() }.live.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn sizes_round_to_eight_up_to_the_largest_block() {
+        assert_eq!(block_size(17), Some(24));
+        assert_eq!(block_size(24), Some(24));
+        assert_eq!(block_size(MAX_BLOCK), Some(MAX_BLOCK));
+        assert_eq!(block_size(MAX_BLOCK + 1), None);
+    }
+
+    #[test]
+    fn blocks_are_distinct_aligned_and_reused_after_free() {
+        let slabs = Slabs::try_new().unwrap();
+        let blocks: Vec<_> = (0..1000).map(|_| slabs.allocate(40).unwrap()).collect();
+        let mut addresses: Vec<usize> = blocks.iter().map(|b| b.as_ptr() as usize).collect();
+        addresses.sort_unstable();
+        addresses.dedup();
+        assert_eq!(addresses.len(), 1000);
+        assert!(addresses.iter().all(|a| a % 8 == 0));
+        assert!(addresses.windows(2).all(|w| w[1] - w[0] >= 40), "blocks do not overlap");
+        let per_slab = (SLAB_BYTES - FIRST_BLOCK) / 40;
+        assert_eq!(slabs.usage().slabs, 1000usize.div_ceil(per_slab));
+        let last = blocks[999];
+        // SAFETY: allocated above, freed once.
+        unsafe { free(last) };
+        assert_eq!(slabs.allocate(40), Some(last), "a freed block is the next handed out");
+        for block in blocks {
+            // SAFETY: each block is freed once.
+            unsafe { free(block) };
+        }
+        let usage = slabs.usage();
+        assert_eq!(usage.slabs, 1, "empty slabs go back but the last with room");
+        assert_eq!(usage.spare_bytes, SLAB_BYTES);
+    }
+
+    #[test]
+    fn a_disowned_slab_goes_when_its_last_block_does() {
+        let mut slabs = Slabs::try_new().unwrap();
+        let kept = slabs.allocate(24).unwrap();
+        let other = slabs.allocate(24).unwrap();
+        let big = slabs.allocate(MAX_BLOCK).unwrap();
+        // SAFETY: allocated above, freed once.
+        unsafe { free(big) };
+        assert_eq!(live(kept), 3, "two blocks and the owner");
+        slabs.disown();
+        assert_eq!(slabs.usage(), SlabUsage::default());
+        assert_eq!(live(kept), 2);
+        // SAFETY: the blocks of a disowned slab are freed once each (valgrind and ASan
+        // see the slab go with the second).
+        unsafe {
+            free(other);
+            free(kept);
+        }
+    }
+
+    #[test]
+    fn spare_bytes_count_what_no_block_uses() {
+        let slabs = Slabs::try_new().unwrap();
+        let a = slabs.allocate(64).unwrap();
+        let b = slabs.allocate(32).unwrap();
+        assert_eq!(slabs.usage(), SlabUsage { slabs: 2, spare_bytes: 2 * SLAB_BYTES - 96 });
+        // SAFETY: freed once each.
+        unsafe {
+            free(a);
+            free(b);
+        }
+        assert_eq!(slabs.usage(), SlabUsage { slabs: 2, spare_bytes: 2 * SLAB_BYTES });
+    }
+
+    #[test]
+    fn slabs_are_shared_across_threads() {
+        let slabs = std::sync::Arc::new(Slabs::try_new().unwrap());
+        let handles: Vec<_> = (0..4)
+            .map(|t| {
+                let slabs = std::sync::Arc::clone(&slabs);
+                std::thread::spawn(move || {
+                    let size = 24 + 8 * t;
+                    let mut out = Vec::new();
+                    for round in 0..2000 {
+                        let block = slabs.allocate(size).unwrap();
+                        // SAFETY: a fresh block of `size` bytes, ours.
+                        unsafe { block.as_ptr().write_bytes(t as u8, size) };
+                        out.push(block.as_ptr() as usize);
+                        if round % 3 == 0 {
+                            let addr = out.swap_remove(out.len() / 2);
+                            let block = NonNull::new(addr as *mut u8).unwrap();
+                            // SAFETY: still ours, and unchanged by the other threads.
+                            let bytes = unsafe { std::slice::from_raw_parts(block.as_ptr(), size) };
+                            assert!(bytes.iter().all(|&b| b == t as u8));
+                            // SAFETY: freed once.
+                            unsafe { free(block) };
+                        }
+                    }
+                    for addr in out {
+                        // SAFETY: freed once.
+                        unsafe { free(NonNull::new(addr as *mut u8).unwrap()) };
+                    }
+                })
+            })
+            .collect();
+        for handle in handles {
+            handle.join().unwrap();
+        }
+        assert_eq!(slabs.usage().slabs, 4, "one slab with room kept per class");
+    }
+}
