@@ -131,9 +131,10 @@
 //!   `repr/atom_word.rs` (the 8-byte [`ByteAtom`] word), `repr/growable.rs` (a builder's
 //!   block under construction), `repr/block_cache.rs` (freed large blocks kept for
 //!   reuse), `repr/slab.rs` (a table's size-class slabs, where the atoms it copies in
-//!   live), `repr/checker.rs` (telling valgrind and AddressSanitizer which slab memory is
-//!   free), and the test-only `repr/heap_count_limit_tests.rs` (drives a count to its
-//!   limit).
+//!   live), `repr/checker.rs` (tells valgrind and ASan which memory the library holds
+//!   freed: a client request's `asm!`, the sanitizer's functions, and its tests' planted
+//!   read of a freed slot), and the test-only `repr/heap_count_limit_tests.rs` (drives a
+//!   count to its limit).
 //! * The unchecked steps between the byte handles and what sits above them, each a small
 //!   file of its own above `repr/` (which knows no handle type): `utf8.rs` (the one
 //!   place bytes are read as text unchecked, for [`Str`] and [`Atom`] over [`ByteStr`]

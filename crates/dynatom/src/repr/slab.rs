@@ -491,6 +491,7 @@ mod memory {
 
 #[cfg(not(all(target_os = "linux", not(loom))))]
 mod memory {
+    use std::alloc::Layout;
     use std::ptr::NonNull;
 
     use super::SLAB_BYTES;

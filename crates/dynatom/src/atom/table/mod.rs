@@ -341,6 +341,10 @@ impl AtomTable {
     /// Frees every unused atom now (atoms whose handles are all gone, kept for a later
     /// intern) and gives back spare table storage. Returns the number of atoms freed.
     ///
+    /// An atom the table copied in (up to 240 bytes) goes back to its slab, for the
+    /// table's next atom of that size; a slab that empties goes back to the system unless
+    /// it is the last of its size with room. Larger atoms go back to the allocator.
+    ///
     /// ```
     /// let table = dynatom::AtomTable::new();
     /// drop(table.intern("dropped at once, kept until the sweep"));
@@ -348,7 +352,9 @@ impl AtomTable {
     /// assert_eq!(table.shrink(), 1);
     /// let after = table.memory_report();
     /// assert_eq!((after.unused_atoms, after.unused_bytes), (0, 0));
-    /// assert_eq!(before.total_bytes() - after.total_bytes(), before.unused_bytes);
+    /// // Its block is free room in the table's one slab now.
+    /// assert_eq!(after.slabs, 1);
+    /// assert_eq!(after.slab_spare_bytes - before.slab_spare_bytes, before.unused_bytes);
     /// ```
     pub fn shrink(&self) -> usize {
         self.shared.sweep()

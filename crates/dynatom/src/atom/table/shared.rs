@@ -965,6 +965,31 @@ impl Drop for TableShared {
 mod tests {
     use super::*;
 
+    /// A use after free of an atom in a slab, planted: a table's atom is dropped and swept,
+    /// its block goes back to its slab (kept: the class's only one), and its bytes are
+    /// read through a pointer kept from before. The memory is still the slab's, so the
+    /// read is sound Rust; only the checkers, told by the slab that the block is free,
+    /// object. scripts/valgrind-tests and scripts/asan-tests require them to.
+    #[test]
+    #[ignore = "planted use-after-free: scripts/valgrind-tests and scripts/asan-tests run it and require their checker to catch it"]
+    fn planted_use_after_free_of_a_swept_atom() {
+        let table = crate::AtomTable::with_seed(1);
+        let atom = table.intern("an atom that lies in a slab of its table");
+        let bytes = atom.as_str().as_ptr();
+        drop(atom);
+        table.shrink();
+        let report = table.memory_report();
+        assert_eq!((report.atoms, report.unused_atoms, report.slabs), (0, 0, 1), "swept, its slab kept");
+        let errors_before = crate::repr::checker::valgrind_error_count();
+        // SAFETY: the byte lies in the table's slab, which is still mapped; volatile, so
+        // the read is not optimised away.
+        let stale = unsafe { std::ptr::read_volatile(bytes.add(3)) };
+        assert_eq!(stale, b'a', "the slab keeps a freed block's bytes until it is reused");
+        if crate::repr::checker::running_on_valgrind() {
+            assert!(crate::repr::checker::valgrind_error_count() > errors_before, "memcheck did not count the read");
+        }
+    }
+
     #[test]
     fn the_probe_hash_uses_every_low_bit() {
         let hashes: Vec<u64> = (0..64u64).map(|i| cacheable_hash(i.wrapping_mul(0x9E37_79B9_7F4A_7C15))).collect();
