@@ -62,6 +62,18 @@ use crate::repr::str_word::{StrForm, StrWord};
 ///   filing. [`AtomTable::shrink`] sweeps at once, and a local table frees its unused
 ///   atoms when it is dropped (atoms still in use stay valid). [`AtomTable::lookup`]
 ///   finds only atoms in use.
+/// * Storage: an atom the table copies in (header and text together up to 256 bytes)
+///   lies in the table's *slabs*, 32 KiB blocks of memory of one block size each (in
+///   steps of 8 bytes; mapped from the kernel on Linux), with no allocator header. A freed
+///   atom's block is reused only for another atom of the same table and size. A slab goes
+///   back to the system when its last block is freed, unless it is the last of its size
+///   with room, so the table holds its atoms' blocks plus at most one slab of free room
+///   per block size, plus whatever free blocks sit in slabs that still hold an atom: in
+///   the worst case (one atom left in each slab after a mass drop) a whole slab per atom in
+///   use, until the slab's other blocks are reused. [`MemoryReport::slab_spare_bytes`]
+///   reports that room. Atoms of a dropped table that are still held keep their slabs
+///   until the last of them goes. Adopted [`Str`](crate::Str) buffers and longer texts
+///   are allocations of their own.
 /// * Hashing: rapidhash over every byte, computed at most once per heap string and
 ///   cached in its header. The global table and `AtomTable::new()` tables share the
 ///   process's random seed, so a cached hash serves them all; `AtomTable::with_seed`
