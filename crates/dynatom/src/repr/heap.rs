@@ -423,6 +423,11 @@ impl Block {
     pub(crate) unsafe fn reclaim_unused(ptr: NonNull<Header>) -> Option<DeadBlock> {
         // SAFETY: the table's count keeps the block allocated.
         let header = unsafe { ptr.as_ref() };
+        // A sweep meets mostly atoms in use: a plain load turns them away without the
+        // locked instruction that a failed compare-and-swap still costs.
+        if header.count.load(Ordering::Relaxed) != 1 {
+            return None;
+        }
         // Acquire: every former handle's uses (their Release decrements) happen before the
         // free.
         header.count.compare_exchange(1, 0, Ordering::Acquire, Ordering::Relaxed).ok().map(|_| DeadBlock { ptr })
