@@ -43,7 +43,7 @@ use std::ptr::{self, NonNull};
 
 use super::checker;
 use crate::error::StrError;
-use crate::sync::{AtomicPtr, AtomicU32, Mutex, Ordering, exclusive, fence, lock};
+use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Ordering, fence, spin_loop};
 
 /// Bytes of one slab, and its alignment: 32 KiB holds at least 126 blocks of the largest
 /// class and bounds a class's room that no block uses yet to 32 KiB.
@@ -78,7 +78,7 @@ struct SlabHeader {
     live: AtomicU32,
     block_size: u32,
     /// The class that owns the slab, or null once its table let go of it.
-    owner: AtomicPtr<Mutex<Class>>,
+    owner: AtomicPtr<ClassLock>,
     /// Touched only under the owner's lock.
     links: UnsafeCell<Links>,
 }
@@ -112,13 +112,99 @@ pub(crate) struct Class {
     spare_bytes: usize,
 }
 
-// SAFETY: the class's slabs are reached only through this value, under its lock.
-unsafe impl Send for Class {}
+const EMPTY_CLASS: Class = Class { all: ptr::null_mut(), partial: ptr::null_mut(), slabs: 0, spare_bytes: 0 };
+
+/// A class behind its lock: a spin lock, whose release is a plain store where a futex
+/// mutex's is a locked exchange (the holder runs a few dozen instructions and never
+/// blocks, so a waiter spins, then yields). The figures for memory reports are published
+/// beside it at each release, so that a report takes no class lock: in the global table a
+/// class is locked only by a holder of a shard lock, which the fork handlers hold across
+/// `fork`, so no child starts with a class locked.
+pub(crate) struct ClassLock {
+    held: AtomicU32,
+    slabs: AtomicUsize,
+    spare_bytes: AtomicUsize,
+    class: UnsafeCell<Class>,
+}
+
+// SAFETY: the class (and the slabs it reaches) is touched only by the holder of `held`,
+// which the Acquire/Release pair hands from one thread to the next.
+unsafe impl Sync for ClassLock {}
+// SAFETY: as above; the raw pointers lead only to this class's slabs.
+unsafe impl Send for ClassLock {}
+
+/// Spins before a waiter yields its time slice to the holder.
+const SPINS_BEFORE_YIELD: u32 = 64;
+
+impl ClassLock {
+    fn new() -> ClassLock {
+        ClassLock {
+            held: AtomicU32::new(0),
+            slabs: AtomicUsize::new(0),
+            spare_bytes: AtomicUsize::new(0),
+            class: UnsafeCell::new(EMPTY_CLASS),
+        }
+    }
+
+    #[inline]
+    fn lock(&self) -> ClassGuard<'_> {
+        while self.held.compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed).is_err() {
+            let mut spins = 0;
+            while self.held.load(Ordering::Relaxed) != 0 {
+                if cfg!(loom) || spins < SPINS_BEFORE_YIELD {
+                    spin_loop();
+                    spins += 1;
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+        }
+        ClassGuard { lock: self }
+    }
+
+    /// The class, owned outright.
+    fn get_mut(&mut self) -> &mut Class {
+        self.class.get_mut()
+    }
+
+    fn usage(&self) -> SlabUsage {
+        SlabUsage { slabs: self.slabs.load(Ordering::Relaxed), spare_bytes: self.spare_bytes.load(Ordering::Relaxed) }
+    }
+}
+
+struct ClassGuard<'a> {
+    lock: &'a ClassLock,
+}
+
+impl std::ops::Deref for ClassGuard<'_> {
+    type Target = Class;
+
+    fn deref(&self) -> &Class {
+        // SAFETY: this guard holds the lock.
+        unsafe { &*self.lock.class.get() }
+    }
+}
+
+impl std::ops::DerefMut for ClassGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Class {
+        // SAFETY: this guard holds the lock, and the borrow of the guard is unique.
+        unsafe { &mut *self.lock.class.get() }
+    }
+}
+
+impl Drop for ClassGuard<'_> {
+    fn drop(&mut self) {
+        let (slabs, spare_bytes) = (self.slabs, self.spare_bytes);
+        self.lock.slabs.store(slabs, Ordering::Relaxed);
+        self.lock.spare_bytes.store(spare_bytes, Ordering::Relaxed);
+        self.lock.held.store(0, Ordering::Release);
+    }
+}
 
 /// A table's slabs: one class per block size.
 pub(crate) struct Slabs {
     /// Boxed: each slab points at its class, which must not move with the table.
-    classes: Box<[Mutex<Class>]>,
+    classes: Box<[ClassLock]>,
 }
 
 /// What a table's slabs hold, for memory reports.
@@ -134,13 +220,9 @@ impl Slabs {
     pub(crate) fn try_new() -> Result<Slabs, StrError> {
         let mut classes = Vec::new();
         if classes.try_reserve_exact(CLASS_COUNT).is_err() {
-            return Err(StrError::AllocFailed { size: CLASS_COUNT * std::mem::size_of::<Mutex<Class>>() });
+            return Err(StrError::AllocFailed { size: CLASS_COUNT * std::mem::size_of::<ClassLock>() });
         }
-        classes.extend(
-            (0..CLASS_COUNT).map(|_| {
-                Mutex::new(Class { all: ptr::null_mut(), partial: ptr::null_mut(), slabs: 0, spare_bytes: 0 })
-            }),
-        );
+        classes.extend((0..CLASS_COUNT).map(|_| ClassLock::new()));
         Ok(Slabs { classes: classes.into_boxed_slice() })
     }
 
@@ -150,7 +232,7 @@ impl Slabs {
     pub(crate) fn allocate(&self, size: usize) -> Option<NonNull<u8>> {
         debug_assert!(block_size(size) == Some(size) && size >= 2 * CLASS_STEP);
         let owner = &self.classes[size / CLASS_STEP];
-        let mut class = lock(owner);
+        let mut class = owner.lock();
         let slab = match NonNull::new(class.partial) {
             Some(slab) => slab,
             None => new_slab(&mut class, owner, size)?,
@@ -161,23 +243,20 @@ impl Slabs {
         Some(block)
     }
 
-    /// Slabs in use and their spare bytes.
+    /// Slabs in use and their spare bytes, as each class's last lock holder left them.
     pub(crate) fn usage(&self) -> SlabUsage {
-        let mut usage = SlabUsage::default();
-        for class in self.classes.iter() {
-            let class = lock(class);
-            usage.slabs += class.slabs;
-            usage.spare_bytes += class.spare_bytes;
-        }
-        usage
+        self.classes.iter().map(ClassLock::usage).fold(SlabUsage::default(), |sum, class| SlabUsage {
+            slabs: sum.slabs + class.slabs,
+            spare_bytes: sum.spare_bytes + class.spare_bytes,
+        })
     }
 
     /// The table lets go of its slabs: each is released now if empty, else when its
     /// last block is freed. Must come before the table gives up its entries' counts (see
     /// the module's docs); later calls find nothing.
     pub(crate) fn disown(&mut self) {
-        for class in self.classes.iter_mut() {
-            let class = exclusive(class);
+        for lock in self.classes.iter_mut() {
+            let class = lock.get_mut();
             let mut slab = class.all;
             while let Some(current) = NonNull::new(slab) {
                 // SAFETY: a slab of this class, whose lock we hold outright.
@@ -192,7 +271,8 @@ impl Slabs {
                     unsafe { release_slab(current) };
                 }
             }
-            *class = Class { all: ptr::null_mut(), partial: ptr::null_mut(), slabs: 0, spare_bytes: 0 };
+            *class = EMPTY_CLASS;
+            *lock = ClassLock::new();
         }
     }
 }
@@ -217,7 +297,7 @@ pub(crate) unsafe fn free(block: NonNull<u8>) {
     match NonNull::new(header.owner.load(Ordering::Acquire)) {
         Some(owner) => {
             // SAFETY: the owner is the class of a live table (the caller's guarantee).
-            let mut class = lock(unsafe { owner.as_ref() });
+            let mut class = unsafe { owner.as_ref() }.lock();
             // SAFETY: `block` is of this owned slab, under its class's lock.
             unsafe { give_back(&mut class, slab, block, size) };
         }
@@ -258,7 +338,7 @@ unsafe fn links<'a>(slab: NonNull<SlabHeader>) -> &'a mut Links {
 /// Allocates an empty slab for `class`, first on its lists.
 #[cold]
 #[inline(never)]
-fn new_slab(class: &mut Class, owner: &Mutex<Class>, size: usize) -> Option<NonNull<SlabHeader>> {
+fn new_slab(class: &mut Class, owner: &ClassLock, size: usize) -> Option<NonNull<SlabHeader>> {
     let slab = memory::map()?.cast::<SlabHeader>();
     let header = SlabHeader {
         live: AtomicU32::new(1),
