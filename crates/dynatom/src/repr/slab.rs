@@ -608,6 +608,50 @@ mod tests {
         unsafe { slab_of(block).as_ref() }.live.load(Ordering::Relaxed)
     }
 
+    proptest::proptest! {
+        /// Allocations and frees in any order, checked against a model (the set of blocks
+        /// out): blocks never overlap, keep what was written to them, and the spare bytes
+        /// are the slabs' bytes less the blocks out.
+        #[test]
+        fn slabs_behave_like_a_set_of_disjoint_blocks(
+            ops in proptest::collection::vec((0usize..31, proptest::bool::ANY, 0usize..64), 1..600),
+        ) {
+            let slabs = Slabs::try_new().unwrap();
+            let mut out: Vec<(NonNull<u8>, usize, u8)> = Vec::new();
+            for (step, &(class, allocate, pick)) in ops.iter().enumerate() {
+                if allocate || out.is_empty() {
+                    let size = 16 + 8 * class;
+                    let block = slabs.allocate(size).unwrap();
+                    let fill = step as u8;
+                    // SAFETY: a fresh block of `size` bytes, ours.
+                    unsafe { block.as_ptr().write_bytes(fill, size) };
+                    out.push((block, size, fill));
+                } else {
+                    let (block, size, fill) = out.swap_remove(pick % out.len());
+                    // SAFETY: still out, written with `fill`.
+                    let bytes = unsafe { std::slice::from_raw_parts(block.as_ptr(), size) };
+                    proptest::prop_assert!(bytes.iter().all(|&b| b == fill));
+                    // SAFETY: freed once.
+                    unsafe { free(block) };
+                }
+                let mut spans: Vec<(usize, usize)> = out.iter().map(|&(b, size, _)| (b.as_ptr().addr(), size)).collect();
+                spans.sort_unstable();
+                proptest::prop_assert!(spans.windows(2).all(|w| w[0].0 + w[0].1 <= w[1].0), "blocks overlap");
+                let usage = slabs.usage();
+                let out_bytes: usize = out.iter().map(|&(_, size, _)| size).sum();
+                proptest::prop_assert_eq!(usage.spare_bytes, usage.slabs * SLAB_BYTES - out_bytes);
+            }
+            for (block, size, fill) in out {
+                // SAFETY: still out, written with `fill`.
+                let bytes = unsafe { std::slice::from_raw_parts(block.as_ptr(), size) };
+                proptest::prop_assert!(bytes.iter().all(|&b| b == fill));
+                // SAFETY: freed once.
+                unsafe { free(block) };
+            }
+            proptest::prop_assert!(slabs.usage().slabs <= 31, "at most one empty slab kept per size");
+        }
+    }
+
     #[test]
     fn sizes_round_to_eight_up_to_the_largest_block() {
         assert_eq!(block_size(17), Some(24));
