@@ -77,6 +77,8 @@ struct SlabHeader {
     /// slab is disowned.
     live: AtomicU32,
     block_size: u32,
+    /// Where the slab's memory goes back to.
+    source: memory::Source,
     /// The class that owns the slab, or null once its table let go of it.
     owner: AtomicPtr<ClassLock>,
     /// Touched only under the owner's lock.
@@ -107,12 +109,15 @@ pub(crate) struct Class {
     all: *mut SlabHeader,
     partial: *mut SlabHeader,
     slabs: usize,
+    /// Of those, the slabs mapped from the kernel (outside the global allocator).
+    mapped_slabs: usize,
     /// Bytes of the class's slabs not handed out as blocks (free blocks, unused room and
     /// the headers), for memory reports.
     spare_bytes: usize,
 }
 
-const EMPTY_CLASS: Class = Class { all: ptr::null_mut(), partial: ptr::null_mut(), slabs: 0, spare_bytes: 0 };
+const EMPTY_CLASS: Class =
+    Class { all: ptr::null_mut(), partial: ptr::null_mut(), slabs: 0, mapped_slabs: 0, spare_bytes: 0 };
 
 /// A class behind its lock: a spin lock, whose release is a plain store where a futex
 /// mutex's is a locked exchange (the holder runs a few dozen instructions and never
@@ -123,6 +128,7 @@ const EMPTY_CLASS: Class = Class { all: ptr::null_mut(), partial: ptr::null_mut(
 pub(crate) struct ClassLock {
     held: AtomicU32,
     slabs: AtomicUsize,
+    mapped_slabs: AtomicUsize,
     spare_bytes: AtomicUsize,
     class: UnsafeCell<Class>,
 }
@@ -141,6 +147,7 @@ impl ClassLock {
         ClassLock {
             held: AtomicU32::new(0),
             slabs: AtomicUsize::new(0),
+            mapped_slabs: AtomicUsize::new(0),
             spare_bytes: AtomicUsize::new(0),
             class: UnsafeCell::new(EMPTY_CLASS),
         }
@@ -168,7 +175,11 @@ impl ClassLock {
     }
 
     fn usage(&self) -> SlabUsage {
-        SlabUsage { slabs: self.slabs.load(Ordering::Relaxed), spare_bytes: self.spare_bytes.load(Ordering::Relaxed) }
+        SlabUsage {
+            slabs: self.slabs.load(Ordering::Relaxed),
+            mapped_slabs: self.mapped_slabs.load(Ordering::Relaxed),
+            spare_bytes: self.spare_bytes.load(Ordering::Relaxed),
+        }
     }
 }
 
@@ -194,8 +205,9 @@ impl std::ops::DerefMut for ClassGuard<'_> {
 
 impl Drop for ClassGuard<'_> {
     fn drop(&mut self) {
-        let (slabs, spare_bytes) = (self.slabs, self.spare_bytes);
+        let (slabs, mapped_slabs, spare_bytes) = (self.slabs, self.mapped_slabs, self.spare_bytes);
         self.lock.slabs.store(slabs, Ordering::Relaxed);
+        self.lock.mapped_slabs.store(mapped_slabs, Ordering::Relaxed);
         self.lock.spare_bytes.store(spare_bytes, Ordering::Relaxed);
         self.lock.held.store(0, Ordering::Release);
     }
@@ -211,6 +223,8 @@ pub(crate) struct Slabs {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct SlabUsage {
     pub(crate) slabs: usize,
+    /// Of those, the slabs mapped from the kernel (outside the global allocator).
+    pub(crate) mapped_slabs: usize,
     /// Bytes of slabs not handed out as blocks: free blocks, room not used yet, headers.
     pub(crate) spare_bytes: usize,
 }
@@ -247,6 +261,7 @@ impl Slabs {
     pub(crate) fn usage(&self) -> SlabUsage {
         self.classes.iter().map(ClassLock::usage).fold(SlabUsage::default(), |sum, class| SlabUsage {
             slabs: sum.slabs + class.slabs,
+            mapped_slabs: sum.mapped_slabs + class.mapped_slabs,
             spare_bytes: sum.spare_bytes + class.spare_bytes,
         })
     }
@@ -339,10 +354,12 @@ unsafe fn links<'a>(slab: NonNull<SlabHeader>) -> &'a mut Links {
 #[cold]
 #[inline(never)]
 fn new_slab(class: &mut Class, owner: &ClassLock, size: usize) -> Option<NonNull<SlabHeader>> {
-    let slab = memory::map()?.cast::<SlabHeader>();
+    let (slab, source) = memory::map()?;
+    let slab = slab.cast::<SlabHeader>();
     let header = SlabHeader {
         live: AtomicU32::new(1),
         block_size: u32::try_from(size).expect("blocks are at most MAX_BLOCK"),
+        source,
         owner: AtomicPtr::new(ptr::from_ref(owner).cast_mut()),
         links: UnsafeCell::new(Links {
             free: ptr::null_mut(),
@@ -366,6 +383,7 @@ fn new_slab(class: &mut Class, owner: &ClassLock, size: usize) -> Option<NonNull
     class.all = slab.as_ptr();
     class.partial = slab.as_ptr();
     class.slabs += 1;
+    class.mapped_slabs += usize::from(source == memory::Source::Kernel);
     class.spare_bytes += SLAB_BYTES;
     let room = slab.as_ptr().cast::<u8>().wrapping_add(FIRST_BLOCK);
     checker::mark_freed(room, SLAB_BYTES - FIRST_BLOCK);
@@ -434,6 +452,7 @@ unsafe fn give_back(class: &mut Class, slab: NonNull<SlabHeader>, block: NonNull
     }
     let only_room = class.partial == slab.as_ptr() && slab_links.partial.next.is_null();
     if live == 1 && !only_room {
+        class.mapped_slabs -= usize::from(header.source == memory::Source::Kernel);
         // SAFETY: forwarded from the caller.
         unsafe {
             unlink_partial(class, slab);
@@ -493,8 +512,9 @@ unsafe fn release_slab(slab: NonNull<SlabHeader>) {
     // SAFETY: the header was written by `new_slab` and is dropped once (loom's atomics
     // need their destructors); the memory came from `memory::map`, unmapped once.
     unsafe {
+        let source = slab.as_ref().source;
         ptr::drop_in_place(slab.as_ptr());
-        memory::unmap(slab.cast());
+        memory::unmap(slab.cast(), source);
     }
 }
 
@@ -502,74 +522,9 @@ unsafe fn release_slab(slab: NonNull<SlabHeader>) {
 /// memory aligned to its own size (glibc's `posix_memalign`) carves it out of a larger
 /// chunk and leaves the rest as a gap, which measured about 7 bytes of resident memory
 /// per 23-byte atom more than malloc blocks (a million atoms, 32 KiB slabs); a mapping is
-/// trimmed to the alignment instead, and adjacent slabs merge into one mapping.
-/// Elsewhere, and under loom (whose allocator checks leaks), from the global allocator.
-#[cfg(all(target_os = "linux", not(loom)))]
-mod memory {
-    use std::ffi::{c_int, c_long, c_void};
-    use std::ptr::{self, NonNull};
-
-    use super::SLAB_BYTES;
-
-    unsafe extern "C" {
-        fn mmap(addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, offset: c_long) -> *mut c_void;
-        fn munmap(addr: *mut c_void, len: usize) -> c_int;
-    }
-
-    const PROT_READ: c_int = 1;
-    const PROT_WRITE: c_int = 2;
-    const MAP_PRIVATE: c_int = 2;
-    const MAP_ANONYMOUS: c_int = 0x20;
-
-    /// Whether slabs are mapped from the kernel, outside the global allocator.
-    pub(crate) const MAPPED: bool = true;
-
-    fn map_anonymous(len: usize) -> Option<NonNull<u8>> {
-        // SAFETY: a fresh private anonymous mapping, touching no existing memory.
-        let raw = unsafe { mmap(ptr::null_mut(), len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) };
-        if raw.addr() == usize::MAX { None } else { NonNull::new(raw.cast()) }
-    }
-
-    /// # Safety
-    /// `start..start + len` is a mapping (or part of one) of ours that nothing uses.
-    unsafe fn unmap_range(start: *mut u8, len: usize) {
-        if len > 0 {
-            // SAFETY: forwarded from the caller. A failure leaves the pages mapped:
-            // memory lost, nothing unsound.
-            unsafe { munmap(start.cast(), len) };
-        }
-    }
-
-    /// `SLAB_BYTES` of zeroed memory aligned to `SLAB_BYTES`, or `None`.
-    pub(super) fn map() -> Option<NonNull<u8>> {
-        // The kernel usually places a mapping right below the previous one, so a slab
-        // after an aligned slab is aligned: one call. Otherwise map twice the size and
-        // trim both ends.
-        let first = map_anonymous(SLAB_BYTES)?;
-        if first.as_ptr().addr() % SLAB_BYTES == 0 {
-            return Some(first);
-        }
-        // SAFETY: just mapped, unused.
-        unsafe { unmap_range(first.as_ptr(), SLAB_BYTES) };
-        let wide = map_anonymous(2 * SLAB_BYTES)?;
-        let head = wide.as_ptr().addr().next_multiple_of(SLAB_BYTES) - wide.as_ptr().addr();
-        // SAFETY: the head and the tail around the aligned slab are ours and unused.
-        unsafe {
-            unmap_range(wide.as_ptr(), head);
-            unmap_range(wide.as_ptr().add(head + SLAB_BYTES), SLAB_BYTES - head);
-            Some(wide.add(head))
-        }
-    }
-
-    /// # Safety
-    /// `slab` came from [`map`] and nothing uses it any more.
-    pub(super) unsafe fn unmap(slab: NonNull<u8>) {
-        // SAFETY: forwarded from the caller.
-        unsafe { unmap_range(slab.as_ptr(), SLAB_BYTES) };
-    }
-}
-
-#[cfg(not(all(target_os = "linux", not(loom))))]
+/// trimmed to the alignment instead, and adjacent slabs merge into one mapping. When the
+/// kernel refuses (its limit on mappings, say), and elsewhere, and under loom (whose
+/// allocator checks leaks), from the global allocator.
 mod memory {
     use std::alloc::Layout;
     use std::ptr::NonNull;
@@ -577,27 +532,152 @@ mod memory {
     use super::SLAB_BYTES;
     use crate::sync::raw_alloc;
 
-    /// Whether slabs are mapped from the kernel, outside the global allocator.
-    pub(crate) const MAPPED: bool = false;
+    /// Where a slab's memory came from, which is where it goes back.
+    #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+    pub(super) enum Source {
+        /// An anonymous mapping of its own, outside the global allocator's view.
+        #[cfg_attr(not(all(target_os = "linux", not(loom))), allow(dead_code))]
+        Kernel,
+        /// The global allocator (through `raw_alloc`).
+        Allocator,
+    }
 
     fn layout() -> Layout {
         Layout::from_size_align(SLAB_BYTES, SLAB_BYTES).expect("a valid slab layout")
     }
 
-    pub(super) fn map() -> Option<NonNull<u8>> {
+    /// `SLAB_BYTES` aligned to `SLAB_BYTES`, and where they came from; `None` if memory
+    /// ran out.
+    pub(super) fn map() -> Option<(NonNull<u8>, Source)> {
+        #[cfg(all(target_os = "linux", not(loom)))]
+        if let Some(slab) = kernel::map() {
+            return Some((slab, Source::Kernel));
+        }
+        from_allocator()
+    }
+
+    /// A slab from the global allocator.
+    pub(super) fn from_allocator() -> Option<(NonNull<u8>, Source)> {
         // SAFETY: the layout has a non-zero size.
-        NonNull::new(unsafe { raw_alloc::alloc(layout()) })
+        NonNull::new(unsafe { raw_alloc::alloc(layout()) }).map(|slab| (slab, Source::Allocator))
     }
 
     /// # Safety
-    /// `slab` came from [`map`] and nothing uses it any more.
-    pub(super) unsafe fn unmap(slab: NonNull<u8>) {
-        // SAFETY: allocated by `map` with this layout.
-        unsafe { raw_alloc::dealloc(slab.as_ptr(), layout()) };
+    /// `slab` came from [`map`] with `source`, and nothing uses it any more.
+    pub(super) unsafe fn unmap(slab: NonNull<u8>, source: Source) {
+        match source {
+            #[cfg(all(target_os = "linux", not(loom)))]
+            // SAFETY: forwarded from the caller.
+            Source::Kernel => unsafe { kernel::unmap(slab) },
+            #[cfg(not(all(target_os = "linux", not(loom))))]
+            Source::Kernel => unreachable!("slabs are mapped from the kernel only on Linux"),
+            // SAFETY: allocated by `map` with this layout.
+            Source::Allocator => unsafe { raw_alloc::dealloc(slab.as_ptr(), layout()) },
+        }
+    }
+
+    #[cfg(all(target_os = "linux", not(loom)))]
+    mod kernel {
+        use std::ffi::{c_int, c_long, c_void};
+        use std::ptr::{self, NonNull};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+
+        use super::SLAB_BYTES;
+
+        unsafe extern "C" {
+            fn mmap(addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, offset: c_long)
+            -> *mut c_void;
+            fn munmap(addr: *mut c_void, len: usize) -> c_int;
+        }
+
+        const PROT_READ: c_int = 1;
+        const PROT_WRITE: c_int = 2;
+        const MAP_PRIVATE: c_int = 2;
+        const MAP_ANONYMOUS: c_int = 0x20;
+
+        fn map_anonymous(len: usize) -> Option<NonNull<u8>> {
+            // SAFETY: a fresh private anonymous mapping, touching no existing memory.
+            let raw = unsafe { mmap(ptr::null_mut(), len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) };
+            if raw.addr() == usize::MAX { None } else { NonNull::new(raw.cast()) }
+        }
+
+        /// # Safety
+        /// `start..start + len` is a mapping (or part of one) of ours that nothing uses.
+        unsafe fn unmap_range(start: *mut u8, len: usize) {
+            if len > 0 {
+                // SAFETY: forwarded from the caller. A failure leaves the pages mapped:
+                // memory lost, nothing unsound.
+                unsafe { munmap(start.cast(), len) };
+            }
+        }
+
+        /// Slabs mapped at once: one mapping (and its trim) per 32 slabs rather than per
+        /// slab keeps the system calls out of all but one intern in tens of thousands. The
+        /// slabs not handed out yet are address space only: no page of theirs is touched.
+        const SLABS_PER_MAPPING: usize = 32;
+
+        /// The slabs of the last mapping not handed out yet, shared by every table: the
+        /// mapping's address (a multiple of `SLAB_BYTES`) plus how many are left, below
+        /// its first slab's alignment bits. An atomic rather than a lock, so that a fork
+        /// taken while another thread maps can never leave the child a lock held.
+        static SPARE_SLABS: AtomicUsize = AtomicUsize::new(0);
+
+        const LEFT_MASK: usize = SLAB_BYTES - 1;
+
+        const _: () = assert!(SLABS_PER_MAPPING <= LEFT_MASK, "the count fits below the alignment");
+
+        /// `len` bytes of zeroed memory aligned to `SLAB_BYTES`, or `None`.
+        fn map_aligned(len: usize) -> Option<NonNull<u8>> {
+            let wide = map_anonymous(len + SLAB_BYTES)?;
+            let head = wide.as_ptr().addr().next_multiple_of(SLAB_BYTES) - wide.as_ptr().addr();
+            // SAFETY: the head and the tail around the aligned span are ours and unused.
+            unsafe {
+                unmap_range(wide.as_ptr(), head);
+                unmap_range(wide.as_ptr().add(head + len), SLAB_BYTES - head);
+                Some(wide.add(head))
+            }
+        }
+
+        /// `SLAB_BYTES` of zeroed memory aligned to `SLAB_BYTES`, or `None`.
+        pub(super) fn map() -> Option<NonNull<u8>> {
+            loop {
+                let spare = SPARE_SLABS.load(Ordering::Acquire);
+                let left = spare & LEFT_MASK;
+                if left > 0 {
+                    let base = spare & !LEFT_MASK;
+                    if SPARE_SLABS
+                        .compare_exchange_weak(spare, base | (left - 1), Ordering::AcqRel, Ordering::Acquire)
+                        .is_ok()
+                    {
+                        // The address alone came through the atomic: take the mapping's
+                        // provenance back (every mapping made here exposed it).
+                        let slab = ptr::with_exposed_provenance_mut::<u8>(base + (left - 1) * SLAB_BYTES);
+                        return NonNull::new(slab);
+                    }
+                    continue;
+                }
+                let mapping = map_aligned(SLABS_PER_MAPPING * SLAB_BYTES)?;
+                let base = mapping.as_ptr().expose_provenance();
+                // This thread keeps the mapping's last slab; the others are offered.
+                let offered = base | (SLABS_PER_MAPPING - 1);
+                if SPARE_SLABS.compare_exchange(spare, offered, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                    // SAFETY: the last slab of the mapping, within it.
+                    return Some(unsafe { mapping.add((SLABS_PER_MAPPING - 1) * SLAB_BYTES) });
+                }
+                // Another thread offered slabs meanwhile: take one of those instead.
+                // SAFETY: just mapped, never handed out.
+                unsafe { unmap_range(mapping.as_ptr(), SLABS_PER_MAPPING * SLAB_BYTES) };
+            }
+        }
+
+        /// # Safety
+        /// `slab` came from [`map`] and nothing uses it any more.
+        pub(super) unsafe fn unmap(slab: NonNull<u8>) {
+            // SAFETY: forwarded from the caller.
+            unsafe { unmap_range(slab.as_ptr(), SLAB_BYTES) };
+        }
     }
 }
-
-pub(crate) use memory::MAPPED;
 
 #[cfg(all(test, not(loom)))]
 mod tests {
@@ -650,6 +730,23 @@ mod tests {
             }
             proptest::prop_assert!(slabs.usage().slabs <= 31, "at most one empty slab kept per size");
         }
+    }
+
+    #[test]
+    fn slabs_from_either_source_are_aligned_and_go_back_where_they_came_from() {
+        let sources = [memory::map(), memory::from_allocator()];
+        for (slab, source) in sources.into_iter().map(Option::unwrap) {
+            assert_eq!(slab.as_ptr().addr() % SLAB_BYTES, 0);
+            // SAFETY: a fresh slab of SLAB_BYTES, ours.
+            unsafe { slab.as_ptr().write_bytes(0x5A, SLAB_BYTES) };
+            // SAFETY: from `map` or `from_allocator` with this source, unused.
+            unsafe { memory::unmap(slab, source) };
+        }
+        let expected = if cfg!(target_os = "linux") { memory::Source::Kernel } else { memory::Source::Allocator };
+        let (slab, source) = memory::map().unwrap();
+        assert_eq!(source, expected);
+        // SAFETY: as above.
+        unsafe { memory::unmap(slab, source) };
     }
 
     #[test]
@@ -710,13 +807,14 @@ mod tests {
         let slabs = Slabs::try_new().unwrap();
         let a = slabs.allocate(64).unwrap();
         let b = slabs.allocate(32).unwrap();
-        assert_eq!(slabs.usage(), SlabUsage { slabs: 2, spare_bytes: 2 * SLAB_BYTES - 96 });
+        let mapped_slabs = if cfg!(target_os = "linux") { 2 } else { 0 };
+        assert_eq!(slabs.usage(), SlabUsage { slabs: 2, mapped_slabs, spare_bytes: 2 * SLAB_BYTES - 96 });
         // SAFETY: freed once each.
         unsafe {
             free(a);
             free(b);
         }
-        assert_eq!(slabs.usage(), SlabUsage { slabs: 2, spare_bytes: 2 * SLAB_BYTES });
+        assert_eq!(slabs.usage(), SlabUsage { slabs: 2, mapped_slabs, spare_bytes: 2 * SLAB_BYTES });
     }
 
     #[test]

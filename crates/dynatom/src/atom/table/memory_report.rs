@@ -67,8 +67,9 @@ pub struct MemoryReport {
     /// up to a multiple of 8 (the rest of an unused atom's block is in `unused_bytes`).
     pub slab_spare_bytes: usize,
     /// Bytes of the slabs that the table maps from the operating system itself (on Linux,
-    /// where a slab is an anonymous mapping; 0 elsewhere, where slabs come from the global
-    /// allocator like everything else): memory a counting global allocator does not see.
+    /// where a slab is an anonymous mapping unless the kernel refuses one; 0 elsewhere,
+    /// where slabs come from the global allocator like everything else): memory a counting
+    /// global allocator does not see.
     pub mapped_bytes: usize,
     /// Lookups made under a shard's lock: interning a text that the lock-free probe did
     /// not find. (Under the lock the probe is made again only if an atom was filed or
@@ -120,7 +121,7 @@ impl MemoryReport {
         });
         let usage = table.slab_usage();
         report.slabs = usage.slabs;
-        report.mapped_bytes = if crate::repr::slab::MAPPED { usage.slabs * crate::repr::slab::SLAB_BYTES } else { 0 };
+        report.mapped_bytes = usage.mapped_slabs * crate::repr::slab::SLAB_BYTES;
         report.slab_spare_bytes += usage.spare_bytes;
         report.unused_bytes_limit = table.unused_bytes_floor().max((report.header_bytes + report.char_bytes) / 2);
         if !slop_is_known() {
