@@ -286,7 +286,6 @@ impl Slabs {
                     unsafe { release_slab(current) };
                 }
             }
-            *class = EMPTY_CLASS;
             *lock = ClassLock::new();
         }
     }
@@ -464,41 +463,40 @@ unsafe fn give_back(class: &mut Class, slab: NonNull<SlabHeader>, block: NonNull
     }
 }
 
+/// Takes `slab` out of the list that starts at `head` and links through `neighbours`.
+///
+/// # Safety
+/// `slab` is on that list of its class, whose lock the caller holds.
+unsafe fn unlink(head: &mut *mut SlabHeader, slab: NonNull<SlabHeader>, neighbours: fn(&mut Links) -> &mut Neighbours) {
+    // SAFETY: forwarded from the caller; neighbours are slabs of the same class.
+    unsafe {
+        let Neighbours { prev, next } = *neighbours(links(slab));
+        match NonNull::new(prev) {
+            Some(prev) => neighbours(links(prev)).next = next,
+            None => *head = next,
+        }
+        if let Some(next) = NonNull::new(next) {
+            neighbours(links(next)).prev = prev;
+        }
+        *neighbours(links(slab)) = NO_NEIGHBOURS;
+    }
+}
+
 /// # Safety
 /// `slab` is on `class`'s partial list, under its lock.
 unsafe fn unlink_partial(class: &mut Class, slab: NonNull<SlabHeader>) {
-    // SAFETY: forwarded from the caller; neighbours are slabs of the same class.
+    // SAFETY: forwarded from the caller.
     unsafe {
-        let slab_links = links(slab);
-        let Neighbours { prev, next } = slab_links.partial;
-        match NonNull::new(prev) {
-            Some(prev) => links(prev).partial.next = next,
-            None => class.partial = next,
-        }
-        if let Some(next) = NonNull::new(next) {
-            links(next).partial.prev = prev;
-        }
-        slab_links.partial = NO_NEIGHBOURS;
-        slab_links.in_partial = false;
+        unlink(&mut class.partial, slab, |links| &mut links.partial);
+        links(slab).in_partial = false;
     }
 }
 
 /// # Safety
 /// `slab` is on `class`'s list of all slabs, under its lock.
 unsafe fn unlink_all(class: &mut Class, slab: NonNull<SlabHeader>) {
-    // SAFETY: forwarded from the caller; neighbours are slabs of the same class.
-    unsafe {
-        let slab_links = links(slab);
-        let Neighbours { prev, next } = slab_links.all;
-        match NonNull::new(prev) {
-            Some(prev) => links(prev).all.next = next,
-            None => class.all = next,
-        }
-        if let Some(next) = NonNull::new(next) {
-            links(next).all.prev = prev;
-        }
-        slab_links.all = NO_NEIGHBOURS;
-    }
+    // SAFETY: forwarded from the caller.
+    unsafe { unlink(&mut class.all, slab, |links| &mut links.all) };
 }
 
 /// Gives a slab back to the allocator.
