@@ -195,12 +195,15 @@ impl Block {
     /// As [`Block::copy_filed`], into a block of `slabs` when one holds it (texts of up to
     /// [`slab::MAX_BLOCK`] bytes with the header): the table's own memory, freed back to it.
     ///
+    /// `stripe_key` picks the slabs' stripe (see [`Slabs::allocate`]).
+    ///
     /// # Safety
     /// The table that owns `slabs` files the block (it keeps the entry's count) and
     /// disowns them before it gives up its entries (see [`slab`]'s docs).
     #[inline]
     pub(crate) unsafe fn copy_filed_in(
         slabs: &Slabs,
+        stripe_key: usize,
         bytes: &[u8],
         hash: u64,
         flags: u64,
@@ -211,7 +214,7 @@ impl Block {
         };
         debug_assert_eq!(hash, cacheable_hash(hash));
         debug_assert_eq!(flags & !(LOCAL | OWN_SEED), 0);
-        let Some(raw) = slabs.allocate(size) else {
+        let Some(raw) = slabs.allocate(size, stripe_key) else {
             return match fallibility {
                 Fallibility::Fallible => Err(StrError::AllocFailed { size: slab::SLAB_BYTES }),
                 Fallibility::Infallible => std::alloc::handle_alloc_error(

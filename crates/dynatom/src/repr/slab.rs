@@ -155,7 +155,15 @@ impl ClassLock {
 
     #[inline]
     fn lock(&self) -> ClassGuard<'_> {
+        self.lock_noting_contention().0
+    }
+
+    /// The lock, and whether another thread held it when we asked.
+    #[inline]
+    fn lock_noting_contention(&self) -> (ClassGuard<'_>, bool) {
+        let mut contended = false;
         while self.held.compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed).is_err() {
+            contended = true;
             let mut spins = 0;
             while self.held.load(Ordering::Relaxed) != 0 {
                 if cfg!(loom) || spins < SPINS_BEFORE_YIELD {
@@ -166,7 +174,7 @@ impl ClassLock {
                 }
             }
         }
-        ClassGuard { lock: self }
+        (ClassGuard { lock: self }, contended)
     }
 
     /// The class, owned outright.
@@ -213,11 +221,29 @@ impl Drop for ClassGuard<'_> {
     }
 }
 
-/// A table's slabs: one class per block size.
+/// A table's slabs: one class per block size in each of its stripes.
+///
+/// A stripe is a full set of classes. Allocations pick one by a key (the global table
+/// passes the shard index), so threads filing into different shards mostly lock different
+/// classes: with one set, every miss of every thread locks the one class of its size, and
+/// at 16 threads that lock and the slab it guards are the bottleneck. A stripe keeps up
+/// to one slab with room per class, so each stripe in use may add `SLAB_BYTES` per block
+/// size to what the table keeps beyond its blocks. Hence stripes come into use only under
+/// contention: allocation starts on one, and an allocation that found its class locked by
+/// another thread doubles the stripes in use, up to those the table has.
 pub(crate) struct Slabs {
     /// Boxed: each slab points at its class, which must not move with the table.
-    classes: Box<[ClassLock]>,
+    stripes: Box<[Stripe]>,
+    /// Stripes in use: a power of two, at most `stripes.len()`; only grows.
+    in_use: AtomicUsize,
 }
+
+/// One set of classes, on cache lines of its own.
+#[repr(align(128))]
+struct Stripe([ClassLock; CLASS_COUNT]);
+
+/// Stripes a table may have: more than the global table's shard count would share none.
+pub(crate) const MAX_STRIPES: usize = 16;
 
 /// What a table's slabs hold, for memory reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -230,23 +256,36 @@ pub(crate) struct SlabUsage {
 }
 
 impl Slabs {
-    /// Empty slabs (no memory but the classes' locks).
+    /// Empty slabs in one stripe (no memory but the classes' locks).
+    #[cfg(test)]
     pub(crate) fn try_new() -> Result<Slabs, StrError> {
-        let mut classes = Vec::new();
-        if classes.try_reserve_exact(CLASS_COUNT).is_err() {
-            return Err(StrError::AllocFailed { size: CLASS_COUNT * std::mem::size_of::<ClassLock>() });
-        }
-        classes.extend((0..CLASS_COUNT).map(|_| ClassLock::new()));
-        Ok(Slabs { classes: classes.into_boxed_slice() })
+        Slabs::try_with_stripes(1)
     }
 
-    /// A block of `size` bytes (a [`block_size`]), its contents undefined; `None` if
-    /// memory ran out.
+    /// Empty slabs in `stripes` stripes (a power of two, at most [`MAX_STRIPES`]).
+    pub(crate) fn try_with_stripes(stripes: usize) -> Result<Slabs, StrError> {
+        debug_assert!(stripes.is_power_of_two() && stripes <= MAX_STRIPES);
+        let mut all = Vec::new();
+        if all.try_reserve_exact(stripes).is_err() {
+            return Err(StrError::AllocFailed { size: stripes * std::mem::size_of::<Stripe>() });
+        }
+        all.extend((0..stripes).map(|_| Stripe(std::array::from_fn(|_| ClassLock::new()))));
+        Ok(Slabs { stripes: all.into_boxed_slice(), in_use: AtomicUsize::new(1) })
+    }
+
+    /// A block of `size` bytes (a [`block_size`]) from the stripe that `key` picks among
+    /// those in use, its contents undefined; `None` if memory ran out.
     #[inline]
-    pub(crate) fn allocate(&self, size: usize) -> Option<NonNull<u8>> {
+    pub(crate) fn allocate(&self, size: usize, key: usize) -> Option<NonNull<u8>> {
         debug_assert!(block_size(size) == Some(size) && size >= 2 * CLASS_STEP);
-        let owner = &self.classes[size / CLASS_STEP];
-        let mut class = owner.lock();
+        let in_use = self.in_use.load(Ordering::Relaxed);
+        let stripe = &self.stripes[key & (in_use - 1)];
+        let owner = &stripe.0[size / CLASS_STEP];
+        let (mut class, contended) = owner.lock_noting_contention();
+        if contended && in_use < self.stripes.len() {
+            // A lost race means another thread widened it already.
+            let _ = self.in_use.compare_exchange(in_use, in_use * 2, Ordering::Relaxed, Ordering::Relaxed);
+        }
         let slab = match NonNull::new(class.partial) {
             Some(slab) => slab,
             None => new_slab(&mut class, owner, size)?,
@@ -259,18 +298,22 @@ impl Slabs {
 
     /// Slabs in use and their spare bytes, as each class's last lock holder left them.
     pub(crate) fn usage(&self) -> SlabUsage {
-        self.classes.iter().map(ClassLock::usage).fold(SlabUsage::default(), |sum, class| SlabUsage {
+        self.classes().map(ClassLock::usage).fold(SlabUsage::default(), |sum, class| SlabUsage {
             slabs: sum.slabs + class.slabs,
             mapped_slabs: sum.mapped_slabs + class.mapped_slabs,
             spare_bytes: sum.spare_bytes + class.spare_bytes,
         })
     }
 
+    fn classes(&self) -> impl Iterator<Item = &ClassLock> {
+        self.stripes.iter().flat_map(|stripe| stripe.0.iter())
+    }
+
     /// The table lets go of its slabs: each is released now if empty, else when its
     /// last block is freed. Must come before the table gives up its entries' counts (see
     /// the module's docs); later calls find nothing.
     pub(crate) fn disown(&mut self) {
-        for lock in self.classes.iter_mut() {
+        for lock in self.stripes.iter_mut().flat_map(|stripe| stripe.0.iter_mut()) {
             let class = lock.get_mut();
             let mut slab = class.all;
             while let Some(current) = NonNull::new(slab) {
@@ -699,7 +742,7 @@ mod tests {
             for (step, &(class, allocate, pick)) in ops.iter().enumerate() {
                 if allocate || out.is_empty() {
                     let size = 16 + 8 * class;
-                    let block = slabs.allocate(size).unwrap();
+                    let block = slabs.allocate(size, 0).unwrap();
                     let fill = step as u8;
                     // SAFETY: a fresh block of `size` bytes, ours.
                     unsafe { block.as_ptr().write_bytes(fill, size) };
@@ -758,7 +801,7 @@ mod tests {
     #[test]
     fn blocks_are_distinct_aligned_and_reused_after_free() {
         let slabs = Slabs::try_new().unwrap();
-        let blocks: Vec<_> = (0..1000).map(|_| slabs.allocate(40).unwrap()).collect();
+        let blocks: Vec<_> = (0..1000).map(|_| slabs.allocate(40, 0).unwrap()).collect();
         let mut addresses: Vec<usize> = blocks.iter().map(|b| b.as_ptr() as usize).collect();
         addresses.sort_unstable();
         addresses.dedup();
@@ -770,7 +813,7 @@ mod tests {
         let last = blocks[999];
         // SAFETY: allocated above, freed once.
         unsafe { free(last) };
-        assert_eq!(slabs.allocate(40), Some(last), "a freed block is the next handed out");
+        assert_eq!(slabs.allocate(40, 0), Some(last), "a freed block is the next handed out");
         for block in blocks {
             // SAFETY: each block is freed once.
             unsafe { free(block) };
@@ -783,9 +826,9 @@ mod tests {
     #[test]
     fn a_disowned_slab_goes_when_its_last_block_does() {
         let mut slabs = Slabs::try_new().unwrap();
-        let kept = slabs.allocate(24).unwrap();
-        let other = slabs.allocate(24).unwrap();
-        let big = slabs.allocate(MAX_BLOCK).unwrap();
+        let kept = slabs.allocate(24, 0).unwrap();
+        let other = slabs.allocate(24, 0).unwrap();
+        let big = slabs.allocate(MAX_BLOCK, 0).unwrap();
         // SAFETY: allocated above, freed once.
         unsafe { free(big) };
         assert_eq!(live(kept), 3, "two blocks and the owner");
@@ -803,8 +846,8 @@ mod tests {
     #[test]
     fn spare_bytes_count_what_no_block_uses() {
         let slabs = Slabs::try_new().unwrap();
-        let a = slabs.allocate(64).unwrap();
-        let b = slabs.allocate(32).unwrap();
+        let a = slabs.allocate(64, 0).unwrap();
+        let b = slabs.allocate(32, 0).unwrap();
         let mapped_slabs = if cfg!(target_os = "linux") { 2 } else { 0 };
         assert_eq!(slabs.usage(), SlabUsage { slabs: 2, mapped_slabs, spare_bytes: 2 * SLAB_BYTES - 96 });
         // SAFETY: freed once each.
@@ -817,15 +860,17 @@ mod tests {
 
     #[test]
     fn slabs_are_shared_across_threads() {
-        let slabs = std::sync::Arc::new(Slabs::try_new().unwrap());
+        // Two stripes for four threads, two of them on each class in use.
+        let slabs = std::sync::Arc::new(Slabs::try_with_stripes(2).unwrap());
+        slabs.in_use.store(2, Ordering::Relaxed);
         let handles: Vec<_> = (0..4)
             .map(|t| {
                 let slabs = std::sync::Arc::clone(&slabs);
                 std::thread::spawn(move || {
-                    let size = 24 + 8 * t;
+                    let size = 24 + 8 * (t / 2);
                     let mut out = Vec::new();
                     for round in 0..2000 {
-                        let block = slabs.allocate(size).unwrap();
+                        let block = slabs.allocate(size, t / 2).unwrap();
                         // SAFETY: a fresh block of `size` bytes, ours.
                         unsafe { block.as_ptr().write_bytes(t as u8, size) };
                         out.push(block.as_ptr() as usize);
@@ -849,6 +894,56 @@ mod tests {
         for handle in handles {
             handle.join().unwrap();
         }
-        assert_eq!(slabs.usage().slabs, 4, "one slab with room kept per class");
+        assert_eq!(slabs.usage().slabs, 2, "one slab with room kept per class");
+    }
+
+    #[test]
+    fn contention_brings_another_stripe_into_use() {
+        let slabs = Slabs::try_with_stripes(4).unwrap();
+        let first = slabs.allocate(40, 1).unwrap();
+        assert_eq!(slabs.in_use.load(Ordering::Relaxed), 1, "no contention, one stripe");
+        let class = &slabs.stripes[0].0[40 / CLASS_STEP];
+        let second = std::thread::scope(|scope| {
+            let guard = class.lock();
+            let waiter = scope.spawn(|| slabs.allocate(40, 1).unwrap().as_ptr() as usize);
+            // The waiter finds the class locked however long it takes to get there.
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            drop(guard);
+            waiter.join().unwrap()
+        });
+        assert_eq!(slabs.in_use.load(Ordering::Relaxed), 2, "the waiter widened the stripes");
+        let third = slabs.allocate(40, 1).unwrap();
+        assert_ne!(slab_of(third), slab_of(first), "key 1 now picks the second stripe");
+        for block in [first, NonNull::new(second as *mut u8).unwrap(), third] {
+            // SAFETY: each block freed once.
+            unsafe { free(block) };
+        }
+    }
+
+    #[test]
+    fn each_stripe_has_its_own_slabs_and_frees_reach_them_from_any_thread() {
+        let slabs = std::sync::Arc::new(Slabs::try_with_stripes(4).unwrap());
+        slabs.in_use.store(4, Ordering::Relaxed);
+        let blocks: Vec<_> = (0..4).map(|key| slabs.allocate(40, key).unwrap()).collect();
+        let slab_starts = |blocks: &[NonNull<u8>]| {
+            blocks.iter().map(|&block| slab_of(block).as_ptr() as usize).collect::<std::collections::HashSet<_>>()
+        };
+        assert_eq!(slab_starts(&blocks).len(), 4, "one slab per stripe");
+        let wrapped = slabs.allocate(40, 4 + 1).unwrap();
+        assert_eq!(slab_of(wrapped), slab_of(blocks[1]), "keys wrap around the stripes");
+        let usage = slabs.usage();
+        assert_eq!((usage.slabs, usage.spare_bytes), (4, 4 * SLAB_BYTES - 5 * 40));
+
+        let addresses: Vec<usize> = blocks.iter().chain([&wrapped]).map(|block| block.as_ptr() as usize).collect();
+        std::thread::spawn(move || {
+            for addr in addresses {
+                // SAFETY: each block freed once, by this thread only.
+                unsafe { free(NonNull::new(addr as *mut u8).unwrap()) };
+            }
+        })
+        .join()
+        .unwrap();
+        let usage = slabs.usage();
+        assert_eq!((usage.slabs, usage.spare_bytes), (4, 4 * SLAB_BYTES), "every stripe keeps its slab with room");
     }
 }

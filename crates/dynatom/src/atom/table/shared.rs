@@ -44,7 +44,7 @@ use crate::hash;
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::declared::{self, DeclareError, StaticText};
 use crate::repr::heap::{Block, Fallibility, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash};
-use crate::repr::slab::{SlabUsage, Slabs};
+use crate::repr::slab::{MAX_STRIPES, SlabUsage, Slabs};
 use crate::sync::{AtomicU64, AtomicUsize, Mutex, Ordering, lock};
 
 use super::reclaim::{self, Retired};
@@ -191,6 +191,17 @@ fn shard_index(hash: u64) -> usize {
     (hash >> 40) as usize % SHARD_COUNT
 }
 
+/// The global table's slabs have a stripe per core (up to [`MAX_STRIPES`], picked by
+/// shard), which come into use as its threads contend; another table keeps one set of
+/// classes (about 2.4 KiB), as it is mostly filled by one thread at a time.
+fn slab_stripes(kind: TableKind) -> usize {
+    if kind != TableKind::Global || cfg!(loom) {
+        return 1;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    cores.next_power_of_two().min(MAX_STRIPES)
+}
+
 impl TableShared {
     /// A new, empty table, or the allocation failure (the shards are its one
     /// allocation; their slot arrays come with the first atoms).
@@ -226,7 +237,7 @@ impl TableShared {
             live_bytes: AtomicUsize::new(0),
             filed_bytes: AtomicUsize::new(0),
             filed_bytes_room: AtomicUsize::new(DEFAULT_UNUSED_BYTES_LIMIT),
-            slabs: Slabs::try_new()?,
+            slabs: Slabs::try_with_stripes(slab_stripes(kind))?,
         })
     }
 
@@ -584,7 +595,9 @@ impl TableShared {
         } else {
             // SAFETY: this table files the block, and disowns its slabs (first thing in
             // its drop) before it gives up its entries.
-            unsafe { Block::copy_filed_in(&self.slabs, bytes, hash, self.claim_flags(), fallibility)? }
+            unsafe {
+                Block::copy_filed_in(&self.slabs, shard_index(hash), bytes, hash, self.claim_flags(), fallibility)?
+            }
         };
         Ok(AtomWord::filed_copy(block, entry))
     }
