@@ -431,6 +431,12 @@ impl Retired {
         self.items.push(Item { ptr, free, epoch });
     }
 
+    /// Makes room for `additional` more items at once (best effort): a sweep retires its
+    /// atoms in a burst, after `collect` let go of the list's last burst.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        let _ = self.items.try_reserve(additional);
+    }
+
     /// Frees what no reader can hold any more; returns how many items are still waiting.
     /// Moves the epoch at most one step, so an item needs two calls at least.
     pub(crate) fn collect(&mut self) -> usize {
