@@ -72,39 +72,6 @@ pub(crate) mod raw_alloc {
     }
 }
 
-/// Faulting memory in ahead of its use, so that one call pays for many pages at once
-/// instead of each first write paying for its own.
-pub(crate) mod prefault {
-    /// Makes the whole pages inside `start..start + len` present and writable now, where
-    /// the kernel can (Linux 5.14 and later); elsewhere, or on failure, does nothing: the
-    /// pages then fault in at their first write, as they would have.
-    ///
-    /// # Safety
-    /// `start..start + len` lies within one allocation of the caller's.
-    pub(crate) unsafe fn prefault_writable(start: *mut u8, len: usize) {
-        #[cfg(all(target_os = "linux", not(loom)))]
-        {
-            use std::ffi::{c_int, c_void};
-            unsafe extern "C" {
-                fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
-            }
-            const MADV_POPULATE_WRITE: c_int = 23;
-            const PAGE: usize = 4096;
-            let first = start.addr().next_multiple_of(PAGE);
-            let end = (start.addr() + len) & !(PAGE - 1);
-            if end > first {
-                let page = start.wrapping_add(first - start.addr());
-                // SAFETY: whole pages inside the caller's allocation. The advice faults
-                // them in without reading or writing their contents; an error (an older
-                // kernel's EINVAL) changes nothing.
-                unsafe { madvise(page.cast(), end - first, MADV_POPULATE_WRITE) };
-            }
-        }
-        #[cfg(not(all(target_os = "linux", not(loom))))]
-        let _ = (start, len);
-    }
-}
-
 /// Locks `mutex`, ignoring poisoning: every critical section in dynatom leaves its data
 /// consistent before any call that could panic, so a poisoned lock holds valid data.
 /// The value of an atomic pointer that the caller owns outright (`&mut`), read without a

@@ -621,10 +621,9 @@ mod memory {
     mod kernel {
         use std::ffi::{c_int, c_long, c_void};
         use std::ptr::{self, NonNull};
-        use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+        use std::sync::atomic::{AtomicUsize, Ordering};
 
         use super::SLAB_BYTES;
-        use crate::sync::prefault::prefault_writable;
 
         unsafe extern "C" {
             fn mmap(addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, offset: c_long)
@@ -654,15 +653,9 @@ mod memory {
         }
 
         /// Slabs mapped at once: one mapping (and its trim) per 32 slabs rather than per
-        /// slab keeps the system calls out of all but one intern in tens of thousands.
+        /// slab keeps the system calls out of all but one intern in tens of thousands. The
+        /// slabs not handed out yet are address space only: no page of theirs is touched.
         const SLABS_PER_MAPPING: usize = 32;
-
-        /// Whether a mapping was made before. The first is left to fault in page by page,
-        /// so that a process with a few atoms holds only the pages they use; every later
-        /// one is faulted in whole when it is mapped: a process that needs a second
-        /// megabyte of slabs fills them, and one intern in tens of thousands then pays for
-        /// 256 pages at once, where otherwise one in about a hundred paid for its own.
-        static MAPPED_BEFORE: AtomicBool = AtomicBool::new(false);
 
         /// The slabs of the last mapping not handed out yet, shared by every table: the
         /// mapping's address (a multiple of `SLAB_BYTES`) plus how many are left, below
@@ -705,10 +698,6 @@ mod memory {
                     continue;
                 }
                 let mapping = map_aligned(SLABS_PER_MAPPING * SLAB_BYTES)?;
-                if MAPPED_BEFORE.swap(true, Ordering::Relaxed) {
-                    // SAFETY: the mapping just made.
-                    unsafe { prefault_writable(mapping.as_ptr(), SLABS_PER_MAPPING * SLAB_BYTES) };
-                }
                 let base = mapping.as_ptr().expose_provenance();
                 // This thread keeps the mapping's last slab; the others are offered.
                 let offered = base | (SLABS_PER_MAPPING - 1);

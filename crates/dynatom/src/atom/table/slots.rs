@@ -84,8 +84,7 @@ use std::ptr::{self, NonNull};
 use super::reclaim::{self, Retired};
 use crate::error::StrError;
 use crate::sync::{
-    AtomicPtr, AtomicUsize, Mutex, MutexGuard, Ordering, exclusive, exclusive_ptr, lock, prefault::prefault_writable,
-    raw_alloc, unshared_load,
+    AtomicPtr, AtomicUsize, Mutex, MutexGuard, Ordering, exclusive, exclusive_ptr, lock, raw_alloc, unshared_load,
 };
 
 /// Bit 2 of a slot word: the entry carries a hash tag in the top bits.
@@ -195,13 +194,6 @@ struct ArrayHeader {
     mask: usize,
 }
 
-/// Arrays of this size or more have their pages faulted in by the insert that
-/// allocates them, in one system call. Left to fault in as the migration and later
-/// inserts reach them, a growing table's arrays cost one insert in about a thousand a
-/// page fault (a few microseconds on a virtual machine), which is its p99.9 latency;
-/// this way a few hundred inserts in a million pay for 4 to 64 pages each.
-const PREFAULT_FROM_BYTES: usize = 16 * 1024;
-
 /// Raw handle to one slot array. Copying it copies the pointer, not the array.
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Array(NonNull<ArrayHeader>);
@@ -227,9 +219,9 @@ impl Array {
             return Err(StrError::AllocFailed { size: usize::MAX });
         };
         // Zeroed memory is an array of empty slots: a large array then costs the insert
-        // that makes it no pass over its pages (the allocator hands out fresh zero
-        // pages). loom's atomics are objects of their own, so under loom each slot is
-        // written.
+        // that makes it no pass over its pages (the allocator hands out fresh zero pages,
+        // faulted in as the migration and later inserts reach them). loom's atomics are
+        // objects of their own, so under loom each slot is written.
         // SAFETY: the layout is non-zero-sized (it has a header).
         #[cfg(not(loom))]
         let raw = unsafe { raw_alloc::alloc_zeroed(layout) };
@@ -239,10 +231,6 @@ impl Array {
         let Some(header) = NonNull::new(raw.cast::<ArrayHeader>()) else {
             return Err(StrError::AllocFailed { size: layout.size() });
         };
-        if layout.size() >= PREFAULT_FROM_BYTES {
-            // SAFETY: the allocation just made.
-            unsafe { prefault_writable(raw, layout.size()) };
-        }
         // SAFETY: `raw` is a fresh allocation of `layout`: the header fits at its start.
         unsafe { header.as_ptr().write(ArrayHeader { mask: capacity - 1 }) };
         #[cfg(not(loom))]
