@@ -43,7 +43,7 @@ use crate::error::{MAX_LEN, StrError};
 use crate::hash;
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::declared::{self, DeclareError, StaticText};
-use crate::repr::heap::{Block, Fallibility, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash};
+use crate::repr::heap::{Block, DeadBlock, Fallibility, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash};
 use crate::repr::slab::{MAX_STRIPES, SlabUsage, Slabs};
 use crate::sync::{AtomicU64, AtomicUsize, Mutex, Ordering, lock};
 
@@ -164,6 +164,29 @@ pub(crate) struct TableShared {
     /// Where the atoms this table copies in live (see `repr::slab`): headers and texts of
     /// up to `slab::MAX_BLOCK` bytes, rounded to 8, with no allocator header.
     slabs: Slabs,
+}
+
+/// `retain`'s test for a sweep: an unused entry's count is taken back and its block goes
+/// to `dead` (`retain` unlinks it at once); every entry kept goes to `kept`.
+fn sweep_into<'a>(
+    dead: &'a mut Vec<DeadBlock>,
+    mut kept: impl FnMut(RawAtom) + 'a,
+) -> impl FnMut(NonNull<u8>) -> bool + 'a {
+    move |entry| {
+        let raw = RawAtom::from_slot(entry);
+        // SAFETY: `retain` passes entries of the slots, whose counts the table holds, under
+        // the shard's lock; a reclaimed entry is unlinked before the lock goes.
+        match unsafe { raw.reclaim_unused() } {
+            Some(block) => {
+                dead.push(block);
+                false
+            }
+            None => {
+                kept(raw);
+                true
+            }
+        }
+    }
 }
 
 /// Why a shard is checked (see [`TableShared::check_shard`]).
@@ -496,23 +519,11 @@ impl TableShared {
             let drops = (pressure_seen >> DROPS_SHIFT) as usize;
             let _ = dead.try_reserve_exact(drops.min(shard.len()));
             shard.retain(
-                |entry| {
-                    let raw = RawAtom::from_slot(entry);
-                    // SAFETY: the table holds this entry's count; `retain` unlinks it at
-                    // once when the count is taken back.
-                    match unsafe { raw.reclaim_unused() } {
-                        Some(block) => {
-                            dead.push(block);
-                            false
-                        }
-                        None => {
-                            // SAFETY: kept, so the table still holds its count.
-                            let footprint = unsafe { raw.footprint() };
-                            live_bytes += footprint.header + footprint.chars;
-                            true
-                        }
-                    }
-                },
+                sweep_into(&mut dead, |raw| {
+                    // SAFETY: kept, so the table still holds its count.
+                    let footprint = unsafe { raw.footprint() };
+                    live_bytes += footprint.header + footprint.chars;
+                }),
                 |_| {},
             );
         } else {
@@ -541,18 +552,7 @@ impl TableShared {
         if !sweep_while_counting && (check == Check::Sweep || unused > count_bound / 2 || unused_bytes > byte_bound / 2)
         {
             let _ = dead.try_reserve_exact(unused);
-            shard.retain(
-                // SAFETY: the table holds this entry's count; `retain` unlinks it at once
-                // when the count is taken back.
-                |entry| match unsafe { RawAtom::from_slot(entry).reclaim_unused() } {
-                    Some(block) => {
-                        dead.push(block);
-                        false
-                    }
-                    None => true,
-                },
-                |_| {},
-            );
+            shard.retain(sweep_into(&mut dead, |_| {}), |_| {});
             // Whatever was unused is gone, or was revived meanwhile; a drop since is in the
             // pressure beyond what this check saw.
             (unused, unused_bytes) = (0, 0);
