@@ -184,6 +184,7 @@
 #[cfg(feature = "interner")]
 mod arena;
 mod atom;
+mod backoff;
 mod builder;
 mod counters;
 mod error;

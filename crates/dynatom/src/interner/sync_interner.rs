@@ -8,7 +8,8 @@ use crate::counters::Counters;
 use crate::hash::{DETERMINISTIC_SEED, hash_bytes, random_seed};
 // `lock` ignores poisoning: a panic while holding a shard lock leaves the shard
 // consistent (entries are published last).
-use crate::sync::{AtomicUsize, Mutex, Ordering, lock, spin_loop};
+use crate::backoff::Backoff;
+use crate::sync::{AtomicUsize, Mutex, Ordering, lock};
 
 /// Keeps read-mostly and written data on separate cache lines.
 #[repr(align(128))]
@@ -438,6 +439,7 @@ impl SyncInterner {
     /// ```
     pub fn try_resolve(&self, sym: Symbol) -> Option<&str> {
         let i = sym.to_usize();
+        let mut backoff = Backoff::new();
         loop {
             if let Some(t) = self.text(i) {
                 return Some(t);
@@ -446,7 +448,7 @@ impl SyncInterner {
                 return None;
             }
             // Under loom this yields, so models of a racing insert stay finite.
-            spin_loop();
+            backoff.wait();
         }
     }
 

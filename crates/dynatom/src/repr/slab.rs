@@ -42,8 +42,9 @@ use std::cell::UnsafeCell;
 use std::ptr::{self, NonNull};
 
 use super::checker;
+use crate::backoff::Backoff;
 use crate::error::StrError;
-use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Ordering, fence, spin_loop};
+use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Ordering, fence};
 
 /// Bytes of one slab, and its alignment: 32 KiB holds at least 126 blocks of the largest
 /// class and bounds a class's room that no block uses yet to 32 KiB.
@@ -120,9 +121,9 @@ const EMPTY_CLASS: Class =
     Class { all: ptr::null_mut(), partial: ptr::null_mut(), slabs: 0, mapped_slabs: 0, spare_bytes: 0 };
 
 /// A class behind its lock: a spin lock, whose release is a plain store where a futex
-/// mutex's is a locked exchange (the holder runs a few dozen instructions and never
-/// blocks, so a waiter spins, then yields). The figures for memory reports are published
-/// beside it at each release, so that a report takes no class lock: in the global table a
+/// mutex's is a locked exchange (the holder runs a few dozen instructions, so a waiter
+/// spins, then yields, then sleeps: see [`Backoff`]). The figures for memory reports are
+/// published beside it at each release, so that a report takes no class lock: in the global table a
 /// class is locked only by a holder of a shard lock, which the fork handlers hold across
 /// `fork`, so no child starts with a class locked.
 pub(crate) struct ClassLock {
@@ -138,9 +139,6 @@ pub(crate) struct ClassLock {
 unsafe impl Sync for ClassLock {}
 // SAFETY: as above; the raw pointers lead only to this class's slabs.
 unsafe impl Send for ClassLock {}
-
-/// Spins before a waiter yields its time slice to the holder.
-const SPINS_BEFORE_YIELD: u32 = 64;
 
 impl ClassLock {
     fn new() -> ClassLock {
@@ -164,14 +162,9 @@ impl ClassLock {
         let mut contended = false;
         while self.held.compare_exchange_weak(0, 1, Ordering::Acquire, Ordering::Relaxed).is_err() {
             contended = true;
-            let mut spins = 0;
+            let mut backoff = Backoff::new();
             while self.held.load(Ordering::Relaxed) != 0 {
-                if cfg!(loom) || spins < SPINS_BEFORE_YIELD {
-                    spin_loop();
-                    spins += 1;
-                } else {
-                    std::thread::yield_now();
-                }
+                backoff.wait();
             }
         }
         (ClassGuard { lock: self }, contended)
