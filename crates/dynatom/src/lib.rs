@@ -156,9 +156,9 @@
 //!   path) and `interner/sync_interner.rs` (the `SyncInterner`'s text of a published entry).
 //! * `simd.rs`, the one place that picks SSE2 or its portable fallback for the
 //!   interner's bucket match and short byte compares.
-//! * `sync.rs`, the one door to atomics, locks and the allocator, so that the tables can
-//!   be model-checked with loom (`RUSTFLAGS="--cfg loom"`); its raw allocation functions
-//!   forward to the allocator.
+//! * `sync/mod.rs`, the one door to atomics, locks, waiting and the allocator, so that the
+//!   tables can be model-checked with loom (`RUSTFLAGS="--cfg loom"`); its raw allocation
+//!   functions forward to the allocator.
 //!
 //! ## Features
 //!
@@ -184,7 +184,6 @@
 #[cfg(feature = "interner")]
 mod arena;
 mod atom;
-mod backoff;
 mod builder;
 mod counters;
 mod error;

@@ -8,8 +8,7 @@ use crate::counters::Counters;
 use crate::hash::{DETERMINISTIC_SEED, hash_bytes, random_seed};
 // `lock` ignores poisoning: a panic while holding a shard lock leaves the shard
 // consistent (entries are published last).
-use crate::backoff::Backoff;
-use crate::sync::{AtomicUsize, Mutex, Ordering, lock};
+use crate::sync::{AtomicUsize, Backoff, Mutex, Ordering, lock};
 
 /// Keeps read-mostly and written data on separate cache lines.
 #[repr(align(128))]

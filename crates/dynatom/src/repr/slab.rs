@@ -42,9 +42,8 @@ use std::cell::UnsafeCell;
 use std::ptr::{self, NonNull};
 
 use super::checker;
-use crate::backoff::Backoff;
 use crate::error::StrError;
-use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Ordering, fence};
+use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Backoff, Ordering, fence};
 
 /// Bytes of one slab, and its alignment: 32 KiB holds at least 126 blocks of the largest
 /// class and bounds a class's room that no block uses yet to 32 KiB.

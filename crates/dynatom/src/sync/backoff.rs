@@ -18,7 +18,7 @@
 
 use std::time::Duration;
 
-use crate::sync::spin_loop;
+use super::spin_loop;
 
 /// Spins before a waiter starts yielding its time slice.
 const SPINS_BEFORE_YIELD: u32 = 64;

@@ -1,9 +1,12 @@
-//! The one door to atomics, locks and the allocator.
+//! The one door to atomics, locks, waiting ([`Backoff`]) and the allocator.
 //!
 //! Every shared structure in dynatom takes its atomics, `Mutex`, `Arc` and raw allocation
 //! from here, so that building with `RUSTFLAGS="--cfg loom"` swaps them for loom's
 //! model-checked versions (which also report leaked allocations) without touching the code
 //! above.
+
+mod backoff;
+pub(crate) use backoff::Backoff;
 
 #[cfg(loom)]
 pub(crate) use loom::hint::spin_loop;
