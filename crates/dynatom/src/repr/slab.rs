@@ -122,9 +122,9 @@ const EMPTY_CLASS: Class =
 /// A class behind its lock: a spin lock, whose release is a plain store where a futex
 /// mutex's is a locked exchange (the holder runs a few dozen instructions, so a waiter
 /// spins, then yields, then sleeps: see [`Backoff`]). The figures for memory reports are
-/// published beside it at each release, so that a report takes no class lock: in the global table a
-/// class is locked only by a holder of a shard lock, which the fork handlers hold across
-/// `fork`, so no child starts with a class locked.
+/// published beside it at each release, so that a report takes no class lock: in the
+/// global table a class is locked only by a holder of a shard lock, which the fork handlers
+/// hold across `fork`, so no child starts with a class locked.
 pub(crate) struct ClassLock {
     held: AtomicU32,
     slabs: AtomicUsize,

@@ -39,8 +39,8 @@ use crate::repr::str_word::{StrForm, StrWord};
 ///   before it doubles: 9.1 B of slots per atom at the limit, 18.3 B just after a
 ///   doubling, more while a large shard's next array is prepared (below). A hit takes no
 ///   lock and writes nothing but the atom's count; filing a new atom locks its shard,
-///   which grows a few slots per write rather than all at once: the old array is copied 8 or more
-///   slots per write, and in a shard of more than a few thousand atoms the next array is
+///   which grows a few slots per write rather than all at once: the old array is copied 8
+///   or more slots per write, and in a shard of more than a few thousand atoms the next array is
 ///   allocated when the current one is half full and zeroed 16 slots per write (holding
 ///   that memory from then on), so no single intern pays for a large shard's growth
 ///   ([`MemoryReport::max_insert_slots`] reports the most one insert touched).

@@ -42,14 +42,15 @@
 //!
 //! # Incremental growth
 //!
-//! When entries plus tombstones would pass 7/8 of the array ([`MAX_LOAD`]), a fresh array (twice as
-//! large, or the same size if tombstones are the reason) becomes current and the old one
-//! stays as `previous`. Every later write copies a bounded number of the old array's slots
-//! (a few, scaled so the copy always ends before the new array fills); a writer never
-//! rehashes everything at once. Entries are copied, never taken out of the old array, so
-//! a reader looking in both finds every entry present throughout its probe. New entries go
-//! only to the current array; a removal tombstones the entry in both. When the last old
-//! slot is copied, `previous` is cleared and the old array is retired through [`reclaim`].
+//! When entries plus tombstones would pass 7/8 of the array ([`MAX_LOAD`]), a fresh array
+//! (twice as large, or the same size if tombstones are the reason) becomes current and the
+//! old one stays as `previous`. Every later write copies a bounded number of the old
+//! array's slots (a few, scaled so the copy always ends before the new array fills); a
+//! writer never rehashes everything at once. Entries are copied, never taken out of the
+//! old array, so a reader looking in both finds every entry present throughout its probe.
+//! New entries go only to the current array; a removal tombstones the entry in both. When
+//! the last old slot is copied, `previous` is cleared and the old array is retired through
+//! [`reclaim`].
 //!
 //! A large fresh array is not zeroed all at once either: once a current array of
 //! [`PREPARE_FROM`] slots or more is half full, its successor is allocated and zeroed a few
