@@ -75,8 +75,6 @@ pub(crate) mod raw_alloc {
     }
 }
 
-/// Locks `mutex`, ignoring poisoning: every critical section in dynatom leaves its data
-/// consistent before any call that could panic, so a poisoned lock holds valid data.
 /// The value of an atomic pointer that the caller owns outright (`&mut`), read without a
 /// synchronising operation, so that under loom a destructor run during its teardown of
 /// statics adds no step to the model.
@@ -111,6 +109,8 @@ pub(crate) fn exclusive<T>(mutex: &mut Mutex<T>) -> &mut T {
     }
 }
 
+/// Locks `mutex`, ignoring poisoning: every critical section in dynatom leaves its data
+/// consistent before any call that could panic, so a poisoned lock holds valid data.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     match mutex.lock() {
         Ok(guard) => guard,
