@@ -142,6 +142,44 @@ fn lookup_does_not_resurrect() {
     }
 }
 
+/// A look that takes no count (`contains_text`) racing with the last drop and a sweep:
+/// it reads the entry under its pin only, never keeps the atom in use, and sees it in use
+/// for as long as a handle is held.
+#[test]
+fn look_without_count_races_drop_and_sweep() {
+    for looker_spawned in [true, false] {
+        bounded().check(move || {
+            let table = AtomTable::with_seed(5);
+            let atom = table.intern(TEXT);
+            let kept = atom.clone();
+            let other = table.clone();
+            let look = move |t: &AtomTable| {
+                let seen = (t.contains_text(TEXT), t.contains(&kept));
+                drop(kept);
+                seen
+            };
+            let drop_and_sweep = move |t: AtomTable| {
+                drop(atom);
+                t.shrink();
+            };
+            let (text_seen, atom_listed) = if looker_spawned {
+                let looker = thread::spawn(move || look(&other));
+                drop_and_sweep(table.clone());
+                looker.join().unwrap()
+            } else {
+                let sweeper = thread::spawn(move || drop_and_sweep(other));
+                let seen = look(&table);
+                sweeper.join().unwrap();
+                seen
+            };
+            // `kept` was held throughout the look: the atom was in use, so both looks saw it.
+            assert!(text_seen && atom_listed);
+            assert!(!table.contains_text(TEXT));
+            assert_eq!(table.len(), 0);
+        });
+    }
+}
+
 /// The global table adopting a `Str`'s buffer while another thread interns the text.
 #[test]
 fn adoption_races_with_interning() {

@@ -96,8 +96,10 @@ proptest! {
                     *model.entry(POOL[i]).or_default() += 1;
                 }
                 Op::Lookup(i) => {
-                    let found = table.lookup(POOL[i]);
                     let alive = POOL[i].len() <= 7 || model.get(POOL[i]).copied().unwrap_or(0) > 0;
+                    prop_assert_eq!(table.contains_text(POOL[i]), alive);
+                    prop_assert_eq!(table.contains_bytes(POOL[i].as_bytes()), alive);
+                    let found = table.lookup(POOL[i]);
                     prop_assert_eq!(found.is_some(), alive);
                     if let Some(atom) = found {
                         prop_assert_eq!(atom.as_str(), POOL[i]);

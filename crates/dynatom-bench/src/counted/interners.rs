@@ -12,6 +12,8 @@ use std::hint::black_box;
 pub const LOCAL_SUITE: &str = "intern-local";
 pub const SYNC_SUITE: &str = "intern-sync";
 pub const GLOBAL_SUITE: &str = "intern-global";
+/// The global phase that asks whether each held text is interned, making no handle.
+pub const LOOK_OP: &str = "look, no handle";
 pub const SYNC_PEERS: [&str; 2] = ["dynatom SyncInterner", "lasso ThreadedRodeo"];
 
 pub const SEED: u64 = 0x05EE_D0C0_D7ED;
@@ -132,6 +134,9 @@ impl GlobalInterner for SeededTable {
     fn resolve<'a>(&'a self, h: &'a dynatom::Atom) -> &'a str {
         h.as_str()
     }
+    fn look(&self, s: &str) -> Option<bool> {
+        Some(self.0.contains_text(s))
+    }
 }
 
 /// `Atom`s of a private table with a fixed seed, for counting operations on atoms (eq,
@@ -149,6 +154,9 @@ impl GlobalInterner for SeededAtoms {
     }
     fn resolve<'a>(&'a self, h: &'a dynatom::Atom) -> &'a str {
         h.as_str()
+    }
+    fn look(&self, s: &str) -> Option<bool> {
+        Some(self.0.contains_text(s))
     }
 }
 
@@ -183,6 +191,9 @@ impl GlobalInterner for NullInterner {
     }
     fn resolve<'a>(&'a self, _: &'a u32) -> &'a str {
         ""
+    }
+    fn look(&self, _: &str) -> Option<bool> {
+        Some(true)
     }
 }
 
@@ -338,6 +349,17 @@ impl GlobalVisitor for GlobalRun<'_> {
                 black_box(table.intern(black_box(s)));
             }
         });
+        if table.look("").is_some() {
+            let mut seen = 0;
+            rec.once(LOOK_OP, GLOBAL_CORPUS, G::NAME, texts.len() as u64, || {
+                for s in &texts {
+                    seen += usize::from(black_box(table.look(black_box(s))) == Some(true));
+                }
+            });
+            if seen != texts.len() {
+                return Err(format!("{}: {seen} of {} held texts looked up as interned", G::NAME, texts.len()));
+            }
+        }
         if G::NAME != HARNESS
             && (handles.iter().zip(&texts).any(|(h, s)| table.resolve(h) != *s)
                 || texts.iter().zip(&handles).any(|(s, h)| table.intern(s) != *h))

@@ -171,6 +171,7 @@ fn targets(run: &CountedRun, baseline: Option<&CountedRun>, rep: &mut Report) {
     small_map_targets(run, rep);
     interner_targets(run, rep);
     churn_target(run, rep);
+    look_target(run, rep);
     static_atoms_targets(run, rep);
     undeclared_intern_target(run, baseline, rep);
 }
@@ -269,6 +270,32 @@ fn churn_target(run: &CountedRun, rep: &mut Report) {
         (Some(c), Some(h)) => {
             rep.target(what, format!("{:.2}× ({} vs {} est. cycles)", c / h, fmt(c), fmt(h)), Some(c <= 1.2 * h))
         }
+        _ => rep.target(what, "not counted in this run".into(), None),
+    }
+}
+
+/// A look that needs no handle: no count taken or given back, and no locked instruction.
+fn look_target(run: &CountedRun, rep: &mut Report) {
+    use super::interners::{GLOBAL_CORPUS, GLOBAL_SUITE, LOOK_OP};
+    let what =
+        "counted look without a handle: `AtomTable::contains_text` of held identifiers takes no locked instruction";
+    let row = |op: &str| run.find(GLOBAL_SUITE, op, GLOBAL_CORPUS, "dynatom Atom");
+    match (row(LOOK_OP), row("intern hit")) {
+        (Some(look), Some(hit)) => match (look.locked_instructions, hit.locked_instructions) {
+            (Some(locked), Some(hit_locked)) => rep.target(
+                what,
+                format!(
+                    "{} locked, {} est. cycles per look: the reader's pin, one per text longer than 7 bytes \
+                     (an intern hit, which makes a handle and drops it: {} locked, {} est. cycles)",
+                    fmt_locked(locked),
+                    fmt(look.estimated_cycles),
+                    fmt_locked(hit_locked),
+                    fmt(hit.estimated_cycles)
+                ),
+                Some(locked < 0.5),
+            ),
+            _ => rep.target(what, "this run did not count locked instructions".into(), None),
+        },
         _ => rep.target(what, "not counted in this run".into(), None),
     }
 }

@@ -24,6 +24,11 @@ pub trait GlobalInterner: Sync + Sized {
     fn create() -> Self;
     fn intern(&self, s: &str) -> Self::Handle;
     fn resolve<'a>(&'a self, h: &'a Self::Handle) -> &'a str;
+    /// Whether `s` is interned, asked without making a handle; `None` where the interner
+    /// has no such question.
+    fn look(&self, _s: &str) -> Option<bool> {
+        None
+    }
     /// Memory the interner maps from the OS itself, which the counting allocator does
     /// not see (dynatom's slabs on Linux).
     fn mapped_bytes(&self) -> usize {

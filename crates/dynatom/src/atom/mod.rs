@@ -134,7 +134,9 @@ impl Atom {
 
     /// The global atom for `text` if one is alive; never inserts. Texts of up to 7 bytes
     /// are atoms by value, held by no table, so for them this is always `Some` (the atom
-    /// every `Atom::from` of that text gives), whether or not anyone made one.
+    /// every `Atom::from` of that text gives), whether or not anyone made one. To ask
+    /// only whether the atom is in use, [`AtomTable::contains_text`] does not make a
+    /// handle (and so takes no count).
     ///
     /// ```
     /// use dynatom::Atom;

@@ -452,6 +452,18 @@ impl RawAtom {
         }
     }
 
+    /// Whether a handle holds this entry besides its table (static entries always are):
+    /// the entries [`RawAtom::acquire`] without `revive` takes a count of, told apart
+    /// without taking one.
+    ///
+    /// # Safety
+    /// As for [`RawAtom::bytes`].
+    #[inline]
+    pub(crate) unsafe fn is_in_use(self) -> bool {
+        // SAFETY: forwarded from this function's contract (the count is only read).
+        self.block_ptr().is_none_or(|block| unsafe { Block::entry_count(block) } >= 2)
+    }
+
     /// Whether only the table holds this entry (static entries are never unused).
     ///
     /// # Safety

@@ -74,7 +74,31 @@ impl AtomTable {
         Utf8::from_text(text, |bytes| self.lookup_bytes(bytes).ok_or(())).ok().map(Atom::from_utf8_handle)
     }
 
-    /// Whether `atom` is filed in this table (inline atoms belong to every table).
+    /// Whether an atom for `text` is in use here: what `lookup(text).is_some()` says,
+    /// without making the atom. No count is taken or given back, so the look writes no
+    /// memory that other threads share. Texts of up to 7 bytes are atoms by value: for
+    /// them this is always `true`.
+    ///
+    /// The answer holds when it is given: another thread may drop the atom's last handle,
+    /// or intern the text, right after.
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// assert!(!table.contains_text("nobody interned this"));
+    /// let atom = table.intern("somebody interned this");
+    /// assert!(table.contains_text("somebody interned this"));
+    /// drop(atom);
+    /// // Unused now: kept for reuse until a sweep, but not in use.
+    /// assert!(!table.contains_text("somebody interned this"));
+    /// assert!(table.contains_text("short"));
+    /// ```
+    #[must_use]
+    pub fn contains_text(&self, text: &str) -> bool {
+        self.holds_in_use(text.as_bytes())
+    }
+
+    /// Whether `atom` is filed in this table (inline atoms belong to every table). Takes
+    /// no count.
     ///
     /// ```
     /// let table = dynatom::AtomTable::new();
@@ -153,5 +177,19 @@ impl AtomTable {
     /// ```
     pub fn lookup_bytes(&self, bytes: &[u8]) -> Option<ByteAtom> {
         self.lookup_word(bytes).map(ByteAtom::from_word)
+    }
+
+    /// Whether an atom for `bytes` is in use here (filed from bytes or from text), without
+    /// making it: as [`AtomTable::contains_text`].
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// let atom = table.intern("interned as text, looked at as bytes");
+    /// assert!(table.contains_bytes(b"interned as text, looked at as bytes"));
+    /// assert!(!table.contains_bytes(b"interned as text, looked at as \xff"));
+    /// ```
+    #[must_use]
+    pub fn contains_bytes(&self, bytes: &[u8]) -> bool {
+        self.holds_in_use(bytes)
     }
 }

@@ -334,6 +334,12 @@ impl AtomTable {
         self.shared.lookup(bytes)
     }
 
+    /// Whether an atom for `bytes` is in use (one [`AtomTable::lookup_word`] would
+    /// give), without making one.
+    pub(crate) fn holds_in_use(&self, bytes: &[u8]) -> bool {
+        AtomWord::inline(bytes).is_some() || self.shared.holds_in_use(bytes)
+    }
+
     /// Whether `word` is filed in this table (inline atoms belong to every table).
     #[inline]
     pub(crate) fn lists(&self, word: &AtomWord) -> bool {

@@ -493,6 +493,17 @@ impl TableShared {
         unsafe { RawAtom::from_slot(entry).acquire(revive) }
     }
 
+    /// Whether the entry `accept` picks among those filed under `hash` is in use, found
+    /// without the lock and taking no count: a look that writes nothing shared.
+    fn in_use_unlocked(&self, padded: &PaddedShard, hash: u64, accept: impl Fn(RawAtom) -> bool) -> bool {
+        let guard = reclaim::pin();
+        let Some(entry) = padded.slots.find(&guard, probe_hash(hash), |entry| accept(RawAtom::from_slot(entry))) else {
+            return false;
+        };
+        // SAFETY: pinned: a swept block is freed only after this guard is dropped.
+        unsafe { RawAtom::from_slot(entry).is_in_use() }
+    }
+
     /// Counts a shard's unused atoms and their bytes, and frees them all if they pass
     /// half of either bound, `max(floor, live / 2)` atoms or the shard's share of the byte
     /// bound (or always, with [`Check::Sweep`]); then sets when the next check comes.
@@ -766,14 +777,30 @@ impl TableShared {
         declared::word_of(bytes).map(AtomWord::from_declared_bits)
     }
 
-    /// Whether `atom` (not inline) is this table's entry.
+    /// Whether an entry for `bytes` is in use (one [`TableShared::lookup`] would find),
+    /// looked up without the lock and without a count.
+    pub(crate) fn holds_in_use(&self, bytes: &[u8]) -> bool {
+        let hash = self.hash(bytes);
+        let padded = &self.shards[shard_index(hash)];
+        self.in_use_unlocked(padded, hash, |raw| is_entry_for(raw, hash, bytes))
+            || self.lookup_declared(bytes).is_some()
+    }
+
+    /// Whether `atom` (not inline) is this table's entry. Takes no count: the caller's
+    /// handle keeps the entry in use, so only its address needs finding.
     pub(crate) fn lists(&self, atom: &AtomWord) -> bool {
         if atom.is_global_entry() || self.kind == TableKind::Global {
             return atom.is_global_entry() && self.kind == TableKind::Global;
         }
         let Some(hash) = atom.table_hash() else { return false };
-        let bytes = atom.as_bytes();
-        self.find_entry(bytes, hash, Some(bytes.as_ptr())).is_some()
+        let at = atom.as_bytes().as_ptr();
+        let padded = &self.shards[shard_index(hash)];
+        self.in_use_unlocked(padded, hash, |raw| {
+            // SAFETY: `in_use_unlocked` is pinned while it calls this, so the entry is
+            // allocated.
+            let entry_bytes = unsafe { raw.bytes() };
+            std::ptr::eq(entry_bytes.as_ptr(), at)
+        })
     }
 
     /// The entry in use for `bytes` filed under `hash`, without the lock, or else the
