@@ -842,6 +842,16 @@ enum dt_status dt_table_lookup_bytes(struct dt_table *t,
                                      struct dt_atom *out);
 
 /**
+ * `DT_OK` if an atom of the bytes is in use in table `t` (atoms of up to 7 bytes always
+ * are), else `DT_ERR_NOT_FOUND`; makes no atom, so nothing is to be released (what
+ * `dt_table_lookup_bytes` then `dt_atom_release` answers, without taking and giving back
+ * a reference).
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_table_contains_bytes(struct dt_table *t, const uint8_t *data, size_t len);
+
+/**
  * The number of atoms filed in `t` (atoms of up to 7 bytes never are); 0 for NULL or
  * an invalid table.
  *

@@ -140,6 +140,7 @@ dt_status dt_table_free(dt_table *t);
 dt_status dt_table_intern_bytes(dt_table *t, const uint8_t *p, size_t len, dt_atom *out);
 dt_status dt_table_intern_str(dt_table *t, const dt_str *s, dt_atom *out);
 dt_status dt_table_lookup_bytes(dt_table *t, const uint8_t *p, size_t len, dt_atom *out);
+dt_status dt_table_contains_bytes(dt_table *t, const uint8_t *p, size_t len);
 size_t dt_table_len(const dt_table *t);
 dt_status dt_table_memory_report(const dt_table *t, dt_memory_report *out);
 dt_status dt_table_memory_report_json(const dt_table *t, dt_str *out);
@@ -201,7 +202,7 @@ dt_status dtlua_static_set_lookup_bytes(const uint8_t *set, size_t set_len, cons
 ]])
 
 local C = ffi.load(os.getenv("DYNATOM_LIB") or "dynatom_ffi")
--- The global table: dynatom.atom, dynatom.lookup, x:intern() and key_of use it.
+-- The global table: dynatom.atom, dynatom.lookup, dynatom.contains, x:intern() and key_of use it.
 local GLOBAL = C.dt_table_global()
 
 local M = { _CDEF = CDEF, C = C }
@@ -506,6 +507,29 @@ function M.lookup(s, len)
   local st = C.dtlua_table_lookup_bytes(GLOBAL, p, n, out)
   local atom = held_or_nil(st, out) -- not a tail call: errors name our caller
   return atom
+end
+
+-- Whether an atom of bytes `p`/`n` is in use in table `t` (no atom made, no reference
+-- taken): the status of dt_table_contains_bytes as a boolean.
+local function table_contains(t, p, n)
+  local st = C.dt_table_contains_bytes(t, p, n)
+  if st == 8 then -- DT_ERR_NOT_FOUND
+    return false
+  elseif st ~= 0 then
+    fail(st, 3)
+  end
+  return true
+end
+
+--- dynatom.contains(s): whether an atom of these bytes is in use, asked without making
+--- one (no reference taken); true for up to 7 bytes.
+function M.contains(s, len)
+  local p, n = s, len
+  if len == nil then
+    p, n = bytes_of(s)
+  end
+  local found = table_contains(GLOBAL, p, n) -- not a tail call: errors name our caller
+  return found
 end
 
 -- Static atoms (see "Static atoms" at the top).
@@ -1225,6 +1249,15 @@ function Table:intern(s, len)
   end
   hold(out)
   return out
+end
+
+function Table:contains(s, len)
+  local p, n = s, len
+  if len == nil then
+    p, n = bytes_of(s)
+  end
+  local found = table_contains(self.ptr, p, n)
+  return found
 end
 
 function Table:lookup(s, len)

@@ -236,6 +236,24 @@ pub extern "C" fn dt_table_lookup_bytes(t: *mut dt_table, data: *const u8, len: 
     })
 }
 
+/// `DT_OK` if an atom of the bytes is in use in table `t` (atoms of up to 7 bytes always
+/// are), else `DT_ERR_NOT_FOUND`; makes no atom, so nothing is to be released (what
+/// `dt_table_lookup_bytes` then `dt_atom_release` answers, without taking and giving back
+/// a reference).
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_table_contains_bytes(t: *mut dt_table, data: *const u8, len: usize) -> dt_status {
+    status(|| {
+        let table = table(t)?;
+        if table.contains_bytes(bytes(data, len)?) {
+            Ok(())
+        } else {
+            Err(dt_status::DT_ERR_NOT_FOUND)
+        }
+    })
+}
+
 /// The number of atoms filed in `t` (atoms of up to 7 bytes never are); 0 for NULL or
 /// an invalid table.
 ///

@@ -50,6 +50,21 @@ test("lookup never interns", function()
   assert(dynatom.lookup(text) == a)
 end)
 
+test("contains asks without making an atom", function()
+  local text = "never-interned-" .. os.time() .. "-contains"
+  assert(dynatom.contains(text) == false)
+  assert(dynatom.lookup(text) == nil, "contains did not insert it")
+  local a = dynatom.atom(text)
+  assert(dynatom.contains(text) == true)
+  assert(dynatom.contains("seven!!") == true, "up to 7 bytes: always")
+  local t = dynatom.table()
+  assert(t:contains(text) == false, "the global atom is not in another table")
+  local b = t:intern(text)
+  assert(t:contains(text) == true and b ~= a)
+  local ok, err = pcall(dynatom.contains, nil)
+  assert(not ok and err:find("dynatom"), err)
+end)
+
 test("key() is equal for equal atoms and distinct for distinct ones", function()
   local list = names()
   local seen = {}

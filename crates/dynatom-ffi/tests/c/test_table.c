@@ -17,6 +17,9 @@ static void independent_tables_intern_and_look_up(void) {
     EXPECT_STATUS(DT_OK, dt_table_lookup_bytes(t, LIT("a name interned in an independent table"), &found));
     EXPECT(dt_atom_equal(&a, &found));
     EXPECT_STATUS(DT_ERR_NOT_FOUND, dt_table_lookup_bytes(t, LIT("never interned in this table at all"), &found));
+    EXPECT_STATUS(DT_OK, dt_table_contains_bytes(t, LIT("a name interned in an independent table")));
+    EXPECT_STATUS(DT_ERR_NOT_FOUND, dt_table_contains_bytes(t, LIT("never interned in this table at all")));
+    EXPECT_STATUS(DT_OK, dt_table_contains_bytes(t, LIT("seven!!"))); /* up to 7 bytes: always */
     /* The global table's atom of the same bytes is a different atom. */
     dt_atom global;
     EXPECT_STATUS(DT_OK,
@@ -37,6 +40,7 @@ static void independent_tables_intern_and_look_up(void) {
     dt_atom all[] = {a, b, found, global, via_api};
     for (size_t i = 0; i < 5; i++) EXPECT_STATUS(DT_OK, dt_atom_release(&all[i]));
     EXPECT(dt_table_len(t) == 0); /* released: unused, kept until a sweep, not counted */
+    EXPECT_STATUS(DT_ERR_NOT_FOUND, dt_table_contains_bytes(t, LIT("a name interned in an independent table")));
     EXPECT_STATUS(DT_OK, dt_table_free(t));
 }
 
@@ -115,12 +119,15 @@ static void bad_tables_and_arguments(void) {
     dt_atom a = {0};
     EXPECT_STATUS(DT_ERR_NULL, dt_table_intern_bytes(NULL, LIT("x"), &a));
     EXPECT_STATUS(DT_ERR_NULL, dt_table_lookup_bytes(NULL, LIT("x"), &a));
+    EXPECT_STATUS(DT_ERR_NULL, dt_table_contains_bytes(NULL, LIT("x")));
+    EXPECT_STATUS(DT_ERR_NULL, dt_table_contains_bytes(dt_table_global(), NULL, 3));
     EXPECT(dt_table_len(NULL) == 0);
     /* Another kind of object where a table is expected. */
     dt_pieces *p = NULL;
     EXPECT_STATUS(DT_OK, dt_pieces_new(&p));
     dt_table *wrong = (dt_table *)(void *)p;
     EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_table_intern_bytes(wrong, LIT("x"), &a));
+    EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_table_contains_bytes(wrong, LIT("x")));
     EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_table_free(wrong));
     EXPECT(dt_table_len(wrong) == 0);
     EXPECT_STATUS(DT_OK, dt_pieces_free(p));
