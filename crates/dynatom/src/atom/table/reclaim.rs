@@ -431,10 +431,23 @@ impl Retired {
         self.items.push(Item { ptr, free, epoch });
     }
 
-    /// Makes room for `additional` more items at once (best effort): a sweep retires its
-    /// atoms in a burst, after `collect` let go of the list's last burst.
-    pub(crate) fn reserve(&mut self, additional: usize) {
-        let _ = self.items.try_reserve(additional);
+    /// Queues a burst of items, each to be freed by its function once every reader pinned
+    /// now is done. One stamp serves them all: each was unlinked before this call, which
+    /// is all a stamp says (counted: a sweep paid a full fence per atom it retired).
+    ///
+    /// # Safety
+    /// As for [`Retired::retire`], for every item.
+    pub(crate) unsafe fn retire_all(
+        &mut self,
+        items: impl ExactSizeIterator<Item = (NonNull<()>, unsafe fn(NonNull<()>))>,
+    ) {
+        if items.len() == 0 {
+            return;
+        }
+        // Room for the burst at once (best effort): `collect` let go of the last one.
+        let _ = self.items.try_reserve(items.len());
+        let epoch = DOMAIN.stamp();
+        self.items.extend(items.map(|(ptr, free)| Item { ptr, free, epoch }));
     }
 
     /// Frees what no reader can hold any more; returns how many items are still waiting.
@@ -556,6 +569,29 @@ mod tests {
         assert_eq!(retired.len(), 2, "our own pin holds them");
         drop(retired);
         assert!(FREED.load(std::sync::atomic::Ordering::SeqCst) >= before + 2);
+    }
+
+    #[test]
+    fn a_burst_waits_for_a_pin_as_one_and_goes_as_one() {
+        let _serial = long_pins_serial();
+        let mut retired = Retired::default();
+        // SAFETY: an empty burst retires nothing.
+        unsafe { retired.retire_all(std::iter::empty()) };
+        assert_eq!(retired.len(), 0, "an empty burst queues nothing");
+        let guard = pin();
+        let burst = [boxed(4), boxed(5), boxed(6)].map(|ptr| (ptr, count_and_free as unsafe fn(NonNull<()>)));
+        // SAFETY: as above: the boxes are reachable from nowhere, each freed once.
+        unsafe { retired.retire_all(burst.into_iter()) };
+        for _ in 0..5 {
+            retired.collect();
+        }
+        assert_eq!(retired.len(), 3, "our pin, older than the burst, holds all of it");
+        drop(guard);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while retired.collect() > 0 {
+            assert!(std::time::Instant::now() < deadline, "other tests' pins are short; the burst must go");
+            std::thread::yield_now();
+        }
     }
 
     #[test]

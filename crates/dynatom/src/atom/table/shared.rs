@@ -569,14 +569,10 @@ impl TableShared {
             (unused, unused_bytes) = (0, 0);
         }
         let freed = dead.len();
-        shard.retired.reserve(freed);
-        for block in dead {
-            let (ptr, free) = block.into_retirable();
-            // SAFETY: unlinked from the slots above (no reader pinning from now on can
-            // find it), retired once, and `free` frees a dead block from any thread.
-            // The list is dropped with the table, when no reader is left.
-            unsafe { shard.retired.retire(ptr, free) };
-        }
+        // SAFETY: unlinked from the slots above (no reader pinning from now on can find
+        // them), retired once, and each `free` frees a dead block from any thread. The
+        // list is dropped with the table, when no reader is left.
+        unsafe { shard.retired.retire_all(dead.into_iter().map(DeadBlock::into_retirable)) };
         shard.counters.removals += freed as u64;
         // Swept blocks are freed as soon as no reader holds them: with none pinned, the
         // two epoch steps take a few collections, and a large atom's memory goes now.
