@@ -776,7 +776,7 @@ impl TableShared {
     /// Whether an entry for `bytes` is in use (one [`TableShared::lookup`] would find),
     /// looked up without the lock and without a count.
     pub(crate) fn holds_in_use(&self, bytes: &[u8]) -> bool {
-        let hash = self.hash(bytes);
+        let hash = self.hash_inlined(bytes);
         let padded = &self.shards[shard_index(hash)];
         self.in_use_unlocked(padded, hash, |raw| is_entry_for(raw, hash, bytes))
             || self.lookup_declared(bytes).is_some()
