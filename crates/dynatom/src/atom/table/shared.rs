@@ -40,7 +40,7 @@
 use std::ptr::NonNull;
 
 use crate::error::{MAX_LEN, StrError};
-use crate::hash;
+use crate::hash::{self, TextHash};
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::declared::{self, DeclareError, StaticText};
 use crate::repr::heap::{Block, DeadBlock, Fallibility, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash};
@@ -141,7 +141,8 @@ pub(crate) enum TableKind {
 }
 
 pub(crate) struct TableShared {
-    seed: u64,
+    /// The table's text hash, keyed by its seed.
+    text_hash: TextHash,
     kind: TableKind,
     /// A fixed-size array, so that `shards[shard_index(hash)]` needs no bounds check.
     shards: Box<[PaddedShard; SHARD_COUNT]>,
@@ -267,7 +268,7 @@ impl TableShared {
             fork::keep_locks_across_fork();
         }
         Ok(TableShared {
-            seed,
+            text_hash: TextHash::new(seed),
             kind,
             shards,
             static_entries: Mutex::new(Vec::new()),
@@ -295,13 +296,13 @@ impl TableShared {
 
     /// The table's hash of `bytes`, in the form a block header caches.
     pub(crate) fn hash(&self, bytes: &[u8]) -> u64 {
-        cacheable_hash(hash::hash_bytes(bytes, self.seed))
+        cacheable_hash(self.text_hash.hash(bytes))
     }
 
-    /// [`hash`](Self::hash) inlined, for the intern path (see [`hash::hash_bytes_inlined`]).
+    /// [`hash`](Self::hash) inlined, for the intern path (see [`TextHash::hash_inlined`]).
     #[inline(always)]
     fn hash_inlined(&self, bytes: &[u8]) -> u64 {
-        cacheable_hash(hash::hash_bytes_inlined(bytes, self.seed))
+        cacheable_hash(self.text_hash.hash_inlined(bytes))
     }
 
     /// Every shard, one at a time, locked.
