@@ -109,9 +109,9 @@ pub struct AtomTable {
 #[cfg(not(loom))]
 static GLOBAL: std::sync::OnceLock<AtomTable> = std::sync::OnceLock::new();
 
-/// The global table if it has been made, which it has wherever one of its atoms exists:
-/// for the drop hook, whose common path then needs no stack frame (the inlined code that
-/// makes the table made every call save registers).
+/// The global table if it has been made, which it has wherever one of its atoms exists
+/// and wherever the drop hook runs: for that hook, whose common path then needs no stack
+/// frame (the inlined code that makes the table made every call save registers).
 #[cfg(not(loom))]
 #[inline]
 pub(crate) fn global_table_if_made() -> Option<&'static AtomTable> {
@@ -232,9 +232,24 @@ impl AtomTable {
     /// ```
     pub fn global() -> &'static AtomTable {
         #[cfg(not(loom))]
-        return GLOBAL.get_or_init(AtomTable::make_global);
+        return match GLOBAL.get() {
+            Some(table) => table,
+            None => AtomTable::make_global_once(),
+        };
         #[cfg(loom)]
         return &GLOBAL;
+    }
+
+    /// The global table, made by the first caller, which then installs the hook that drops
+    /// call when an atom of it becomes unused: installed only once the table is in place,
+    /// the hook need not ask whether it is. (A drop in the moment between the two calls no
+    /// hook: that is a hint to sweep sooner missed, never needed for safety.)
+    #[cfg(not(loom))]
+    #[cold]
+    fn make_global_once() -> &'static AtomTable {
+        let table = GLOBAL.get_or_init(AtomTable::make_global);
+        crate::repr::heap::set_unused_hook(shared::note_global_unused);
+        table
     }
 
     /// The global table, with every static set the program declared filed in it: one
