@@ -79,9 +79,9 @@ use crate::repr::str_word::{StrForm, StrWord};
 ///   are allocations of their own.
 /// * Hashing: every byte counts (folded multiplies of overlapping words under keys drawn
 ///   from the seed for 8 to 32 bytes, rapidhash for other lengths), computed at most once
-///   per heap string and cached in its header. The global table and `AtomTable::new()` tables share the
-///   process's random seed, so a cached hash serves them all; `AtomTable::with_seed`
-///   tables hash with their own seed and copy rather than adopt.
+///   per heap string and cached in its header. The global table and `AtomTable::new()`
+///   tables share the process's random seed, so a cached hash serves them all;
+///   `AtomTable::with_seed` tables hash with their own seed and copy rather than adopt.
 ///
 /// ```
 /// use dynatom::AtomTable;
@@ -242,7 +242,7 @@ impl AtomTable {
 
     /// The global table, made by the first caller, which then installs the hook that drops
     /// call when an atom of it becomes unused: installed only once the table is in place,
-    /// the hook need not ask whether it is. (A drop in the moment between the two calls no
+    /// the hook need not ask whether it is. (A drop in the moment between the two finds no
     /// hook: that is a hint to sweep sooner missed, never needed for safety.)
     #[cfg(not(loom))]
     #[cold]

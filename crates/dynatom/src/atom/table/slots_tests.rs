@@ -41,7 +41,7 @@ fn colliding_hash_of(entry: NonNull<u8>) -> u64 {
 
 /// A well-mixed hash.
 fn mixed_hash(key: u64) -> u64 {
-    crate::hash::hash_bytes(&key.to_le_bytes(), 7)
+    rapidhash::rapidhash_seeded(&key.to_le_bytes(), 7)
 }
 
 fn mixed_hash_of(entry: NonNull<u8>) -> u64 {
