@@ -66,7 +66,9 @@ impl TextHash {
         TextHash { seed, keys: word_keys(seed) }
     }
 
-    /// The hash of `bytes`, never zero.
+    /// The hash of `bytes`. It may be zero: the table caches it through
+    /// `heap::cacheable_hash`, which already turns zero (and its flag bits) into a
+    /// cacheable value.
     #[inline]
     pub(crate) fn hash(&self, bytes: &[u8]) -> u64 {
         self.hash_inlined(bytes)
@@ -78,17 +80,13 @@ impl TextHash {
     #[inline(always)]
     pub(crate) fn hash_inlined(&self, bytes: &[u8]) -> u64 {
         let n = bytes.len();
-        let hash = if (8..=16).contains(&n) {
+        if (8..=16).contains(&n) {
             let [k0, k1, _, _] = self.keys;
             fold_mul(word_at(bytes, 0) ^ k0, word_at(bytes, n - 8) ^ k1 ^ n as u64)
         } else if (17..=32).contains(&n) {
             fold_17_to_32(bytes, &self.keys)
         } else {
             rapidhash::rapidhash_seeded(bytes, self.seed)
-        };
-        match hash {
-            0 => 1,
-            hash => hash,
         }
     }
 }
@@ -339,23 +337,37 @@ mod tests {
         assert_ne!(hash_bytes(&text, 3), hash_bytes(&text[..4095], 3));
     }
 
+    /// Texts of 0 to 99 bytes, each with one byte flipped at every position, and with a
+    /// NUL appended: `hash` tells every one from the text it came from.
+    fn assert_every_byte_and_the_length_count(hash: impl Fn(&[u8]) -> u64) {
+        for len in 0..100usize {
+            let base = sample_text(len);
+            let h = hash(&base);
+            for i in 0..len {
+                let mut v = base.clone();
+                v[i] ^= 0x20;
+                assert_ne!(hash(&v), h, "len {len} byte {i}");
+            }
+            let mut longer = base.clone();
+            longer.push(0);
+            assert_ne!(hash(&longer), h, "len {len} + NUL");
+        }
+    }
+
+    fn sample_text(len: usize) -> Vec<u8> {
+        (0..len as u8).map(|b| b.wrapping_mul(31).wrapping_add(7)).collect()
+    }
+
     #[test]
     fn every_byte_the_length_and_the_seed_count_in_the_text_hash() {
         for seed in [1, DETERMINISTIC_SEED] {
             let text_hash = TextHash::new(seed);
+            assert_every_byte_and_the_length_count(|bytes| text_hash.hash(bytes));
             for len in 0..100usize {
-                let base: Vec<u8> = (0..len as u8).map(|b| b.wrapping_mul(31).wrapping_add(7)).collect();
+                let base = sample_text(len);
                 let h = text_hash.hash(&base);
                 assert_eq!(text_hash.hash_inlined(&base), h);
                 assert_ne!(TextHash::new(seed + 1).hash(&base), h, "len {len}: another seed");
-                for i in 0..len {
-                    let mut v = base.clone();
-                    v[i] ^= 0x20;
-                    assert_ne!(text_hash.hash(&v), h, "len {len} byte {i}");
-                }
-                let mut longer = base.clone();
-                longer.push(0);
-                assert_ne!(text_hash.hash(&longer), h, "len {len} + NUL");
             }
         }
     }
@@ -403,18 +415,7 @@ mod tests {
     #[test]
     fn every_byte_and_the_length_count_in_the_str_hash() {
         let k = StrHasher::new(1);
-        for len in 0..100usize {
-            let base: Vec<u8> = (0..len as u8).map(|b| b.wrapping_mul(31).wrapping_add(7)).collect();
-            let h = k.hash(&base);
-            for i in 0..len {
-                let mut v = base.clone();
-                v[i] ^= 0x20;
-                assert_ne!(k.hash(&v), h, "len {len} byte {i}");
-            }
-            let mut longer = base.clone();
-            longer.push(0);
-            assert_ne!(k.hash(&longer), h, "len {len} + NUL");
-        }
+        assert_every_byte_and_the_length_count(|bytes| k.hash(bytes));
         assert_ne!(k.hash(b"ab"), k.hash(b"abb"));
         assert_ne!(k.hash(b""), k.hash(b"\0"));
     }
