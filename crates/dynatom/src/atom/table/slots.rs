@@ -50,7 +50,8 @@
 //! old array, so a reader looking in both finds every entry present throughout its probe.
 //! New entries go only to the current array; a removal tombstones the entry in both. When
 //! the last old slot is copied, `previous` is cleared and the old array is retired through
-//! [`reclaim`].
+//! [`reclaim`]: freed at once when no reader is pinned, else by a write after the readers
+//! move on (tried every [`COLLECT_EVERY`] writes).
 //!
 //! A large fresh array is not zeroed all at once either: once a current array of
 //! [`PREPARE_FROM`] slots or more is half full, its successor is allocated and zeroed a few
@@ -1067,6 +1068,13 @@ impl<S> SlotsGuard<'_, S> {
         unsafe { locked.retired.retire(old.0.cast(), Array::free_erased) };
         locked.retired_bytes += bytes;
         locked.cursor = 0;
+        // A shard that stops growing here would otherwise keep the old array until
+        // `COLLECT_EVERY` more writes: with no reader pinned, two epoch steps free it now.
+        for _ in 0..2 {
+            if self.collect_arrays() == 0 {
+                break;
+            }
+        }
     }
 }
 

@@ -265,6 +265,26 @@ fn old_arrays_are_freed_once_readers_move_on() {
     assert_eq!(guard.memory_size(), layout.size(), "only the current array is left");
 }
 
+#[test]
+fn the_write_that_ends_a_migration_frees_the_old_array() {
+    let _serial = reclaim::long_pins_serial();
+    let slots = Slots::new((), mixed_hash_of);
+    let mut guard = slots.lock();
+    let (mut ended, mut freed_at_once) = (0, 0);
+    for key in 0..20_000u64 {
+        let was_migrating = guard.is_migrating();
+        guard.insert(mixed_hash(key), fake(key, false)).unwrap();
+        if was_migrating && !guard.is_migrating() {
+            ended += 1;
+            let (layout, _) = Array::layout(guard.capacity()).unwrap();
+            // Another test's reader pinned at this moment keeps the array a little longer.
+            freed_at_once += usize::from(guard.memory_size() == layout.size());
+        }
+    }
+    assert!(ended >= 5, "{ended} migrations ended");
+    assert!(freed_at_once > 0, "none of {ended} ended migrations freed the old array at once");
+}
+
 #[derive(Debug, Clone)]
 enum Op {
     Insert(u64, bool),
