@@ -78,7 +78,8 @@ use crate::repr::str_word::{StrForm, StrWord};
 ///   until the last of them goes. Adopted [`Str`](crate::Str) buffers and longer texts
 ///   are allocations of their own.
 /// * Hashing: every byte counts (folded multiplies of overlapping words under keys drawn
-///   from the seed for 8 to 32 bytes, rapidhash for other lengths), computed at most once
+///   from the seed for 8 to 32 bytes, then one more that carries every bit to the top,
+///   where the shard and tag are read; rapidhash for other lengths), computed at most once
 ///   per heap string and cached in its header. The global table and `AtomTable::new()`
 ///   tables share the process's random seed, so a cached hash serves them all;
 ///   `AtomTable::with_seed` tables hash with their own seed and copy rather than adopt.
