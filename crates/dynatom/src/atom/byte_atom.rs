@@ -6,7 +6,7 @@ use crate::error::StrError;
 use crate::repr::atom_word::AtomWord;
 use crate::utf8::Utf8;
 
-/// An interned string of any bytes: [`Atom`](crate::Atom)'s representation and table,
+/// An interned string of any bytes: [`Atom`]'s representation and table,
 /// without the UTF-8 promise.
 ///
 /// * 8 bytes, and `Option<ByteAtom>` too; up to 7 bytes are stored inside the atom.
@@ -16,7 +16,7 @@ use crate::utf8::Utf8;
 ///   UTF-8 check for the latter).
 /// * `ByteStr::from(&atom)` hands the bytes out as a [`ByteStr`](crate::ByteStr) without copying.
 ///
-/// Like [`Atom`](crate::Atom), it is not `Borrow<[u8]>`: its hash is the table's, not `[u8]`'s.
+/// Like [`Atom`], it is not `Borrow<[u8]>`: its hash is the table's, not `[u8]`'s.
 ///
 /// ```
 /// use dynatom::{Atom, ByteAtom};

@@ -1,6 +1,6 @@
 //! The 8-byte tagged representation behind [`ByteAtom`](crate::ByteAtom) (and so
 //! [`Atom`](crate::Atom), which wraps it), and the raw form a table stores. It holds any
-//! bytes; whether they are UTF-8 is the business of [`super::utf8`].
+//! bytes; whether they are UTF-8 is the business of [`crate::utf8`].
 //!
 //! # Memory layout
 //!

@@ -17,7 +17,7 @@
 //! already has that size: texts of 32 KiB and more get size classes, see
 //! `capacity_class`) and writes the header in front, so the bytes are never copied into
 //! a second buffer. Only the filled part is ever exposed. Whether it is UTF-8 is the
-//! business of `StrBuilder`, which wraps this buffer in [`super::utf8::Utf8`].
+//! business of `StrBuilder`, which wraps this buffer in [`crate::utf8::Utf8`].
 
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};

@@ -377,7 +377,7 @@ impl Block {
 
     /// # Safety
     /// - `ptr` came from [`Block::into_raw`] (or is a table entry for which
-    ///   [`Block::acquire_if_live`] succeeded), and
+    ///   [`Block::acquire_entry`] succeeded), and
     /// - the count it stood for is handed to the returned `Block` exactly once.
     #[inline]
     pub(crate) unsafe fn from_raw(ptr: NonNull<Header>) -> Block {

@@ -1,6 +1,6 @@
 //! The 16-byte tagged representation behind [`ByteStr`](crate::ByteStr) (and so
 //! [`Str`](crate::Str), which wraps it). It holds any bytes; whether they are UTF-8 is
-//! the business of [`super::utf8`].
+//! the business of [`crate::utf8`].
 //!
 //! # Memory layout
 //!

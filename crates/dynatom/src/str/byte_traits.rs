@@ -1,5 +1,5 @@
 //! The standard traits of [`ByteStr`] (they agree with `[u8]`'s) and [`ByteAtom`] (as
-//! [`Atom`]'s: one-word equality, cached hash), and the conversions between bytes and
+//! [`Atom`](crate::Atom)'s: one-word equality, cached hash), and the conversions between bytes and
 //! text handles.
 
 use std::borrow::{Borrow, Cow};

@@ -8,7 +8,7 @@ use crate::error::{BuildError, Fallibility, StrError};
 use crate::repr::growable::GrowableBlock;
 use crate::utf8::Utf8;
 
-/// Formats into a [`Str`](crate::Str) the way `format!` formats into a `String`, but
+/// Formats into a [`Str`] the way `format!` formats into a `String`, but
 /// without the intermediate `String`: the text is written into a buffer laid out as the
 /// string's heap block, which becomes the string (as [`StrBuilder::finish`](crate::StrBuilder::finish) does).
 /// A format string without arguments (after the compiler folds literal arguments in)
@@ -34,7 +34,7 @@ macro_rules! str_format {
 }
 
 /// Like [`str_format!`](crate::str_format), but a `Result` with a
-/// [`BuildError`](crate::BuildError) instead of a panic.
+/// [`BuildError`] instead of a panic.
 ///
 /// ```
 /// use dynatom::try_str_format;

@@ -24,11 +24,23 @@
 //! and its unpin took 25 instructions, the fence among them, before the depth counter was
 //! dropped.
 //!
+//! The fence is cheap to count and dear to run. A build whose lock-free probe in
+//! `find_or_file` skipped the pin (unsound beside a sweep; made only to measure it)
+//! counted 153.6 instead of 167.7 instructions per global-table hit on identifiers (250.5
+//! against 273.1 estimated cycles, one locked instruction fewer) and interned hit-heavy
+//! keys and identifiers on one thread 1.22× faster (median of nine interleaved pairs of
+//! processes, 2-vCPU VM): the pin is most of what a hit here pays beyond a table that
+//! takes one lock per lookup.
+//!
 //! An asymmetric pair (the reader's fence a compiler fence only, the advance paying a
 //! Linux `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`) was tried and rejected: on a
 //! 2-vCPU VM the interrupts it sends made two threads interning into the global table 5 to
-//! 20 times slower (timed, one run per variant), for a saving callgrind's counts barely
-//! see (it counts the fence as one instruction).
+//! 20 times slower (timed, one run per variant). Measured alone on that VM (a C loop of
+//! 20,000 calls), one such `membarrier` took 0.24 µs with no other thread running, 10.2 µs
+//! with one spinning thread and 14.1 µs with two, the time of some 400 pins (the pin-less
+//! build above saved 23 ns per keys intern, 125.8 against 102.6 ns): at one advance per
+//! few writes it costs more than the fences it spares, and advancing less often would keep
+//! swept blocks and old slot arrays longer than the table's documented bounds.
 //!
 //! Replacing the store and fence by one `SeqCst` swap of the record (an `xchg`) was tried
 //! too and dropped: timed churn and held-hit figures did not move (38.0-39.2 against
