@@ -1,6 +1,6 @@
-//! A counting global allocator: live requested bytes, allocation calls, and allocator
-//! slop (`malloc_usable_size` minus the request), the way Firefox's about:memory splits
-//! "what was asked for" from "what malloc really handed out".
+//! A counting global allocator: live requested bytes, live blocks, allocation calls, and
+//! allocator slop (`malloc_usable_size` minus the request), the way Firefox's about:memory
+//! splits "what was asked for" from "what malloc really handed out".
 //!
 //! Counting is off unless a measurement turns it on, so the timing suites pay one
 //! relaxed load per allocation and never contend on the shared counters.
@@ -13,6 +13,7 @@ pub struct CountingAlloc;
 static ENABLED: AtomicBool = AtomicBool::new(false);
 static LIVE_BYTES: AtomicIsize = AtomicIsize::new(0);
 static LIVE_SLOP: AtomicIsize = AtomicIsize::new(0);
+static LIVE_BLOCKS: AtomicIsize = AtomicIsize::new(0);
 static ALLOC_CALLS: AtomicU64 = AtomicU64::new(0);
 
 extern "C" {
@@ -31,6 +32,7 @@ fn on_alloc(ptr: *mut u8, size: usize) {
         return;
     }
     ALLOC_CALLS.fetch_add(1, Relaxed);
+    LIVE_BLOCKS.fetch_add(1, Relaxed);
     LIVE_BYTES.fetch_add(size as isize, Relaxed);
     LIVE_SLOP.fetch_add(slop_of(ptr, size), Relaxed);
 }
@@ -39,6 +41,7 @@ fn on_free(ptr: *mut u8, size: usize) {
     if !ENABLED.load(Relaxed) {
         return;
     }
+    LIVE_BLOCKS.fetch_sub(1, Relaxed);
     LIVE_BYTES.fetch_sub(size as isize, Relaxed);
     LIVE_SLOP.fetch_sub(slop_of(ptr, size), Relaxed);
 }
@@ -85,6 +88,8 @@ unsafe impl GlobalAlloc for CountingAlloc {
 pub struct Snapshot {
     pub live_bytes: isize,
     pub live_slop: isize,
+    /// Blocks allocated and not yet freed (a `realloc` keeps its one).
+    pub live_blocks: isize,
     pub alloc_calls: u64,
 }
 
@@ -93,6 +98,7 @@ impl Snapshot {
         Snapshot {
             live_bytes: LIVE_BYTES.load(Relaxed),
             live_slop: LIVE_SLOP.load(Relaxed),
+            live_blocks: LIVE_BLOCKS.load(Relaxed),
             alloc_calls: ALLOC_CALLS.load(Relaxed),
         }
     }
@@ -102,6 +108,7 @@ impl Snapshot {
         Snapshot {
             live_bytes: later.live_bytes - self.live_bytes,
             live_slop: later.live_slop - self.live_slop,
+            live_blocks: later.live_blocks - self.live_blocks,
             alloc_calls: later.alloc_calls - self.alloc_calls,
         }
     }

@@ -2,9 +2,11 @@
 //! distinct string of a corpus once, for every interner; allocator slop (what
 //! `malloc_usable_size` adds on top of the requests) is reported separately, like
 //! Firefox's about:memory; memory an interner maps from the OS itself (dynatom's slabs on
-//! Linux) is added to its requested bytes, from its own report. The handles themselves
-//! live in a vector allocated before the measurement, so they are not counted (their size
-//! is shown).
+//! Linux) is added to its requested bytes, from its own report. A third figure, *held*,
+//! adds both to the overhead, and glibc's chunk header for every live block: what the
+//! process really holds per string, whichever way an interner gets its memory. The handles
+//! themselves live in a vector allocated before the measurement, so they are not counted
+//! (their size is shown).
 
 use super::{ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::alloc_count::counting;
@@ -35,6 +37,10 @@ fn jobs(ctx: &Ctx) -> Vec<Job> {
     v
 }
 
+/// What glibc's malloc spends per live block beyond its usable size: the chunk's size
+/// word (x86-64; the next chunk's `prev_size` field lies inside the usable bytes).
+const MALLOC_CHUNK_HEADER: f64 = 8.0;
+
 struct Run<'a> {
     distinct: &'a [String],
 }
@@ -45,8 +51,11 @@ impl Run<'_> {
     fn figures(&self, out: &mut ChildOutput, snap: crate::alloc_count::Snapshot, mapped: usize, handle_size: usize) {
         let n = self.distinct.len() as f64;
         let chars: usize = self.distinct.iter().map(String::len).sum();
-        out.fig("overhead_per_string", ((snap.live_bytes as f64 + mapped as f64) - chars as f64) / n);
-        out.fig("slop_per_string", snap.live_slop as f64 / n);
+        let overhead = ((snap.live_bytes as f64 + mapped as f64) - chars as f64) / n;
+        let slop = snap.live_slop as f64 / n;
+        out.fig("overhead_per_string", overhead);
+        out.fig("slop_per_string", slop);
+        out.fig("held_per_string", overhead + slop + MALLOC_CHUNK_HEADER * snap.live_blocks as f64 / n);
         out.fig("allocs_per_string", snap.alloc_calls as f64 / n);
         out.fig("handle_bytes", handle_size as f64);
     }
@@ -120,9 +129,12 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
          slabs (32 KiB blocks of atoms it maps from the kernel itself, which the counting \
          allocator cannot see) count whole, free room included; *slop* = what glibc's \
          `malloc_usable_size` adds on top of the requests, per string (a slab has none: its \
-         blocks' rounding to 8 bytes is in the overhead); handles are stored in a \
-         vector allocated beforehand and not counted (their size is its own column). dynatom's \
-         atoms of ≤7 bytes live inside the handle, so short-string corpora can show less than zero.",
+         blocks' rounding to 8 bytes is in the overhead); *held* = overhead + slop + glibc's \
+         8-byte chunk header per live malloc block, per string: the bytes the process really \
+         holds beyond the characters, however the interner gets its memory (the targets read \
+         *overhead*); handles are stored in a vector allocated beforehand and not counted (their \
+         size is its own column). dynatom's atoms of ≤7 bytes live inside the handle, so \
+         short-string corpora can show less than zero.",
     );
     let reference = peers::GLOBAL[0];
     let mut t = Table::new(&[
@@ -131,22 +143,29 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
         "overhead B/string",
         "vs dynatom",
         "slop B/string",
+        "held B/string",
+        "vs dynatom",
         "allocations/string",
         "handle B",
     ]);
     for corpus in ctx.corpora() {
         let d = r.median(&Job::new(reference, &corpus, "-"), "overhead_per_string");
+        let d_held = r.median(&Job::new(reference, &corpus, "-"), "held_per_string");
         for peer in all_peers() {
             let job = Job::new(peer, &corpus, "-");
             let o = r.median(&job, "overhead_per_string");
             // Ratio of bytes beyond the characters; meaningless when dynatom's is ≤ 0.
             let ratio = if d.is_some_and(|d| d > 0.0) { fmt_ratio(o, d) } else { "—".into() };
+            let held = r.median(&job, "held_per_string");
+            let held_ratio = if d_held.is_some_and(|d| d > 0.0) { fmt_ratio(held, d_held) } else { "—".into() };
             t.row(vec![
                 corpus.clone(),
                 peer.to_string(),
                 cell(r, &job, "overhead_per_string"),
                 ratio,
                 cell(r, &job, "slop_per_string"),
+                cell(r, &job, "held_per_string"),
+                held_ratio,
                 cell(r, &job, "allocs_per_string"),
                 cell(r, &job, "handle_bytes"),
             ]);
