@@ -28,9 +28,8 @@
 //! `find_or_file` skipped the pin (unsound beside a sweep; made only to measure it)
 //! counted 153.6 instead of 167.7 instructions per global-table hit on identifiers (250.5
 //! against 273.1 estimated cycles, one locked instruction fewer) and interned hit-heavy
-//! keys and identifiers on one thread 1.22× faster (median of nine interleaved pairs of
-//! processes, 2-vCPU VM): the pin is most of what a hit here pays beyond a table that
-//! takes one lock per lookup.
+//! keys 1.23× and identifiers 1.22× faster on one thread (medians of nine interleaved
+//! pairs of processes, 2-vCPU VM): the pin was some 18% of an intern's time there.
 //!
 //! An asymmetric pair (the reader's fence a compiler fence only, the advance paying a
 //! Linux `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`) was tried and rejected: on a
