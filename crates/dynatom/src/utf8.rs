@@ -2,7 +2,8 @@
 //!
 //! The raw representations below ([`StrWord`](crate::repr::str_word::StrWord),
 //! [`AtomWord`](crate::repr::atom_word::AtomWord), blocks, the growable buffer) hold any
-//! bytes, and so do the byte handles built on them ([`ByteStr`](crate::ByteStr), [`ByteAtom`](crate::ByteAtom)).
+//! bytes, and so do the byte handles built on them ([`ByteStr`](crate::ByteStr),
+//! [`ByteAtom`](crate::ByteAtom)).
 //! The text types ([`Str`](crate::Str), [`Atom`](crate::Atom),
 //! [`StrBuilder`](crate::StrBuilder)) hold their byte counterpart inside a [`Utf8`],
 //! and this module is what keeps the promise that name makes.

@@ -3,7 +3,7 @@
 //! `malloc_usable_size` adds on top of the requests) is reported separately, like
 //! Firefox's about:memory; memory an interner maps from the OS itself (dynatom's slabs on
 //! Linux) is added to its requested bytes, from its own report. A third figure, *held*,
-//! adds both to the overhead, and glibc's chunk header for every live block: what the
+//! adds the slop and glibc's chunk header for every live block to the overhead: what the
 //! process really holds per string, whichever way an interner gets its memory. The handles
 //! themselves live in a vector allocated before the measurement, so they are not counted
 //! (their size is shown).
@@ -149,23 +149,22 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
         "handle B",
     ]);
     for corpus in ctx.corpora() {
-        let d = r.median(&Job::new(reference, &corpus, "-"), "overhead_per_string");
-        let d_held = r.median(&Job::new(reference, &corpus, "-"), "held_per_string");
+        let reference_job = Job::new(reference, &corpus, "-");
+        // Ratio of bytes beyond the characters; meaningless when dynatom's is ≤ 0.
+        let vs_reference = |job: &Job, figure: &str| match r.median(&reference_job, figure) {
+            Some(d) if d > 0.0 => fmt_ratio(r.median(job, figure), Some(d)),
+            _ => "—".into(),
+        };
         for peer in all_peers() {
             let job = Job::new(peer, &corpus, "-");
-            let o = r.median(&job, "overhead_per_string");
-            // Ratio of bytes beyond the characters; meaningless when dynatom's is ≤ 0.
-            let ratio = if d.is_some_and(|d| d > 0.0) { fmt_ratio(o, d) } else { "—".into() };
-            let held = r.median(&job, "held_per_string");
-            let held_ratio = if d_held.is_some_and(|d| d > 0.0) { fmt_ratio(held, d_held) } else { "—".into() };
             t.row(vec![
                 corpus.clone(),
                 peer.to_string(),
                 cell(r, &job, "overhead_per_string"),
-                ratio,
+                vs_reference(&job, "overhead_per_string"),
                 cell(r, &job, "slop_per_string"),
                 cell(r, &job, "held_per_string"),
-                held_ratio,
+                vs_reference(&job, "held_per_string"),
                 cell(r, &job, "allocs_per_string"),
                 cell(r, &job, "handle_bytes"),
             ]);

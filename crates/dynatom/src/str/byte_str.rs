@@ -231,8 +231,8 @@ impl ByteStr {
 
     /// Whether [`ByteStr::intern`] is O(1) and returns these very bytes: the whole buffer
     /// already is the global table's atom, or the string is short enough (7 bytes) to be
-    /// an atom by value. A buffer that a local [`AtomTable`] holds does
-    /// not count: `intern` copies it into the global table.
+    /// an atom by value. A buffer that a local [`AtomTable`] holds does not count: `intern`
+    /// copies it into the global table.
     ///
     /// ```
     /// use dynatom::{AtomTable, ByteStr};

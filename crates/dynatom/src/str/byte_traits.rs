@@ -1,6 +1,6 @@
 //! The standard traits of [`ByteStr`] (they agree with `[u8]`'s) and [`ByteAtom`] (as
-//! [`Atom`](crate::Atom)'s: one-word equality, cached hash), and the conversions between bytes and
-//! text handles.
+//! [`Atom`](crate::Atom)'s: one-word equality, cached hash), and the conversions between
+//! bytes and text handles.
 
 use std::borrow::{Borrow, Cow};
 use std::cmp::Ordering;
