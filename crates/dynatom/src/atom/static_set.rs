@@ -53,6 +53,16 @@ impl StaticSet {
 
     #[inline]
     fn index(&self) -> &WordIndex {
+        match self.index.get() {
+            Some(index) => index,
+            None => self.make_index(),
+        }
+    }
+
+    /// Made under the fork gate, so that a child of `fork()` never finds it half made.
+    #[cold]
+    fn make_index(&self) -> &WordIndex {
+        let _gate = crate::sync::fork_gate::enter();
         self.index.get_or_init(|| WordIndex::new(self.texts))
     }
 
@@ -321,9 +331,11 @@ impl fmt::Display for StaticSetError {
 impl std::error::Error for StaticSetError {}
 
 impl StaticSetError {
-    /// Whether the set was registered despite the error: one of its texts had been
-    /// interned before, and that text's earlier atoms stay distinct from its static one.
-    /// Every other error registers nothing.
+    /// Whether the set was refused because an ordinary atom of one of its texts, made
+    /// before the set was registered, is still in use (in the global table or a table
+    /// made with [`AtomTable::new`](crate::AtomTable::new) or `with_seed`). Nothing was
+    /// registered; unused atoms of its texts were evicted. Once that atom is dropped the
+    /// same set registers.
     ///
     /// ```
     /// use dynatom::{AtomTable, ByteAtom, StaticText};
@@ -332,11 +344,30 @@ impl StaticSetError {
     /// static TEXTS: [StaticText; 1] = [StaticText::new("EARLY", b"interned before its set, in a doctest")];
     /// let err = AtomTable::register_static_set("early", &TEXTS).unwrap_err();
     /// assert!(err.is_interned_before());
-    /// # drop(early);
+    /// assert!(!ByteAtom::new(b"interned before its set, in a doctest").is_declared(), "nothing registered");
+    /// drop(early);
+    /// AtomTable::register_static_set("early", &TEXTS).unwrap();
+    /// assert!(ByteAtom::new(b"interned before its set, in a doctest").is_declared());
     /// ```
     #[must_use]
     pub fn is_interned_before(&self) -> bool {
         matches!(self.0, DeclareError::InternedBefore { .. })
+    }
+
+    /// Whether the set was refused because another set, with other texts, is registered
+    /// under its name. Nothing was registered.
+    ///
+    /// ```
+    /// use dynatom::{AtomTable, StaticText};
+    ///
+    /// static FIRST: [StaticText; 1] = [StaticText::new("A", b"the first set's text")];
+    /// static OTHER: [StaticText; 1] = [StaticText::new("B", b"another set's text")];
+    /// AtomTable::register_static_set("taken name", &FIRST).unwrap();
+    /// assert!(AtomTable::register_static_set("taken name", &OTHER).unwrap_err().is_name_taken());
+    /// ```
+    #[must_use]
+    pub fn is_name_taken(&self) -> bool {
+        matches!(self.0, DeclareError::NameTaken { .. })
     }
 }
 
@@ -359,14 +390,23 @@ impl Atom {
 
 /// The texts of every registered set named `set` (usually one), in declaration order.
 fn texts_of_sets_named(set: &str) -> impl Iterator<Item = StaticText> + '_ {
-    declared::all_sets()
-        .into_iter()
-        .filter(move |declared| declared.name == set)
-        .flat_map(|declared| declared.texts)
-        .copied()
+    declared::sets_named(set).flat_map(|declared| declared.texts).copied()
 }
 
 impl ByteAtom {
+    /// Whether this atom was declared in a static set (as [`Atom::is_declared`]).
+    ///
+    /// ```
+    /// dynatom::static_atoms! { mod headers { CONTENT_TYPE = "content-type" } }
+    /// assert!(dynatom::ByteAtom::new(b"content-type").is_declared());
+    /// assert!(!dynatom::ByteAtom::new(b"x-not-declared-anywhere").is_declared());
+    /// ```
+    #[must_use]
+    #[inline]
+    pub fn is_declared(&self) -> bool {
+        self.word().is_declared_key()
+    }
+
     /// The static atom named `name` in the registered set `set` (a
     /// [`static_atoms!`](crate::static_atoms) module's name and item, or a set registered
     /// with [`AtomTable::register_static_set`](crate::AtomTable::register_static_set)),

@@ -14,10 +14,12 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{OnceLock, RwLock};
 
 use super::atom_word::{TAG_DECLARED, inline_bits};
+use super::late_sets;
+use crate::sync::fork_gate;
 
 /// The fixed seed of declared keys. Changing it changes every declared word: it is part
 /// of the crate's compatibility promise within a major version (words in C headers
@@ -159,9 +161,13 @@ pub(crate) enum DeclareError {
     KeyCollision { first: Vec<u8>, second: Vec<u8> },
     /// A text appears twice in one set, so its dense index would be ambiguous.
     Duplicate { set: &'static str, text: Vec<u8> },
-    /// A set registered at run time declares a text that was already interned as an
-    /// ordinary atom (register sets before the first intern).
+    /// A set registered at run time declares a text of which an ordinary atom is in use
+    /// (in the global table or a table made with `AtomTable::new`/`with_seed`): nothing
+    /// was registered. (Unused atoms of its texts are no obstacle: they are evicted.)
     InternedBefore { text: Vec<u8> },
+    /// Another set (of `texts` texts) is registered under this name: nothing was
+    /// registered.
+    NameTaken { set: &'static str, texts: usize },
 }
 
 impl std::fmt::Display for DeclareError {
@@ -178,9 +184,13 @@ impl std::fmt::Display for DeclareError {
             }
             DeclareError::InternedBefore { text } => write!(
                 f,
-                "{:?} was interned before its static set was registered (register sets first)",
+                "an atom of {:?} made before its static set was registered is still in use, so the \
+                 set was not registered (register sets before their texts are interned)",
                 String::from_utf8_lossy(text)
             ),
+            DeclareError::NameTaken { set, texts } => {
+                write!(f, "another set named {set:?} (of {texts} texts) is registered, so this one was not")
+            }
         }
     }
 }
@@ -304,12 +314,17 @@ static PREFIX_FILTER: PrefixFilter = PrefixFilter([const { AtomicU64::new(0) }; 
 /// The index of the program's own sets, made once from the link-time registry.
 static LINKED: OnceLock<Index> = OnceLock::new();
 
-/// Sets registered at run time, and how many (read before taking the lock).
-static LATE: RwLock<Vec<DeclaredSet>> = RwLock::new(Vec::new());
-static LATE_INDEX: RwLock<Option<Index>> = RwLock::new(None);
-static LATE_COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
 fn linked() -> &'static Index {
+    match LINKED.get() {
+        Some(index) => index,
+        None => make_linked(),
+    }
+}
+
+/// Made under the fork gate, so that a child of `fork()` never finds it half made.
+#[cold]
+fn make_linked() -> &'static Index {
+    let _gate = fork_gate::enter();
     LINKED.get_or_init(|| {
         let mut index = Index::default();
         for set in DECLARED_SETS.iter() {
@@ -329,28 +344,21 @@ pub(crate) fn linked_sets() -> &'static [DeclaredSet] {
     &DECLARED_SETS
 }
 
-/// Every set the program declared and every set registered since, in that order.
-pub(crate) fn all_sets() -> Vec<DeclaredSet> {
-    let mut sets: Vec<DeclaredSet> = linked_sets().to_vec();
-    sets.extend(read(&LATE).iter().copied());
-    sets
+/// Every registered set named `name`: the program's own (two crates may each declare a
+/// set of one name), then the one registered at run time, if any.
+pub(crate) fn sets_named(name: &str) -> impl Iterator<Item = DeclaredSet> + '_ {
+    linked_sets().iter().copied().chain(late_sets::sets()).filter(move |set| set.name == name)
 }
 
 /// The text of a declared word longer than 7 bytes, if any registered set declares it.
+/// Takes no lock: the program's sets are an index made once, the sets registered at run
+/// time an index read with plain loads.
 #[inline]
 pub(crate) fn text_of(bits: usize) -> Option<&'static [u8]> {
     if let Some(text) = linked().text_of(bits) {
         return Some(text);
     }
-    text_of_late(bits)
-}
-
-#[cold]
-fn text_of_late(bits: usize) -> Option<&'static [u8]> {
-    if LATE_COUNT.load(std::sync::atomic::Ordering::Acquire) == 0 {
-        return None;
-    }
-    read(&LATE_INDEX).as_ref().and_then(|index| index.text_of(bits))
+    late_sets::text_of(bits)
 }
 
 /// Whether a registered set may declare `text` (longer than 7 bytes): false for nearly
@@ -371,39 +379,84 @@ pub(crate) fn word_of(text: &[u8]) -> Option<usize> {
     (text_of(bits)? == text).then_some(bits)
 }
 
-/// Registers a set at run time (its texts live forever). The set is checked against
-/// every registered set first (a refused set leaves nothing behind); then it is indexed,
-/// and `file` files its texts in the global table.
-/// A filing error (a text interned before its set) is returned, with the set registered.
-pub(crate) fn register_late(
+/// How many sets were registered at run time so far: a table that missed a text, then
+/// waited for a lock, asks for its declared word again only if this moved meanwhile.
+#[inline]
+pub(crate) fn late_generation() -> usize {
+    late_sets::generation()
+}
+
+/// Whether two sets declare the same texts under the same names, in the same order.
+fn same_texts(one: &[StaticText], other: &[StaticText]) -> bool {
+    one.len() == other.len() && one.iter().zip(other).all(|(a, b)| a.name == b.name && a.text == b.text)
+}
+
+/// A set being registered at run time: checked against every registered set, holding the
+/// fork gate (which keeps registrations apart), not yet visible to anyone.
+pub(crate) struct LateRegistration {
     set: DeclaredSet,
-    file: impl FnOnce(&'static [StaticText]) -> Result<(), DeclareError>,
-) -> Result<(), DeclareError> {
-    let linked = linked();
-    let mut late = write(&LATE);
-    let mut late_index = write(&LATE_INDEX);
-    let index = late_index.get_or_insert_with(Index::default);
-    for text in set.texts {
-        if let Some(known) = linked.text_of(text.bits)
-            && known != text.text
-        {
-            return Err(DeclareError::KeyCollision { first: known.to_vec(), second: text.text.to_vec() });
+    /// Its texts that no registered set declares yet, each once.
+    fresh: Vec<&'static StaticText>,
+    gate: fork_gate::Gate,
+}
+
+impl LateRegistration {
+    /// Checks `set` against every registered set. `Ok(None)`: a set of that name with the
+    /// same texts is registered already, and there is nothing to do.
+    ///
+    /// # Errors
+    /// Another set under the same name, a text twice in the set, or a text whose key
+    /// equals another text's: nothing is registered.
+    pub(crate) fn begin(set: DeclaredSet) -> Result<Option<LateRegistration>, DeclareError> {
+        let linked = linked();
+        let gate = fork_gate::enter();
+        if let Some(known) = sets_named(set.name).next() {
+            return if sets_named(set.name).all(|known| same_texts(known.texts, set.texts)) {
+                Ok(None)
+            } else {
+                Err(DeclareError::NameTaken { set: set.name, texts: known.texts.len() })
+            };
         }
+        let mut fresh: Vec<&'static StaticText> = Vec::with_capacity(set.texts.len());
+        let mut seen: WordMap<&'static [u8]> = WordMap::default();
+        seen.reserve(set.texts.len());
+        for text in set.texts {
+            match seen.insert(text.bits, text.text) {
+                Some(earlier) if earlier == text.text => {
+                    return Err(DeclareError::Duplicate { set: set.name, text: text.text.to_vec() });
+                }
+                Some(earlier) => {
+                    return Err(DeclareError::KeyCollision { first: earlier.to_vec(), second: text.text.to_vec() });
+                }
+                None => {}
+            }
+            match linked.text_of(text.bits).or_else(|| late_sets::text_of(text.bits)) {
+                Some(known) if known != text.text => {
+                    return Err(DeclareError::KeyCollision { first: known.to_vec(), second: text.text.to_vec() });
+                }
+                // The same text in an earlier set: the same atom, filed already.
+                Some(_) => {}
+                None => fresh.push(text),
+            }
+        }
+        Ok(Some(LateRegistration { set, fresh, gate }))
     }
-    index.add_set(&set)?;
-    late.push(set);
-    LATE_COUNT.fetch_add(1, std::sync::atomic::Ordering::Release);
-    drop(late_index);
-    drop(late);
-    file(set.texts)
-}
 
-fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
-    lock.read().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+    /// The set's texts that no registered set declares yet.
+    pub(crate) fn fresh(&self) -> &[&'static StaticText] {
+        &self.fresh
+    }
 
-fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
-    lock.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// Makes the set visible: from here on every table's atom of its texts is the declared
+    /// one. The gate stays held until `self` is dropped.
+    pub(crate) fn publish(&self) {
+        for text in &self.fresh {
+            if text.text.len() > super::atom_word::INLINE_ATOM_CAPACITY {
+                PREFIX_FILTER.insert(text.text);
+            }
+        }
+        late_sets::publish(self.set, &self.fresh, &self.gate);
+    }
 }
 
 #[cfg(all(test, not(loom)))]

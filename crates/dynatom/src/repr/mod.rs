@@ -14,5 +14,6 @@ pub(crate) mod checker;
 pub(crate) mod declared;
 pub(crate) mod growable;
 pub(crate) mod heap;
+pub(crate) mod late_sets;
 pub(crate) mod slab;
 pub(crate) mod str_word;

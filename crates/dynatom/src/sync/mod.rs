@@ -6,6 +6,7 @@
 //! above.
 
 mod backoff;
+pub(crate) mod fork_gate;
 pub(crate) use backoff::Backoff;
 
 #[cfg(loom)]

@@ -16,7 +16,7 @@ pub(crate) use shared::TableShared;
 use crate::atom::static_set::StaticSetError;
 use crate::error::{Fallibility, MAX_LEN, StrError};
 use crate::repr::atom_word::AtomWord;
-use crate::repr::declared::{DeclaredSet, StaticText};
+use crate::repr::declared::{DeclaredSet, LateRegistration, StaticText};
 use crate::repr::str_word::{StrForm, StrWord};
 
 /// A set of interned strings: each distinct byte string has exactly one entry here, so
@@ -248,6 +248,10 @@ impl AtomTable {
     #[cfg(not(loom))]
     #[cold]
     fn make_global_once() -> &'static AtomTable {
+        // Before the gate, which it takes itself while it is made.
+        crate::repr::declared::linked_sets();
+        // Under the fork gate: a child of `fork()` never finds the table half made.
+        let _gate = crate::sync::fork_gate::enter();
         let table = GLOBAL.get_or_init(AtomTable::make_global);
         crate::repr::heap::set_unused_hook(shared::note_global_unused);
         table
@@ -270,12 +274,22 @@ impl AtomTable {
     /// Registers a static set at run time, for programs that cannot declare theirs with
     /// [`static_atoms!`](crate::static_atoms) (the C ABI's). Its atoms are the words of
     /// [`StaticText::bits`](crate::StaticText::bits), equal to every table's atoms of the
-    /// same texts from then on. Register a set before its texts are first interned.
+    /// same texts from then on, in every way an atom is made (`Atom::from`, any table's
+    /// `intern`, [`ByteAtom::from_static_text`](crate::ByteAtom::from_static_text),
+    /// [`AtomMap`](crate::small_map::AtomMap) keys by text or by atom, the C ABI).
+    ///
+    /// Registering is all or nothing, and exact at every moment: while it checks, every
+    /// table's shards are locked, so no atom of the set's texts is made meanwhile. Unused
+    /// atoms of its texts (interned earlier, then dropped, and kept by a table for reuse)
+    /// are evicted; an atom of one of them still in use refuses the set. Registering a set
+    /// of the same name and texts again does nothing and succeeds.
     ///
     /// # Errors
-    /// A text twice in the set, or a text whose key collides with another set's: nothing
-    /// is registered. A text already interned as an ordinary atom: the set is registered,
-    /// but that text's atoms from before stay distinct from the static one.
+    /// Nothing is registered when the set is refused:
+    /// [`StaticSetError::is_interned_before`] when an ordinary atom of one of its texts
+    /// is in use in any table (drop it, or register the set before interning); a text
+    /// twice in the set, a text whose key collides with another set's text, or another set
+    /// already registered under the same name.
     ///
     /// ```
     /// use dynatom::{Atom, AtomTable, StaticText};
@@ -283,16 +297,35 @@ impl AtomTable {
     /// static TEXTS: [StaticText; 2] =
     ///     [StaticText::new("GREETING", b"hello, registered world"), StaticText::new("BYE", b"bye")];
     /// AtomTable::register_static_set("greetings", &TEXTS).unwrap();
+    /// AtomTable::register_static_set("greetings", &TEXTS).unwrap(); // again: nothing to do
     /// let atom = Atom::from("hello, registered world");
     /// assert!(atom.is_declared());
     /// assert_eq!(atom.into_byte_atom().into_raw(), TEXTS[0].bits()); // a value: nothing to give back
     /// ```
     pub fn register_static_set(name: &'static str, texts: &'static [StaticText]) -> Result<(), StaticSetError> {
         let global = AtomTable::global();
-        crate::repr::declared::register_late(DeclaredSet { name, texts }, |texts| {
-            global.shared.file_declared_set(texts)
-        })
-        .map_err(StaticSetError)
+        let registration = match LateRegistration::begin(DeclaredSet { name, texts }) {
+            Ok(Some(registration)) => registration,
+            Ok(None) => return Ok(()),
+            Err(err) => return Err(StaticSetError(err)),
+        };
+        shared::register_late_set(global.shared(), &registration).map_err(StaticSetError)
+    }
+
+    /// The texts of the static set registered under `name` (by
+    /// [`static_atoms!`](crate::static_atoms) or [`register_static_set`](Self::register_static_set)),
+    /// if any: for bindings that check a set before copying it to register it.
+    ///
+    /// ```
+    /// use dynatom::{AtomTable, StaticText};
+    ///
+    /// dynatom::static_atoms! { mod colours { RED = "red", GREEN = "green" } }
+    /// assert_eq!(AtomTable::registered_static_set("colours").map(<[StaticText]>::len), Some(2));
+    /// assert!(AtomTable::registered_static_set("no such set").is_none());
+    /// ```
+    #[must_use]
+    pub fn registered_static_set(name: &str) -> Option<&'static [StaticText]> {
+        crate::repr::declared::sets_named(name).next().map(|set| set.texts)
     }
 
     pub(crate) fn shared(&self) -> &TableShared {

@@ -37,12 +37,13 @@
 //!   table skips that check: its pressure already counts every unused atom, and a check
 //!   walks the whole shard, a pause of tens of microseconds in the middle of a fill.
 
+use std::collections::HashSet;
 use std::ptr::NonNull;
 
 use crate::error::{MAX_LEN, StrError};
 use crate::hash::{self, TextHash};
 use crate::repr::atom_word::{AtomWord, RawAtom};
-use crate::repr::declared::{self, DeclareError, StaticText};
+use crate::repr::declared::{self, DeclareError, LateRegistration, StaticText};
 use crate::repr::heap::{Block, DeadBlock, Fallibility, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash};
 use crate::repr::slab::{MAX_STRIPES, SlabUsage, Slabs};
 use crate::sync::{AtomicU64, AtomicUsize, Mutex, Ordering, lock};
@@ -426,11 +427,20 @@ impl TableShared {
     ) -> Result<AtomWord, StrError> {
         // Declared atoms are values, the same in every table, asked for on a miss before
         // any lock (the global table files them when it is made, so it never asks).
+        let generation = declared::late_generation();
         if let Some(atom) = self.lookup_declared(bytes) {
             return Ok(atom);
         }
         let Missed { version, probes, mut compared } = missed;
         let mut shard = padded.slots.lock();
+        // A set registered at run time while this thread waited for the lock holds every
+        // table's shards locked while it checks them, then publishes its texts: asked
+        // again, this miss gives the declared atom rather than filing an ordinary one.
+        if declared::late_generation() != generation
+            && let Some(atom) = self.lookup_declared(bytes)
+        {
+            return Ok(atom);
+        }
         if shard.version() != version {
             // The probe length is the slots read, not the entries compared: the tags keep
             // the latter near zero, whatever the keys.
@@ -454,7 +464,10 @@ impl TableShared {
             shard.counters.record_compared(compared);
         }
         shard.counters.misses += 1;
-        let (atom, raw) = make()?;
+        let (atom, raw) = match self.late_declared_entry(bytes, hash) {
+            Some(declared) => declared,
+            None => make()?,
+        };
         if let Err(err) = shard.insert(probe_hash(hash), raw.as_slot()) {
             // SAFETY: the entry was never listed; its count goes back at once.
             unsafe { raw.release() };
@@ -760,6 +773,92 @@ impl TableShared {
         result
     }
 
+    /// The global table's entry for a text of a set registered at run time that is not
+    /// filed yet (the registration files them all, unless it ran out of memory doing so):
+    /// only when some set was registered, for texts the prefix filter lets through.
+    #[inline]
+    fn late_declared_entry(&self, bytes: &[u8], hash: u64) -> Option<(AtomWord, RawAtom)> {
+        if self.kind != TableKind::Global || declared::late_generation() == 0 || !declared::may_be_declared(bytes) {
+            return None;
+        }
+        let bits = declared::word_of(bytes)?;
+        let text = declared::text_of(bits)?;
+        let entry = StaticEntry::leak(text, hash, bits);
+        lock(&self.static_entries).push(entry.as_ptr().addr());
+        Some((AtomWord::from_declared_bits(bits), AtomWord::from_static(entry).raw()))
+    }
+
+    /// Under the locks of every shard of this table (`shards`): evicts the unused atoms of
+    /// `texts`, and returns the first of them that has an atom in use (which stays).
+    fn evict_unused_of(&self, shards: &mut [ShardGuard<'_>], texts: &HashSet<&[u8]>) -> Option<Vec<u8>> {
+        let mut to_sweep = [false; SHARD_COUNT];
+        for bytes in texts {
+            let hash = self.hash(bytes);
+            let at = shard_index(hash);
+            if shards[at].find(probe_hash(hash), |entry| is_entry_for(RawAtom::from_slot(entry), hash, bytes)).is_some()
+            {
+                to_sweep[at] = true;
+            }
+        }
+        let mut in_use = None;
+        for (shard, _) in shards.iter_mut().zip(to_sweep).filter(|(_, sweep)| *sweep) {
+            let mut dead = Vec::new();
+            shard.retain(
+                |entry| {
+                    let raw = RawAtom::from_slot(entry);
+                    // SAFETY: `retain` passes entries of the locked shard, whose counts the
+                    // table holds; a reclaimed entry is unlinked before the lock goes.
+                    let bytes = unsafe { raw.bytes() };
+                    if !texts.contains(bytes) {
+                        return true;
+                    }
+                    // SAFETY: as above.
+                    match unsafe { raw.reclaim_unused() } {
+                        Some(block) => {
+                            dead.push(block);
+                            false
+                        }
+                        None => {
+                            in_use.get_or_insert_with(|| bytes.to_vec());
+                            true
+                        }
+                    }
+                },
+                |_| {},
+            );
+            shard.counters.removals += dead.len() as u64;
+            if !dead.is_empty() {
+                // SAFETY: unlinked above (no reader pinning from now on can find them),
+                // retired once; the list is dropped with the table.
+                unsafe { shard.retired.retire_all(dead.into_iter().map(DeadBlock::into_retirable)) };
+                shard.retired.collect();
+            }
+        }
+        in_use
+    }
+
+    /// Files `texts` (declared by a set just published, none filed yet) as immortal
+    /// entries, under the locks of every shard (`shards`). Running out of memory here
+    /// leaves a text for the first miss of it to file (see `late_declared_entry`).
+    fn file_published_texts(&self, shards: &mut [ShardGuard<'_>], texts: &[&'static StaticText]) {
+        debug_assert!(self.kind == TableKind::Global);
+        let entries =
+            StaticEntry::leak_all(texts.iter().map(|text| (text.bytes(), self.hash(text.bytes()), text.bits())));
+        if entries.is_empty() {
+            return;
+        }
+        lock(&self.static_entries).push(entries.as_ptr().addr());
+        for entry in entries {
+            let entry = NonNull::from(entry);
+            // SAFETY: just leaked: immortal.
+            let hash = unsafe { StaticEntry::hash(entry) };
+            let shard = &mut shards[shard_index(hash)];
+            if shard.insert(probe_hash(hash), AtomWord::from_static(entry).raw().as_slot()).is_ok() {
+                shard.counters.inserts += 1;
+            }
+        }
+    }
+
     /// The atom for `bytes` if one is in use. Never files or revives anything.
     pub(crate) fn lookup(&self, bytes: &[u8]) -> Option<AtomWord> {
         let hash = self.hash(bytes);
@@ -831,6 +930,55 @@ impl TableShared {
     }
 }
 
+/// The tables other than the global one that are alive (their `TableShared`'s addresses):
+/// a set registered at run time is checked against each. A table is listed by
+/// [`SharedRef::try_new`] and unlisted by the drop of its last handle, under this lock.
+#[cfg(not(loom))]
+static LIVE_TABLES: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+/// Registers the set `registration` checked: with every shard of every table locked
+/// (the global one, then the live others), the unused atoms of its texts are evicted; if
+/// an atom of one of them is still in use the set is refused whole, else it is published
+/// and its texts filed in the global table before any shard opens again. So no table
+/// ever holds an ordinary atom of a declared text beside its declared one.
+pub(crate) fn register_late_set(global: &TableShared, registration: &LateRegistration) -> Result<(), DeclareError> {
+    let long: Vec<&'static StaticText> = registration
+        .fresh()
+        .iter()
+        .copied()
+        .filter(|text| text.bytes().len() > crate::repr::atom_word::INLINE_ATOM_CAPACITY)
+        .collect();
+    if long.is_empty() {
+        // Texts of up to 7 bytes are atoms by value in every table: nothing to check.
+        registration.publish();
+        return Ok(());
+    }
+    let texts: HashSet<&[u8]> = long.iter().map(|text| text.bytes()).collect();
+    #[cfg(not(loom))]
+    let live = lock(&LIVE_TABLES);
+    #[cfg(not(loom))]
+    // SAFETY: a listed table is alive: the drop of its last handle unlists it under the
+    // lock held here (until after the guards below are dropped) before freeing it.
+    let others = live.iter().map(|&address| unsafe { &*std::ptr::with_exposed_provenance::<TableShared>(address) });
+    #[cfg(loom)]
+    let others = std::iter::empty::<&TableShared>();
+    let tables: Vec<&TableShared> = std::iter::once(global).chain(others).collect();
+    let mut locked: Vec<Vec<ShardGuard<'_>>> =
+        tables.iter().map(|table| table.shards.iter().map(|padded| padded.slots.lock()).collect()).collect();
+    let mut in_use = None;
+    for (table, shards) in tables.iter().zip(locked.iter_mut()) {
+        if let Some(text) = table.evict_unused_of(shards, &texts) {
+            in_use.get_or_insert(text);
+        }
+    }
+    if let Some(text) = in_use {
+        return Err(DeclareError::InternedBefore { text });
+    }
+    registration.publish();
+    global.file_published_texts(&mut locked[0], &long);
+    Ok(())
+}
+
 /// Whether `raw` is the entry for `bytes` under `hash`: the cached hash first (one read of
 /// the header), the bytes only when it matches.
 #[inline]
@@ -877,10 +1025,11 @@ fn sweep_global_table_at_exit() {}
 ///
 /// A lock held by another thread when a threaded program forks stays locked for good in
 /// the child, where that thread does not exist: the exit-time sweep (and any intern) would
-/// wait on it forever. So the forking thread takes every lock the global table uses before
-/// the fork (its shards' in order, the static entries', the block cache's, then the
-/// reclaimer's: the order the crate's own paths nest them in) and releases them on both
-/// sides after it. In the child the reclaimer also forgets the records of the threads that
+/// wait on it forever. So the forking thread takes the fork gate (`sync::fork_gate`: no
+/// start-up step or static-set registration is then under way), then every lock the global
+/// table uses (the list of live tables, its shards' in order, the static entries', the
+/// block cache's, then the reclaimer's: the order the crate's own paths nest them in) and
+/// releases them on both sides after it. In the child the reclaimer also forgets the records of the threads that
 /// did not survive the fork. A child may then use the global table as the parent did.
 /// Tables made with `AtomTable::new()` or `with_seed` are not covered: like any structure
 /// behind a lock, one that another thread was writing when the process forked must not
@@ -892,6 +1041,7 @@ mod fork {
     use super::ShardGuard;
     use crate::atom::table::reclaim;
     use crate::repr::block_cache::cache;
+    use crate::sync::fork_gate;
     use crate::sync::{MutexGuard, lock};
 
     struct Held {
@@ -900,15 +1050,19 @@ mod fork {
         _cache: cache::ForkHold,
         _statics: MutexGuard<'static, Vec<usize>>,
         _shards: Vec<ShardGuard<'static>>,
+        _live_tables: MutexGuard<'static, Vec<usize>>,
     }
 
     std::thread_local! {
         static HELD: RefCell<Option<Held>> = const { RefCell::new(None) };
     }
 
-    extern "C" fn prepare() {
-        let table = crate::atom::table::AtomTable::global().shared();
+    fn prepare() {
+        // The fork gate is held: the global table is either made or not begun.
+        let Some(table) = crate::atom::table::global_table_if_made() else { return };
+        let table = table.shared();
         let held = Held {
+            _live_tables: lock(&super::LIVE_TABLES),
             _shards: table.shards.iter().map(|padded| padded.slots.lock()).collect(),
             _statics: lock(&table.static_entries),
             _cache: cache::hold_for_fork(),
@@ -919,11 +1073,11 @@ mod fork {
         let _ = HELD.try_with(|slot| *slot.borrow_mut() = Some(held));
     }
 
-    extern "C" fn in_parent() {
+    fn in_parent() {
         let _ = HELD.try_with(|slot| drop(slot.borrow_mut().take()));
     }
 
-    extern "C" fn in_child() {
+    fn in_child() {
         let _ = HELD.try_with(|slot| {
             if let Some(mut held) = slot.borrow_mut().take()
                 && let Some(reclaimer) = held.reclaimer.take()
@@ -933,15 +1087,12 @@ mod fork {
         });
     }
 
+    static HOOKS: fork_gate::ForkHooks = fork_gate::ForkHooks { prepare, in_parent, in_child };
+
+    /// Has the fork gate's handlers (registered with `pthread_atfork`, and taking the
+    /// gate first) take the global table's locks too.
     pub(super) fn keep_locks_across_fork() {
-        type Handler = Option<extern "C" fn()>;
-        unsafe extern "C" {
-            fn pthread_atfork(prepare: Handler, parent: Handler, child: Handler) -> std::ffi::c_int;
-        }
-        // SAFETY: `pthread_atfork` is the C library's; the handlers are plain functions
-        // that neither panic (they lock, ignoring poisoning, and collect a vector) nor
-        // unwind into C.
-        let _ = unsafe { pthread_atfork(Some(prepare), Some(in_parent), Some(in_child)) };
+        fork_gate::set_fork_hooks(&HOOKS);
     }
 }
 
@@ -999,9 +1150,14 @@ impl SharedRef {
         let Some(ptr) = NonNull::new(unsafe { std::alloc::alloc(layout) }.cast::<Counted>()) else {
             return Err(StrError::AllocFailed { size: layout.size() });
         };
+        let listed = table.kind != TableKind::Global;
         // SAFETY: a fresh allocation with `Counted`'s layout.
         unsafe { ptr.as_ptr().write(Counted { count: AtomicUsize::new(1), table }) };
-        Ok(SharedRef { ptr })
+        let shared = SharedRef { ptr };
+        if listed {
+            lock(&LIVE_TABLES).push(std::ptr::from_ref::<TableShared>(&*shared).expose_provenance());
+        }
+        Ok(shared)
     }
 }
 
@@ -1040,6 +1196,18 @@ impl Drop for SharedRef {
             return;
         }
         crate::sync::fence(Ordering::Acquire);
+        if counted.table.kind != TableKind::Global {
+            let mut live = lock(&LIVE_TABLES);
+            let address = std::ptr::from_ref::<TableShared>(&counted.table).addr();
+            if let Some(at) = live.iter().position(|&listed| listed == address) {
+                live.swap_remove(at);
+            }
+            // The last table gone, the list gives its memory back: a program that makes
+            // and drops a table ends where it began.
+            if live.is_empty() {
+                *live = Vec::new();
+            }
+        }
         // SAFETY: the last handle: nothing else refers to the allocation, made by
         // `try_new` with this layout, dropped and freed once.
         unsafe {
