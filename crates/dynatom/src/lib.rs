@@ -131,7 +131,8 @@
 //!   `repr/atom_word.rs` (the 8-byte [`ByteAtom`] word), `repr/growable.rs` (a builder's
 //!   block under construction), `repr/block_cache.rs` (freed large blocks kept for
 //!   reuse), `repr/slab.rs` (a table's size-class slabs, where the atoms it copies in
-//!   live), `repr/checker.rs` (tells valgrind and ASan which memory the library holds
+//!   live), `repr/late_sets.rs` (the static sets registered at run time, read without a
+//!   lock), `repr/checker.rs` (tells valgrind and ASan which memory the library holds
 //!   freed: a client request's `asm!`, the sanitizer's functions, and its tests' planted
 //!   read of a freed slot), and the test-only `repr/heap_count_limit_tests.rs` (drives a
 //!   count to its limit).
@@ -158,7 +159,8 @@
 //!   interner's bucket match and short byte compares.
 //! * `sync/mod.rs`, the one door to atomics, locks, waiting and the allocator, so that the
 //!   tables can be model-checked with loom (`RUSTFLAGS="--cfg loom"`); its raw allocation
-//!   functions forward to the allocator.
+//!   functions forward to the allocator. `sync/fork_gate.rs` registers the fork handlers
+//!   (`pthread_atfork`, and an `.init_array` entry that does so before `main`).
 //!
 //! ## Features
 //!
