@@ -25,7 +25,8 @@
 //! that includes the header may register it. A refused registration (a text interned
 //! before, by an earlier constructor; a header from another version) cannot be returned
 //! from a constructor and would leave the constants matching nothing: the constructor
-//! writes why to standard error and aborts. A program that wants the status instead
+//! writes why to standard error and aborts (in a shared library, when it is loaded: a
+//! `dlopen`ed plugin too). A program that wants the status instead
 //! defines `DT_STATIC_ATOMS_REGISTER_BY_HAND` before including the header and calls
 //! `http_static_atoms_register()` itself; on a compiler with no constructors known here
 //! (MSVC among them), the header is an `#error` until it does, rather than compiling into
