@@ -4,8 +4,10 @@
 --   local dynatom = require "dynatom"
 --   local body = dynatom.str(data)        -- one allocation and a copy: no hash, no table
 --   local name = dynatom.atom("host")     -- interned in dynatom's global table
---   local t = { [name:key()] = "value" }  -- atoms as table keys: a small integer per atom
---   dynatom.put(t, name, "value")         -- the same, and t keeps `name` alive (see Keys)
+--   local t = { [name] = "value" }        -- an atom is its own table key: one object per atom
+--   assert(t[dynatom.atom("host")] == "value")
+--   local u = { [name:key()] = "value" }  -- faster: a small integer per atom (see Keys)
+--   dynatom.put(u, name, "value")         -- the same, and u keeps `name` alive
 --
 -- The library is loaded from $DYNATOM_LIB when set, else by `ffi.load("dynatom_ffi")`
 -- (the system's search path: LD_LIBRARY_PATH, ld.so.cache).
@@ -13,20 +15,41 @@
 -- Objects
 --   dynatom.str(s) / dynatom.str(ptr, len)  a `dt_str` cdata: 16 bytes, strings of up to
 --       15 bytes live inside it, longer ones own one reference to a heap block.
---   dynatom.atom(s) / dynatom.atom(ptr, len) an atom cdata (`dtlua_atom`, 16 bytes: the
---       library's 8-byte `dt_atom` word `w`, interned, and the atom's key id `id`).
+--   dynatom.atom(s) / dynatom.atom(ptr, len) the atom's object (`dtlua_atom`, 16 bytes:
+--       the library's 8-byte `dt_atom` word `w`, interned, the atom's key id `id` and the
+--       claims on the object `claims`; see "One object per atom").
+--   A str is not a table key for its bytes (every str is its own object, and LuaJIT asks
+--   no metamethod of a key, so `t[str]` cannot even raise): key by `s:intern()`.
 --   #x, x == y (bytes; atoms compare their word), x .. y, x:sub(i, j) (O(1), shares the
 --   block), x:intern(), x:clone(), x:release(), x:data() (pointer and length, no copy).
 --   tostring(x) makes a Lua string: that is a copy AND an intern in LuaJIT's own string
 --   table (a hash and a chain walk with memcmp, the cost dynatom exists to avoid), so keep
 --   it for the edges where a Lua API insists on a string.
 --
+-- One object per atom
+--   LuaJIT keys a table by a cdata's identity, so two objects of one atom would be two
+--   keys and `t[dynatom.atom(text)]` would miss `t[a]` without a word. So the module
+--   hands out one object per live atom: every call that makes or finds an atom
+--   (dynatom.atom, lookup, s:intern(), static_atom, static_lookup, tbl:intern, tbl:lookup,
+--   a:clone()) returns the atom's object when one is alive (found through the key
+--   registry below; the library's new reference is given back at once, and nothing is
+--   allocated) and makes it otherwise. Equal atoms are then one Lua value: `t[a]` finds
+--   any equal atom, and a table keeps the atoms it is keyed by alive. An object that
+--   nothing references is collected as any other (its entry is weak). Each of those calls
+--   claims the object once; `a:release()` gives one claim back, and the last claim's
+--   release gives the library's reference back now and releases the object for every
+--   holder (later uses raise "released", and the atom's next making gets a new object).
+--   A claim that is never given back (a dropped handle) only leaves the freeing to the
+--   collector. A loop making 8 header names over and over, their objects alive: 37-55 ns
+--   a making, where a new object per making cost 650-890 ns with its finalisation (a
+--   shared 2-core machine, best of 5); a making of a new atom costs what it did.
+--
 -- Keys
 --   a:key() is a small positive integer naming the atom, for `t[a:key()]`: equal atoms
 --   have equal keys, different atoms different keys. Every atom object the module hands
 --   out carries it (the `id` field), so key() is one field load (no allocation, no
 --   library call). The ids come from a registry in the module: the atom's word -> id,
---   with a count of the live Lua handles (atom objects: the atom, its clones, put's pins)
+--   with a count of the live Lua handles (atom objects: the atom's object, put's pins)
 --   that carry it. Making a handle looks the word up (or assigns the next free id); the
 --   last handle's release() or finaliser removes the entry and frees the id, which a
 --   later atom may then get (freed ids are reused first, so ids stay within 1 .. the most
@@ -35,7 +58,7 @@
 --   atom while some Lua handle of that atom is alive, for short (inline) atoms and heap
 --   atoms alike; a key holds nothing alive itself. A table keyed by key() must therefore
 --   keep its atoms alive while their keys are in it: store them with `dynatom.put(t,
---   atom, value)`, which sets t[atom:key()] = value and pins a clone of the atom to t
+--   atom, value)`, which sets t[atom:key()] = value and pins a handle of its own on the atom to t
 --   (released when put(t, atom, nil) removes the key, or when t is collected), or keep
 --   the atoms yourself (in the values, or in a list). Reading is a plain `t[a:key()]`, or
 --   `t[dynatom.key_of(ptr, len)]` straight from bytes (no atom object made; nil, which
@@ -50,7 +73,8 @@
 -- dynatom.atom(text), with the same key(), so it keys a table like any atom.
 --
 -- Release: every handle is released by its `__gc` metamethod; `x:release()` releases
--- early (a released handle raises "released" errors; the later finaliser is harmless).
+-- early (a released handle raises "released" errors; the later finaliser is harmless; an
+-- atom's object is released by its last claim's release, see "One object per atom").
 -- A handle is a reference object: `local y = x` is the same handle. Never copy one with
 -- `ffi.new("dt_str", x)` or by storing it into a C array: the copy would not own a
 -- reference (nor, for an atom, be counted as a holder of its key id; use `x:clone()`).
@@ -182,23 +206,21 @@ dt_status dt_test_panic(void);
 ffi.cdef(CDEF)
 
 -- The atom objects the module hands to Lua: the library's dt_atom word (`w`, so the C
--- functions read and write it through a pointer to the object) and the key id (`id`,
--- see "Keys"; 0 while the object holds no atom). The library's functions that take or
--- fill an atom are declared a second time for this type, under the same symbols, so
--- calls pass the object itself (no cast, no reference cdata in the interpreter).
+-- functions read and write it through a pointer to the object), the key id (`id`, see
+-- "Keys"; 0 while the object holds no atom) and the claims on the object (`claims`, see
+-- "One object per atom"), in what would otherwise be the struct's padding. The library's
+-- functions that take an atom are declared a second time for this type, under the same
+-- symbols, so calls pass the object itself (no cast, no reference cdata in the
+-- interpreter). The functions that make an atom write it to a scratch dt_atom instead:
+-- most makings find the atom's object already made, and then allocate nothing.
 ffi.cdef([[
-typedef struct dtlua_atom { uint64_t w; int32_t id; } dtlua_atom;
+typedef struct dtlua_atom { uint64_t w; int32_t id; int32_t claims; } dtlua_atom;
 dt_status dtlua_atom_clone(const dtlua_atom *a, dtlua_atom *out) __asm__("dt_atom_clone");
 dt_status dtlua_atom_release(dtlua_atom *a) __asm__("dt_atom_release");
 uint64_t dtlua_atom_hash(const dtlua_atom *a) __asm__("dt_atom_hash");
 dt_status dtlua_atom_bytes(const dtlua_atom *a, const uint8_t **data, size_t *len) __asm__("dt_atom_bytes");
 dt_status dtlua_atom_to_str(const dtlua_atom *a, dt_str *out) __asm__("dt_atom_to_str");
-dt_status dtlua_table_intern_bytes(dt_table *t, const uint8_t *p, size_t len, dtlua_atom *out) __asm__("dt_table_intern_bytes");
-dt_status dtlua_table_intern_str(dt_table *t, const dt_str *s, dtlua_atom *out) __asm__("dt_table_intern_str");
-dt_status dtlua_table_lookup_bytes(dt_table *t, const uint8_t *p, size_t len, dtlua_atom *out) __asm__("dt_table_lookup_bytes");
 dt_status dtlua_pieces_append_atom(dt_pieces *p, const dtlua_atom *a) __asm__("dt_pieces_append_atom");
-dt_status dtlua_static_set_lookup_name(const uint8_t *set, size_t set_len, const uint8_t *name, size_t name_len, dtlua_atom *out) __asm__("dt_static_set_lookup_name");
-dt_status dtlua_static_set_lookup_bytes(const uint8_t *set, size_t set_len, const uint8_t *data, size_t len, dtlua_atom *out) __asm__("dt_static_set_lookup_bytes");
 ]])
 
 local C = ffi.load(os.getenv("DYNATOM_LIB") or "dynatom_ffi")
@@ -359,6 +381,10 @@ local Str, Atom -- ctypes, set below
 -- table keyed by them mostly lives in its array part.
 local id_of = {} -- word value -> id
 local word_of = {} -- id -> word value (false while the id is free)
+-- id -> the atom's object (see "One object per atom"). Weak values: an object nobody
+-- references is collected as before, and the collector clears its entry before its
+-- finaliser runs, so a later making of the atom gets a new object, never a finalised one.
+local object_of = setmetatable({}, { __mode = "v" })
 local holders = {} -- id -> live atom objects carrying it
 local free_ids = {} -- a stack of freed ids
 local free_top = 0
@@ -387,9 +413,10 @@ local function word_value(w)
   return word_bits.number
 end
 
--- Gives a freshly filled atom object its id (the word's, or a new one).
-local function hold(a)
-  local v = word_value(a.w)
+-- Gives a freshly filled atom object its id (the word's, or a new one); `v` is its word's
+-- value when the caller has it.
+local function hold(a, v)
+  v = v or word_value(a.w)
   local id = id_of[v]
   if id then
     holders[id] = holders[id] + 1
@@ -407,6 +434,39 @@ local function hold(a)
     holders[id] = 1
   end
   a.id = id
+end
+
+-- Claims counted on one object: past this the count sticks, and only the collector ends
+-- the object (a program that makes one atom 2^31 times without releasing it).
+local CLAIMS_MAX = 2147483647
+
+-- Where the functions that make an atom receive the library's reference.
+local fresh = ffi.new("dt_atom[1]")
+
+-- The object of the atom whose new reference the library just wrote to `fresh`: the live
+-- object of that atom, claimed once more, when there is one (the new reference is given
+-- back: the object holds one already), else a new object that holds the reference.
+local function adopt()
+  local w = fresh[0].w
+  local v = word_value(w)
+  local id = id_of[v]
+  if id then
+    local a = object_of[id]
+    if a then
+      C.dt_atom_release(fresh)
+      local claims = a.claims
+      if claims < CLAIMS_MAX then
+        a.claims = claims + 1
+      end
+      return a
+    end
+  end
+  local a = Atom()
+  a.w = w
+  a.claims = 1
+  hold(a, v)
+  object_of[a.id] = a
+  return a
 end
 
 -- One object carrying `id` is gone (finalised or released).
@@ -476,25 +536,22 @@ function M.atom(s, len)
   if len == nil then
     p, n = bytes_of(s)
   end
-  local out = Atom()
-  local st = C.dtlua_table_intern_bytes(GLOBAL, p, n, out)
+  local st = C.dt_table_intern_bytes(GLOBAL, p, n, fresh)
   if st ~= 0 then
     fail(st, 2)
   end
-  hold(out)
-  return out
+  return adopt()
 end
 
--- The atom a lookup wrote to `out`: held (released when collected), or nil when the
--- library found none (DT_ERR_NOT_FOUND); other statuses raise in the caller's caller.
-local function held_or_nil(st, out)
+-- The object of the atom a lookup wrote to `fresh`, or nil when the library found none
+-- (DT_ERR_NOT_FOUND); other statuses raise in the caller's caller.
+local function adopted_or_nil(st)
   if st == 8 then -- DT_ERR_NOT_FOUND
     return nil
   elseif st ~= 0 then
     fail(st, 3)
   end
-  hold(out)
-  return out
+  return adopt()
 end
 
 --- dynatom.lookup(s): the atom of these bytes if one exists, else nil; never interns.
@@ -503,9 +560,8 @@ function M.lookup(s, len)
   if len == nil then
     p, n = bytes_of(s)
   end
-  local out = Atom()
-  local st = C.dtlua_table_lookup_bytes(GLOBAL, p, n, out)
-  local atom = held_or_nil(st, out) -- not a tail call: errors name our caller
+  local st = C.dt_table_lookup_bytes(GLOBAL, p, n, fresh)
+  local atom = adopted_or_nil(st) -- not a tail call: errors name our caller
   return atom
 end
 
@@ -576,9 +632,8 @@ function M.static_atom(set, name)
   if type(name) ~= "string" then
     error("dynatom: a static atom's name is a string, got " .. type(name), 2)
   end
-  local out = Atom()
-  local st = C.dtlua_static_set_lookup_name(set, #set, name, #name, out)
-  local atom = held_or_nil(st, out) -- not a tail call: errors name our caller
+  local st = C.dt_static_set_lookup_name(set, #set, name, #name, fresh)
+  local atom = adopted_or_nil(st) -- not a tail call: errors name our caller
   return atom
 end
 
@@ -590,9 +645,8 @@ function M.static_lookup(set, s, len)
   if len == nil then
     p, n = bytes_of(s)
   end
-  local out = Atom()
-  local st = C.dtlua_static_set_lookup_bytes(set, #set, p, n, out)
-  local atom = held_or_nil(st, out) -- not a tail call: errors name our caller
+  local st = C.dt_static_set_lookup_bytes(set, #set, p, n, fresh)
+  local atom = adopted_or_nil(st) -- not a tail call: errors name our caller
   return atom
 end
 
@@ -814,13 +868,11 @@ end
 
 --- x:intern(): the atom of x's bytes; adopts x's block when the bytes are new.
 function str_methods.intern(s)
-  local out = Atom()
-  local st = C.dtlua_table_intern_str(GLOBAL, s, out)
+  local st = C.dt_table_intern_str(GLOBAL, s, fresh)
   if st ~= 0 then
     fail(st, 2)
   end
-  hold(out)
-  return out
+  return adopt()
 end
 
 --- x:clone(): a second handle on the same bytes (O(1), shares the block).
@@ -910,20 +962,37 @@ function atom_methods.hash(a)
   return C.dtlua_atom_hash(a)
 end
 
-function atom_methods.clone(a)
+-- A second object holding its own reference to `a`'s atom, for dynatom.put's pins: never
+-- handed to the program (it is not the atom's object, so not the same table key).
+local function pin_of(a)
   local out = Atom()
   local st = C.dtlua_atom_clone(a, out)
   if st ~= 0 then
-    fail(st, 2)
+    fail(st, 3)
   end
   local id = a.id -- the same word, so the same id
-  if id ~= 0 then
-    holders[id] = holders[id] + 1
-    out.id = id
-  else
-    hold(out)
-  end
+  holders[id] = holders[id] + 1
+  out.id = id
+  out.claims = 1
   return out
+end
+
+--- a:clone(): the atom's object itself, claimed once more (see "One object per atom"):
+--- equal atoms are one Lua value, so a second object would be a second table key.
+function atom_methods.clone(a)
+  if a.id == 0 then -- released or never filled: the library's status says which
+    local st = C.dt_atom_clone(ffi.cast("const dt_atom *", a), fresh)
+    if st == 0 then
+      C.dt_atom_release(fresh)
+      st = 6 -- DT_ERR_INVALID_HANDLE: a word without an id was not made by this module
+    end
+    fail(st, 2)
+  end
+  local claims = a.claims
+  if claims < CLAIMS_MAX then
+    a.claims = claims + 1
+  end
+  return a
 end
 
 -- Gives an object's id back (its handle was just released); a second call does nothing.
@@ -935,10 +1004,24 @@ local function drop_id(a)
   end
 end
 
+--- a:release(): gives back one claim on the atom's object; the last one gives the
+--- library's reference back now, and the object is released for every holder.
 function atom_methods.release(a)
+  local claims = a.claims
+  if claims > 1 then
+    if claims < CLAIMS_MAX then
+      a.claims = claims - 1
+    end
+    return
+  end
+  local id = a.id
   local st = C.dtlua_atom_release(a)
   if st ~= 0 then
     fail(st, 2)
+  end
+  a.claims = 0
+  if id ~= 0 and rawequal(object_of[id], a) then
+    object_of[id] = nil -- the atom's next making gets a new object
   end
   drop_id(a)
 end
@@ -975,7 +1058,7 @@ end
 --- in its array part: LuaJIT looks such a key up about as fast as a Lua string key,
 --- where the atom's word read as a double (the key before ids) hashed slowly (2.2x the
 --- cost of a string key in the header-keyed table). An id names its atom while some Lua
---- handle of the atom (an object from this module: the atom, a clone, a pin of
+--- handle of the atom (an object from this module: the atom's object, a pin of
 --- dynatom.put) is alive; once the last one is released or collected the id is freed
 --- and a later atom may get it (see "Keys" at the top, and dynatom.put).
 function atom_methods.key(a)
@@ -1018,11 +1101,11 @@ function M.is_atom(v)
   return ffi_istype(Atom, v)
 end
 
--- The atoms that dynatom.put pinned to each table: table -> { key -> clone }. Weak keys,
--- so a collected table drops its pins and the clones' finalisers release the atoms.
+-- The atoms that dynatom.put pinned to each table: table -> { key -> pin }. Weak keys,
+-- so a collected table drops its pins and the pins' finalisers release the atoms.
 local pins_of = setmetatable({}, { __mode = "k" })
 
---- dynatom.put(t, atom, value): t[atom:key()] = value, and t keeps a clone of the atom
+--- dynatom.put(t, atom, value): t[atom:key()] = value, and t keeps a pin of the atom
 --- alive for as long as the key is in it, so the key keeps naming the atom (a key is an
 --- id, valid while some handle of its atom lives: inline atoms are pinned too).
 --- put(t, atom, nil) removes the key and releases the pin; a collected t releases its
@@ -1048,7 +1131,7 @@ function M.put(t, a, v)
     pins_of[t] = pins
   end
   if pins[k] == nil then
-    pins[k] = atom_methods.clone(a)
+    pins[k] = pin_of(a)
   end
 end
 
@@ -1233,22 +1316,20 @@ function M.table()
 end
 
 function Table:intern(s, len)
-  local out = Atom()
   local st
   if ffi_istype(Str, s) then
-    st = C.dtlua_table_intern_str(self.ptr, s, out)
+    st = C.dt_table_intern_str(self.ptr, s, fresh)
   else
     local p, n = s, len
     if len == nil then
       p, n = bytes_of(s)
     end
-    st = C.dtlua_table_intern_bytes(self.ptr, p, n, out)
+    st = C.dt_table_intern_bytes(self.ptr, p, n, fresh)
   end
   if st ~= 0 then
     fail(st, 2)
   end
-  hold(out)
-  return out
+  return adopt()
 end
 
 function Table:contains(s, len)
@@ -1265,15 +1346,9 @@ function Table:lookup(s, len)
   if len == nil then
     p, n = bytes_of(s)
   end
-  local out = Atom()
-  local st = C.dtlua_table_lookup_bytes(self.ptr, p, n, out)
-  if st == 8 then
-    return nil
-  elseif st ~= 0 then
-    fail(st, 2)
-  end
-  hold(out)
-  return out
+  local st = C.dt_table_lookup_bytes(self.ptr, p, n, fresh)
+  local atom = adopted_or_nil(st) -- not a tail call: errors name our caller
+  return atom
 end
 
 function Table:len()

@@ -8,16 +8,19 @@ assert(#path == 11 and path == "/index.html")
 -- Used as a key: now it becomes an atom; equal bytes give the same atom (one word compare).
 local route = path:intern()
 assert(route == dynatom.atom("/index.html"))
--- As a Lua table key: a:key() is a small integer per atom, naming it while a handle of
--- the atom lives (route, here); dynatom.put keeps a clone in the table for you.
-local handlers = { [route:key()] = "static" }
-assert(handlers[dynatom.atom("/index.html"):key()] == "static")
+-- As a Lua table key: one object per atom, so every equal atom finds the entry.
+local handlers = { [route] = "static" }
+assert(handlers[dynatom.atom("/index.html")] == "static")
+-- Faster: a:key(), a small integer per atom, naming it while a handle of the atom lives
+-- (route, here); dynatom.put keeps one in the table for you.
+local by_key = { [route:key()] = "static" }
+assert(by_key[dynatom.atom("/index.html"):key()] == "static")
 local methods = {}
 dynatom.put(methods, dynatom.atom("GET"), "read") -- `methods` pins the atom
 assert(methods[dynatom.key_of(body:sub(1, 3))] == "read") -- found from bytes, no atom made
 
 -- A response from pieces, sent with one writev and never joined in memory.
-local reply = dynatom.pieces("served ", route, " by ", handlers[route:key()], "\n")
+local reply = dynatom.pieces("served ", route, " by ", handlers[route], "\n")
 io.stdout:flush()                            -- writev bypasses Lua's buffered io
 assert(reply:writev(1) == #"served /index.html by static\n")
 

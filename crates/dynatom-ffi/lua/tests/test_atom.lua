@@ -102,6 +102,68 @@ test("key() is equal for equal atoms and distinct for distinct ones", function()
   assert(count(distinct_keys) <= dynatom.key_stats().live)
 end)
 
+test("equal atoms are one Lua value: the same table key, whichever call made them", function()
+  local t = dynatom.table()
+  local keep = {}
+  for i, n in ipairs(names()) do
+    local a = dynatom.atom(n)
+    keep[i] = a
+    local map = { [a] = i }
+    local buf = ffi.new("uint8_t[?]", #n + 1)
+    ffi.copy(buf, n, #n)
+    local made = {
+      dynatom.atom(n),
+      dynatom.atom(buf, #n),
+      dynatom.atom(dynatom.str(n)),
+      dynatom.str(n):intern(),
+      dynatom.lookup(n),
+      dynatom.lookup(buf, #n),
+      a:clone(),
+      a:str():intern(),
+    }
+    if a:is_inline() then
+      made[#made + 1] = t:intern(n) -- an inline atom is the same atom in every table
+    end
+    for k, b in ipairs(made) do
+      assert(rawequal(b, a), string.format("making %d of %q is another object", k, n))
+      assert(map[b] == i, string.format("making %d of %q misses the table key", k, n))
+    end
+    map[dynatom.atom(n)] = "again"
+    assert(map[a] == "again" and next(map, next(map)) == nil, "one key, not two")
+  end
+  -- Made by compiled code (the loop runs often enough to be traced): the same objects.
+  local list = names()
+  for _ = 1, 3 do
+    for i, n in ipairs(list) do
+      assert(rawequal(dynatom.atom(n), keep[i]), n)
+    end
+  end
+  -- A heap atom of another table is another atom, so another key.
+  local other = t:intern("x-one-value-heap-atom")
+  local global = dynatom.atom("x-one-value-heap-atom")
+  assert(not rawequal(other, global) and ({ [global] = 1 })[other] == nil)
+  assert(rawequal(t:intern("x-one-value-heap-atom"), other) and rawequal(t:lookup("x-one-value-heap-atom"), other))
+end)
+
+test("an unreferenced atom object is collected; one that keys a table stays the key", function()
+  collectgarbage("collect")
+  collectgarbage("collect")
+  local name = "x-one-value-collected-" .. os.time()
+  local before = dynatom.key_stats().live
+  local first = tostring(dynatom.atom(name)) -- the object is dropped at once
+  assert(first == name)
+  collectgarbage("collect")
+  collectgarbage("collect")
+  assert(dynatom.key_stats().live == before, "the dropped object was collected and its id freed")
+  local t = {}
+  local a = dynatom.atom(name)
+  t[a] = "kept"
+  a = nil
+  collectgarbage("collect")
+  collectgarbage("collect")
+  assert(t[dynatom.atom(name)] == "kept", "a table key keeps the atom's object alive, so it stays the key")
+end)
+
 test("keys are ids: small, dense, reused after release and after collection", function()
   collectgarbage("collect")
   collectgarbage("collect")
@@ -147,10 +209,13 @@ test("equal atoms share a key across handles of every kind; released handles hav
       assert(t:lookup(n):key() == loc:key() and t:intern(dynatom.str(n)):key() == loc:key())
     end
     local c = a:clone()
+    assert(rawequal(c, a), "a clone is the atom's object")
     c:release()
-    h.raises("released", c.key, c)
-    assert(a:key() == k, "releasing one handle leaves the others' key")
+    assert(a:key() == k, "releasing one claim leaves the others' key")
   end
+  local once = dynatom.atom("x-every-handle-kind-released-" .. os.time())
+  once:release()
+  h.raises("released", once.key, once)
   h.raises("uninitialised", function()
     return dynatom.Atom():key()
   end)
@@ -336,7 +401,10 @@ end)
 test("release and clone", function()
   local a = dynatom.atom("x-released-atom-test")
   local c = a:clone()
-  a:release()
+  assert(rawequal(c, a), "a clone is the atom's object, claimed once more")
+  a:release() -- gives back the first claim: the clone's keeps the object
+  assert(tostring(c) == "x-released-atom-test" and c:key() >= 1)
+  c:release() -- the last claim: released for every holder
   h.raises("released", a.key, a)
   h.raises("released", function()
     return tostring(a)
@@ -344,7 +412,11 @@ test("release and clone", function()
   h.raises("released", function()
     a:release()
   end)
-  assert(tostring(c) == "x-released-atom-test")
+  h.raises("released", function()
+    return c:clone()
+  end)
+  local again = dynatom.atom("x-released-atom-test")
+  assert(not rawequal(again, a) and tostring(again) == "x-released-atom-test", "a new object after the release")
 end)
 
 test("independent tables keep their own atoms", function()

@@ -2,10 +2,14 @@
 -- and dropping atom handles (global and a local table's, inline and heap), pinning them
 -- with dynatom.put, reading key_of and collecting, checked after every step against a plain
 -- Lua model of which atoms the test holds. What the model checks:
---   * handles of the same atom have the same key, handles of different atoms different
---     keys (an inline atom is the same atom in every table, a heap atom is its table's);
+--   * handles of the same atom are one object (the same Lua table key) and have the same
+--     key, handles of different atoms different keys (an inline atom is the same atom in
+--     every table, a heap atom is its table's);
+--   * release() gives back one claim on the object (making and cloning claim it): the
+--     object stays usable until the claims the test made on it are all given back;
 --   * a key is a positive integer no larger than key_stats().largest;
---   * a released handle's key raises, and put's pins keep their values under their keys;
+--   * a handle released of every claim raises on key(), and put's pins keep their values
+--     under their keys;
 --   * key_of of the bytes of a held global atom is that atom's key;
 --   * after a full collection, the registry holds exactly the atoms the test still holds
 --     or has pinned (key_stats().live), and key_of of an atom nobody holds is nil.
@@ -43,6 +47,9 @@ local function identity(name, space)
 end
 
 local function run_model(seed, steps)
+  -- An earlier run's objects, unreferenced but not yet collected, would be handed out
+  -- again with that run's claims on them, which this run's model never saw.
+  collect_all()
   local x = seed
   local function rand(n)
     x = (x * 1103515245 + 12345) % 2147483648
@@ -53,18 +60,27 @@ local function run_model(seed, steps)
   local pinned = {} -- identity -> { value = v, key = k, name = name, space = space }
   local pins = {} -- the table put pins into
   local serial = 0
+  -- The claims the test made on each atom object and has not given back: making and
+  -- cloning claim, release() gives one back, and a dropped handle's claim stays until its
+  -- object is collected. Weak keys: a collected object leaves the model as it leaves the
+  -- module.
+  local claims = setmetatable({}, { __mode = "k" })
+  local function claimed(a)
+    claims[a] = (claims[a] or 0) + 1
+    return a
+  end
 
   local function make(name, space)
     if space == "local" then
-      return locals:intern(name)
+      return claimed(locals:intern(name))
     end
     local how = rand(3)
     if how == 1 then
-      return dynatom.atom(name)
+      return claimed(dynatom.atom(name))
     elseif how == 2 then
-      return dynatom.lookup(name) or dynatom.atom(name)
+      return claimed(dynatom.lookup(name) or dynatom.atom(name))
     end
-    return dynatom.str(name):intern()
+    return claimed(dynatom.str(name):intern())
   end
 
   local function take(i)
@@ -75,9 +91,12 @@ local function run_model(seed, steps)
   end
 
   local function check(after_collect)
-    local id_of_key, key_of_id = {}, {}
+    local id_of_key, key_of_id, object_of_id = {}, {}, {}
     local largest = dynatom.key_stats().largest
     for _, e in ipairs(held) do
+      local o = object_of_id[e.id]
+      assert(not o or rawequal(o, e.a), "two objects for " .. e.id)
+      object_of_id[e.id] = e.a
       local k = e.a:key()
       assert(type(k) == "number" and k >= 1 and k <= largest and k % 1 == 0, "not an id: " .. tostring(k))
       assert(key_of_id[e.id] == nil or key_of_id[e.id] == k, "two keys for " .. e.id)
@@ -119,11 +138,18 @@ local function run_model(seed, steps)
       held[#held + 1] = { a = make(name, space), id = identity(name, space), name = name, space = space }
     elseif op <= 45 then
       local e = held[rand(#held)]
-      held[#held + 1] = { a = e.a:clone(), id = e.id, name = e.name, space = e.space }
+      local c = claimed(e.a:clone())
+      assert(rawequal(c, e.a), "a clone is the atom's object")
+      held[#held + 1] = { a = c, id = e.id, name = e.name, space = e.space }
     elseif op <= 60 then
       local e = take(rand(#held))
       e.a:release()
-      h.raises("released", e.a.key, e.a)
+      claims[e.a] = claims[e.a] - 1
+      if claims[e.a] == 0 then
+        h.raises("released", e.a.key, e.a)
+      else
+        assert(e.a:key() >= 1, "released while claimed elsewhere: " .. e.id)
+      end
     elseif op <= 75 then
       take(rand(#held)) -- dropped: collected some time later
     elseif op <= 85 then
@@ -134,7 +160,7 @@ local function run_model(seed, steps)
     elseif op <= 92 then
       local id, p = next(pinned)
       if id then
-        dynatom.put(pins, make(p.name, p.space), nil)
+        dynatom.put(pins, make(p.name, p.space), nil) -- the made handle is dropped
         pinned[id] = nil
         assert(pins[p.key] == nil, "put(t, a, nil) removed the key")
       end

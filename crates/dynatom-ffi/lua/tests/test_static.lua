@@ -93,4 +93,22 @@ test("bad sets raise the library's errors and register nothing", function()
   h.raises("a static set's name is a string", dynatom.static_atom, nil, "CONTENT_TYPE")
 end)
 
+test("a static atom is the same table key as the atom interned from its text", function()
+  for _, e in ipairs(ENTRIES) do
+    local name, text = e[1], e[2]
+    local by_name = assert(dynatom.static_atom("luatest", name))
+    local t = { [by_name] = name }
+    for k, b in ipairs({
+      dynatom.atom(text),
+      dynatom.static_lookup("luatest", text),
+      dynatom.str(text):intern(),
+      dynatom.static_atom("luatest", name),
+      dynatom.table():intern(text),
+    }) do
+      assert(rawequal(b, by_name), string.format("making %d of %s is another object", k, name))
+      assert(t[b] == name, string.format("making %d of %s misses the table key", k, name))
+    end
+  end
+end)
+
 h.run(tests)
