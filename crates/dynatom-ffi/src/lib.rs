@@ -48,11 +48,12 @@
 //! where nothing is checked by a compiler, so each one checks what can be checked at run
 //! time and relies on the header's documented rules for the rest (a non-NULL pointer
 //! points at memory of the stated type; `data`/`len` pairs are readable). All pointer
-//! casts live in three small modules, one per raw representation: `handles` (the words
+//! casts live in small modules, one per raw representation: `handles` (the words
 //! of `dt_str`/`dt_atom`), `pointers` (byte buffers, arrays, out-parameters, file
 //! descriptors) and `objects` (the opaque objects: shells that are never given back to the
 //! allocator, each with a state word that names its kind while it is live and says
-//! "freed" after). A fourth, `test_hooks`, holds the global allocator that can be told
+//! "freed" after); `set_copy` keeps a static set's copy for the process, or frees it when
+//! the library refuses the set. Another, `test_hooks`, holds the global allocator that can be told
 //! to fail for tests; it is compiled only with the `test-hooks` feature, which the
 //! production library does not have. The `*_api` modules above them contain no `unsafe`
 //! at all.
@@ -79,6 +80,7 @@ mod interner_api;
 mod objects;
 mod pieces_api;
 mod pointers;
+mod set_copy;
 mod static_set_api;
 mod status;
 mod str_api;

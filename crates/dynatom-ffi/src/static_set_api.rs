@@ -10,6 +10,7 @@ use dynatom_core::{AtomTable, ByteAtom, StaticText};
 use crate::guard::status;
 use crate::handles::atom_to_c;
 use crate::pointers::{array, bytes, Out};
+use crate::set_copy::register_copy;
 use crate::{dt_atom, dt_status};
 
 /// One text of a static set, as a header written by `dt-static-header` lists it: the
@@ -95,8 +96,7 @@ pub extern "C" fn dt_static_set_register(
                     .all(|(known, &(name, text))| known.name() == name && known.bytes() == text);
             return if same { Ok(()) } else { Err(dt_status::DT_ERR_DUPLICATE) };
         }
-        let (set, texts) = copy_set(set, &checked)?;
-        AtomTable::register_static_set(set, texts).map_err(|err| {
+        register_copy(set, &checked)?.map_err(|err| {
             if err.is_interned_before() {
                 dt_status::DT_ERR_INTERNED_BEFORE
             } else {
@@ -104,32 +104,6 @@ pub extern "C" fn dt_static_set_register(
             }
         })
     })
-}
-
-/// Copies the set's name, names and texts into memory kept until the process exits: one
-/// block for the bytes (the set's name first, so the block's own address stays held) and
-/// one for the `StaticText`s. Both are reserved before either is kept, so a failed
-/// allocation keeps nothing.
-fn copy_set(set: &str, entries: &[(&str, &[u8])]) -> Result<(&'static str, &'static [StaticText]), dt_status> {
-    let total = entries.iter().fold(set.len(), |sum, (name, text)| sum.saturating_add(name.len() + text.len()));
-    let mut arena: Vec<u8> = Vec::new();
-    arena.try_reserve_exact(total).map_err(|_| dt_status::DT_ERR_ALLOC)?;
-    let mut texts: Vec<StaticText> = Vec::new();
-    texts.try_reserve_exact(entries.len()).map_err(|_| dt_status::DT_ERR_ALLOC)?;
-    arena.extend_from_slice(set.as_bytes());
-    for (name, text) in entries {
-        arena.extend_from_slice(name.as_bytes());
-        arena.extend_from_slice(text);
-    }
-    let arena: &'static [u8] = Vec::leak(arena);
-    let (set, mut rest) = arena.split_at(set.len());
-    for (name, text) in entries {
-        let (kept_name, after_name) = rest.split_at(name.len());
-        let (kept_text, after_text) = after_name.split_at(text.len());
-        rest = after_text;
-        texts.push(StaticText::new(utf8(kept_name)?, kept_text));
-    }
-    Ok((utf8(set)?, Vec::leak(texts)))
 }
 
 /// The static atom named `name` (`name_len` bytes) in the registered set `set`, in `*out`:
