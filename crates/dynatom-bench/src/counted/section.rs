@@ -197,6 +197,16 @@ fn static_atoms_targets(run: &CountedRun, rep: &mut Report) {
             _ => rep.target(what, "not counted in this run".into(), None),
         }
     }
+    let what = "counted static-atoms: `as_str` of an atom of a set registered at run time takes no locked instruction";
+    let param = s::param(s::AS_STR, quick);
+    match run.find(s::SUITE, s::AS_STR, &param, STATIC).and_then(|row| row.locked_instructions.map(|l| (row, l))) {
+        Some((row, locked)) => rep.target(
+            what,
+            format!("{locked:.2} locked, {} est. cycles a read", fmt(row.estimated_cycles)),
+            Some(locked < 0.01),
+        ),
+        None => rep.target(what, "not counted in this run".into(), None),
+    }
 }
 
 /// The rows of interning text that no set declares, in the global table and in local ones:

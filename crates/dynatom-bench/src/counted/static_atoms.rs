@@ -5,7 +5,7 @@
 
 use super::recorder::{Recorder, HARNESS};
 use crate::keywords::{self, kind_of_atom, kind_of_str, kw, Kind};
-use dynatom::{Atom, AtomTable};
+use dynatom::{Atom, AtomTable, StaticText};
 use std::hint::black_box;
 
 pub const SUITE: &str = "static-atoms";
@@ -17,12 +17,15 @@ pub const DISPATCH_ATOM: &str = "dispatch, atom input";
 pub const DISPATCH_TEXT: &str = "dispatch, text input";
 pub const GLOBAL_INTERN: &str = "global intern, drop";
 pub const LOCAL_INTERN: &str = "local `AtomTable::new()` intern, drop";
+pub const AS_STR: &str = "`as_str`, set registered at run time";
 
 /// What the two peers do, for the report.
 pub const EXPLAINED: &str = "Counted `static-atoms`: *dynatom static* is `match` on the static atoms (atom \
      input), `SET.get(text)` then `match` (text input), and interning one of the 10 declared keywords longer \
      than 7 bytes; *dynatom baseline* is `match` on `atom.as_str()`, `match` on the `&str`, and interning a \
-     same-length text declared nowhere whose atom is held (a hit). Same token stream as the timed suite.";
+     same-length text declared nowhere whose atom is held (a hit); reading `as_str` of the atoms of a set \
+     registered at run time (C's way) against that of held atoms of texts declared nowhere. Same token stream \
+     as the timed suite.";
 
 /// Tokens of the dispatch stream counted.
 fn tokens(quick: bool) -> usize {
@@ -46,6 +49,8 @@ fn interns(quick: bool) -> usize {
 pub fn param(op: &str, quick: bool) -> String {
     if op == DISPATCH_ATOM || op == DISPATCH_TEXT {
         format!("{} tokens, 30% of 50 keywords", tokens(quick))
+    } else if op == AS_STR {
+        format!("{} reads of 10 atoms of 8–10 bytes", interns(quick))
     } else {
         format!("{} interns of 10 texts of 8–10 bytes", interns(quick))
     }
@@ -68,6 +73,34 @@ fn intern(rec: &mut Recorder, op: &str, peer: &str, quick: bool, texts: &[String
     });
 }
 
+fn read(rec: &mut Recorder, peer: &str, quick: bool, atoms: &[Atom], f: impl Fn(&Atom) -> usize) {
+    let n = interns(quick);
+    rec.warm(AS_STR, &param(AS_STR, quick), peer, n as u64, || {
+        for i in 0..n {
+            black_box(f(black_box(&atoms[i % atoms.len()])));
+        }
+    });
+}
+
+/// The atoms of a set registered at run time, as a C program registers its header's set:
+/// ten texts of 8–10 bytes, each twin of an undeclared text.
+fn registered_atoms() -> Result<Vec<Atom>, String> {
+    let texts: Vec<StaticText> = (0..10)
+        .map(|i| {
+            let text: &'static str = Box::leak(format!("run-time {i}").into_boxed_str());
+            StaticText::from_str("T", text)
+        })
+        .collect();
+    let texts: &'static [StaticText] = Box::leak(texts.into_boxed_slice());
+    AtomTable::register_static_set("counted run-time set", texts).map_err(|err| err.to_string())?;
+    let atoms: Vec<Atom> =
+        texts.iter().map(|t| Atom::from(std::str::from_utf8(t.bytes()).expect("made from a str"))).collect();
+    if !atoms.iter().all(Atom::is_declared) {
+        return Err("a registered text did not give its static atom".into());
+    }
+    Ok(atoms)
+}
+
 pub fn child(rec: &mut Recorder, peer: &str, quick: bool) -> Result<(), String> {
     let stream = keywords::Stream::new(tokens(quick));
     let texts = stream.texts();
@@ -80,6 +113,8 @@ pub fn child(rec: &mut Recorder, peer: &str, quick: bool) -> Result<(), String> 
     let held: Vec<Atom> = twins.iter().map(|t| Atom::from(t.as_str())).collect();
     let local = AtomTable::new();
     let held_local: Vec<Atom> = twins.iter().map(|t| local.intern(t)).collect();
+    let registered = registered_atoms()?;
+    let as_str_len = |a: &Atom| a.as_str().len();
     match peer {
         STATIC => {
             dispatch(rec, DISPATCH_ATOM, peer, quick, &atoms, kind_of_atom);
@@ -88,18 +123,21 @@ pub fn child(rec: &mut Recorder, peer: &str, quick: bool) -> Result<(), String> 
             });
             intern(rec, GLOBAL_INTERN, peer, quick, &declared, |t| Some(Atom::from(t)));
             intern(rec, LOCAL_INTERN, peer, quick, &declared, |t| Some(local.intern(t)));
+            read(rec, peer, quick, &registered, as_str_len);
         }
         BASELINE => {
             dispatch(rec, DISPATCH_ATOM, peer, quick, &atoms, |a| kind_of_str(a.as_str()));
             dispatch(rec, DISPATCH_TEXT, peer, quick, &texts, |t| kind_of_str(t));
             intern(rec, GLOBAL_INTERN, peer, quick, &twins, |t| Some(Atom::from(t)));
             intern(rec, LOCAL_INTERN, peer, quick, &twins, |t| Some(local.intern(t)));
+            read(rec, peer, quick, &held, as_str_len);
         }
         HARNESS => {
             dispatch(rec, DISPATCH_ATOM, peer, quick, &atoms, |_| Kind::Ident);
             dispatch(rec, DISPATCH_TEXT, peer, quick, &texts, |_| Kind::Ident);
             intern(rec, GLOBAL_INTERN, peer, quick, &declared, |_| None);
             intern(rec, LOCAL_INTERN, peer, quick, &declared, |_| None);
+            read(rec, peer, quick, &registered, |_| 0);
         }
         other => return Err(format!("unknown static-atoms peer {other}")),
     }
@@ -126,7 +164,7 @@ mod tests {
             child(&mut rec, peer, true).unwrap();
             let ops: Vec<(String, String, u64)> =
                 rec.measured.iter().map(|m| (m.op.clone(), m.param.clone(), m.ops)).collect();
-            assert_eq!(ops.len(), 4, "{peer}");
+            assert_eq!(ops.len(), 5, "{peer}");
             seen.push(ops);
         }
         assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
