@@ -25,6 +25,13 @@
 //! table and thread must agree on (inline atoms, which belong to no table) and for the
 //! small map's word-sized keys. None of these hashes is cryptographic; every byte and
 //! the length take part.
+//!
+//! The two process-wide seeds (the word seed, and the process seed of the global and
+//! `AtomTable::new()` tables) start from [`process_wide_seed`]: random, and fixed only in
+//! a build with `--cfg dynatom_fixed_seed` that sets `DYNATOM_FIXED_SEED`. No function
+//! fixes them: any dependency could have called it, first caller winning, and fixed the
+//! seeds of every table in the process (with seed 0, 2,500 keys crafted offline made a
+//! table's probes 664.9 entries long where random keys take 3.6).
 
 #[cfg(feature = "interner")]
 use std::hash::Hasher;
@@ -185,7 +192,7 @@ fn word_at(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(word)
 }
 
-/// The process's word seed; 0 until first used or fixed, odd once chosen.
+/// The process's word seed; 0 until first used, odd once chosen.
 static WORD_SEED: AtomicU64 = AtomicU64::new(0);
 
 /// The process-wide seed of word-sized keys: inline atoms' `hash64` (they are values, not
@@ -213,14 +220,14 @@ pub(crate) fn word_seed_if_chosen() -> u64 {
 #[cold]
 #[inline(never)]
 fn choose_random_word_seed() -> u64 {
-    choose_word_seed(random_seed()).1
+    choose_word_seed(process_wide_seed()).1
 }
 
 /// Makes a seed derived from `candidate` the word seed unless one is chosen already.
 /// Returns whether it was, and the seed in force. The seed is one self-contained value,
 /// so relaxed ordering is enough: every thread sees either 0 (and races to choose; one
 /// wins) or the chosen seed.
-pub(crate) fn choose_word_seed(candidate: u64) -> (bool, u64) {
+fn choose_word_seed(candidate: u64) -> (bool, u64) {
     // Spread, so that a small fixed seed (0, 1, 42) still makes a multiplier whose bits
     // reach both halves of the product; odd, so that no bit of the word is lost.
     let seed = hash_word(candidate, DETERMINISTIC_SEED) | 1;
@@ -264,6 +271,43 @@ pub(crate) fn hash_word(word: u64, seed: u64) -> u64 {
 pub(crate) fn random_seed() -> u64 {
     RandomState::new().hash_one(0x5EED_u64)
 }
+
+/// The seed a process-wide seed (the process seed of the global and `AtomTable::new()`
+/// tables, the word seed) is made from, once per process: [`random_seed`].
+///
+/// Except in a build with `--cfg dynatom_fixed_seed`, for runs that must repeat exactly
+/// (the benchmark's counted children): there, `DYNATOM_FIXED_SEED` (decimal or `0x` hex),
+/// when set, is the seed. A `--cfg` and not a Cargo feature, because features unify: any
+/// dependency could switch a feature on for the whole program, while a `--cfg` reaches
+/// the library only from whoever runs the final build (`RUSTFLAGS`). Without it there is
+/// no way to fix these seeds, so no code can make them known to compute collisions.
+pub(crate) fn process_wide_seed() -> u64 {
+    #[cfg(dynatom_fixed_seed)]
+    if let Some(seed) = fixed_seed_from_env() {
+        return seed;
+    }
+    random_seed()
+}
+
+/// `DYNATOM_FIXED_SEED`'s value, if set. A value that is not a number stops the program:
+/// a run that asked for fixed seeds must not go on with random ones unnoticed.
+#[cfg(dynatom_fixed_seed)]
+fn fixed_seed_from_env() -> Option<u64> {
+    let text = std::env::var(FIXED_SEED_ENV).ok()?;
+    let text = text.trim();
+    let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(&hex.replace('_', ""), 16),
+        None => text.replace('_', "").parse(),
+    };
+    match parsed {
+        Ok(seed) => Some(seed),
+        Err(e) => panic!("{FIXED_SEED_ENV}={text:?} is not a 64-bit number ({e})"),
+    }
+}
+
+/// The variable a `--cfg dynatom_fixed_seed` build reads its process-wide seeds from.
+#[cfg(dynatom_fixed_seed)]
+const FIXED_SEED_ENV: &str = "DYNATOM_FIXED_SEED";
 
 /// The single-threaded interner's string hash under one interner's seed: foldhash's
 /// fast hasher fed the bytes directly (one `write`, no `str` terminator byte), except
