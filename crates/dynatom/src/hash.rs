@@ -25,6 +25,13 @@
 //! table and thread must agree on (inline atoms, which belong to no table) and for the
 //! small map's word-sized keys. None of these hashes is cryptographic; every byte and
 //! the length take part.
+//!
+//! The two process-wide seeds (the word seed, and the process seed of the global and
+//! `AtomTable::new()` tables) start from [`process_wide_seed`]: random, and fixed only in
+//! a build with `--cfg dynatom_fixed_seed` that sets `DYNATOM_FIXED_SEED`. No function
+//! fixes them: any dependency could have called it, first caller winning, and fixed the
+//! seeds of every table in the process (with seed 0, 2,500 keys crafted offline made a
+//! table's probes 664.9 entries long where random keys take 3.6).
 
 #[cfg(feature = "interner")]
 use std::hash::Hasher;
@@ -83,7 +90,7 @@ impl TextHash {
         let n = bytes.len();
         if (8..=16).contains(&n) {
             let [k0, k1, _, _] = self.keys;
-            spread_to_top(fold_mul(word_at(bytes, 0) ^ k0, word_at(bytes, n - 8) ^ k1 ^ n as u64))
+            spread_to_top(fold_mul(word_at(bytes, 0) ^ k0, word_at(bytes, n - 8) ^ length_key(k1, n)))
         } else if (17..=32).contains(&n) {
             spread_to_top(fold_17_to_32(bytes, &self.keys))
         } else {
@@ -99,14 +106,38 @@ fn word_keys(seed: u64) -> [u64; 4] {
 }
 
 /// 17 to 32 bytes: words at 0 and 8 and the last two, each pair multiplied under its
-/// keys; the length enters the first pair (the words overlap differently at each length).
+/// keys; the length enters the first word's key (the words overlap differently at each
+/// length), as [`length_key`] says. The first word's rather than its partner's: the
+/// `Interner` uses this without [`spread_to_top`], and with the partner's key rotated its
+/// top bits clumped (32 collisions in 27 bits where 1.5 are expected, at 28 bytes under
+/// `DETERMINISTIC_SEED`, in `str_hash_top_bits_spread_at_17_to_32_bytes`).
 #[inline(always)]
 fn fold_17_to_32(bytes: &[u8], keys: &[u64; 4]) -> u64 {
     let n = bytes.len();
     debug_assert!((17..=32).contains(&n));
     let [k0, k1, k2, k3] = *keys;
-    fold_mul(word_at(bytes, 0) ^ k0, word_at(bytes, n - 16) ^ k1 ^ n as u64)
+    fold_mul(word_at(bytes, 0) ^ length_key(k0, n), word_at(bytes, n - 16) ^ k1)
         ^ fold_mul(word_at(bytes, 8) ^ k2, word_at(bytes, n - 8) ^ k3)
+}
+
+/// The secret `key` rotated by the text's length `len`: how the length enters the folded
+/// multiplies, in one instruction.
+///
+/// Not as data: XORed into a word, the length cancels against the text's bytes. Texts of
+/// two lengths read overlapping words, so "bccccccc" and "bcccccccc" read the same first
+/// word and last words that differ in their low byte by exactly `8 ^ 9`: XORing 8 and 9
+/// into those words made them equal, and the two texts (and "bccccccczccccccc") shared one
+/// hash under every seed. Rotating the key instead (as foldhash rotates its seed by the
+/// length) puts the lengths `m` and `n` in as keys that differ by
+/// `key.rotate_right(m) ^ key.rotate_right(n)`, which texts can match only by matching the
+/// secret key: for any difference of words, the keys that give it are those with
+/// `key ^ key.rotate_right(n - m)` equal to one value, a set of at most
+/// `2^gcd(n - m, 64)` keys, and `n - m` is 1 to 15 within each path (8 to 16 bytes, 17
+/// to 32), so at most 2^8 of the 2^64 keys. Two texts of one length read every byte in
+/// the same words under the same key, so only the multiply can make them collide.
+#[inline(always)]
+fn length_key(key: u64, len: usize) -> u64 {
+    key.rotate_right(len as u32)
 }
 
 /// One more folded multiply, by a fixed odd constant, so that every bit of `folded` reaches
@@ -161,7 +192,7 @@ fn word_at(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(word)
 }
 
-/// The process's word seed; 0 until first used or fixed, odd once chosen.
+/// The process's word seed; 0 until first used, odd once chosen.
 static WORD_SEED: AtomicU64 = AtomicU64::new(0);
 
 /// The process-wide seed of word-sized keys: inline atoms' `hash64` (they are values, not
@@ -189,14 +220,14 @@ pub(crate) fn word_seed_if_chosen() -> u64 {
 #[cold]
 #[inline(never)]
 fn choose_random_word_seed() -> u64 {
-    choose_word_seed(random_seed()).1
+    choose_word_seed(process_wide_seed()).1
 }
 
 /// Makes a seed derived from `candidate` the word seed unless one is chosen already.
 /// Returns whether it was, and the seed in force. The seed is one self-contained value,
 /// so relaxed ordering is enough: every thread sees either 0 (and races to choose; one
 /// wins) or the chosen seed.
-pub(crate) fn choose_word_seed(candidate: u64) -> (bool, u64) {
+fn choose_word_seed(candidate: u64) -> (bool, u64) {
     // Spread, so that a small fixed seed (0, 1, 42) still makes a multiplier whose bits
     // reach both halves of the product; odd, so that no bit of the word is lost.
     let seed = hash_word(candidate, DETERMINISTIC_SEED) | 1;
@@ -240,6 +271,43 @@ pub(crate) fn hash_word(word: u64, seed: u64) -> u64 {
 pub(crate) fn random_seed() -> u64 {
     RandomState::new().hash_one(0x5EED_u64)
 }
+
+/// The seed a process-wide seed (the process seed of the global and `AtomTable::new()`
+/// tables, the word seed) is made from, once per process: [`random_seed`].
+///
+/// Except in a build with `--cfg dynatom_fixed_seed`, for runs that must repeat exactly
+/// (the benchmark's counted children): there, `DYNATOM_FIXED_SEED` (decimal or `0x` hex),
+/// when set, is the seed. A `--cfg` and not a Cargo feature, because features unify: any
+/// dependency could switch a feature on for the whole program, while a `--cfg` reaches
+/// the library only from whoever runs the final build (`RUSTFLAGS`). Without it there is
+/// no way to fix these seeds, so no code can make them known to compute collisions.
+pub(crate) fn process_wide_seed() -> u64 {
+    #[cfg(dynatom_fixed_seed)]
+    if let Some(seed) = fixed_seed_from_env() {
+        return seed;
+    }
+    random_seed()
+}
+
+/// `DYNATOM_FIXED_SEED`'s value, if set. A value that is not a number stops the program:
+/// a run that asked for fixed seeds must not go on with random ones unnoticed.
+#[cfg(dynatom_fixed_seed)]
+fn fixed_seed_from_env() -> Option<u64> {
+    let text = std::env::var(FIXED_SEED_ENV).ok()?;
+    let text = text.trim();
+    let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(&hex.replace('_', ""), 16),
+        None => text.replace('_', "").parse(),
+    };
+    match parsed {
+        Ok(seed) => Some(seed),
+        Err(e) => panic!("{FIXED_SEED_ENV}={text:?} is not a 64-bit number ({e})"),
+    }
+}
+
+/// The variable a `--cfg dynatom_fixed_seed` build reads its process-wide seeds from.
+#[cfg(dynatom_fixed_seed)]
+const FIXED_SEED_ENV: &str = "DYNATOM_FIXED_SEED";
 
 /// The single-threaded interner's string hash under one interner's seed: foldhash's
 /// fast hasher fed the bytes directly (one `write`, no `str` terminator byte), except
@@ -443,6 +511,61 @@ mod tests {
                 let squares: f64 = counts.iter().map(|&c| f64::from(c) * f64::from(c)).sum();
                 let spread = squares / (128.0 * even * even);
                 assert!(spread < 1.03, "length {len}, seed {seed}: top bits {spread:.3} times as clumped as even");
+            }
+        }
+    }
+
+    /// Runs of one byte at 8 to 32 bytes, each also with one byte changed by every value
+    /// below 32 (every XOR of two lengths up to 32): the texts whose overlapping words
+    /// match another length's but for the bits a length would stand in for. A length mixed
+    /// in as data made such texts collide under every seed (tests/hash_collisions.rs has
+    /// the two-byte changes and the tables' and maps' hashes); no seed may collide any.
+    fn runs_changed_once() -> Vec<Vec<u8>> {
+        let mut texts = Vec::new();
+        for len in 8..=32 {
+            texts.push(vec![b'c'; len]);
+            for at in 0..len {
+                for delta in 1..32 {
+                    let mut text = vec![b'c'; len];
+                    text[at] ^= delta;
+                    texts.push(text);
+                }
+            }
+        }
+        texts
+    }
+
+    fn colliding(texts: &[Vec<u8>], hash: impl Fn(&[u8]) -> u64) -> Vec<(&[u8], &[u8])> {
+        let mut seen = std::collections::HashMap::new();
+        texts.iter().filter_map(|t| seen.insert(hash(t), t).map(|other| (other.as_slice(), t.as_slice()))).collect()
+    }
+
+    #[test]
+    fn no_run_of_8_to_32_bytes_changed_in_one_byte_collides_under_any_of_64_seeds() {
+        let texts = runs_changed_once();
+        for seed in (0..64u64).map(|i| hash_word(i, 0x7E57)).chain([0, DETERMINISTIC_SEED]) {
+            let text_hash = TextHash::new(seed);
+            let found = colliding(&texts, |t| text_hash.hash(t));
+            assert!(
+                found.is_empty(),
+                "TextHash under seed {seed:#x}: {} collisions, first {:?}",
+                found.len(),
+                found[0]
+            );
+            // Not under seed 0: foldhash (the `Interner`'s hash up to 16 bytes) rotates
+            // its seed by the length, and a zero seed rotates to zero, so there
+            // "cccccccc" and "ccccccccc" collide; that is a weak seed, not a collision
+            // every seed has.
+            #[cfg(feature = "interner")]
+            if seed != 0 {
+                let str_hash = StrHasher::new(seed);
+                let found = colliding(&texts, |t| str_hash.hash(t));
+                assert!(
+                    found.is_empty(),
+                    "StrHasher under seed {seed:#x}: {} collisions, first {:?}",
+                    found.len(),
+                    found[0]
+                );
             }
         }
     }

@@ -177,6 +177,27 @@
 //!   malloc's own blocks: sound with any global allocator, at the price that strings
 //!   bypass it. Without the feature, [`MemoryReport::slop_bytes`] is `None` ("unknown").
 //!
+//! ## Hash seeds
+//!
+//! The global table, every [`AtomTable::new`] table and the word-sized keys (inline atoms'
+//! hashes, [`SmallMap`]'s atom and integer keys) hash under seeds chosen at random once per
+//! process, so that no one can compute texts or keys that collide. No call fixes them:
+//! they are shared by all the code in the process, so a fixed seed chosen by one
+//! dependency would expose every other one's tables. A table of your own can have a seed
+//! of your own ([`AtomTable::with_seed`], [`Interner::with_seed`]), which changes no one
+//! else's.
+//!
+//! Runs that must repeat exactly (the benchmark's counted figures) build with
+//! `RUSTFLAGS="--cfg dynatom_fixed_seed"`, a compiler flag that the final build sets for
+//! every crate, not a Cargo feature (which any dependency could switch on): only in such a
+//! build, the environment variable `DYNATOM_FIXED_SEED` (a number, decimal or `0x`
+//! hexadecimal), when set, fixes both process-wide seeds. Without the flag it is never read.
+//!
+//! ```compile_fail
+//! // Gone: a process-wide seed is no one's to fix.
+//! dynatom::AtomTable::fix_process_seed(42);
+//! ```
+//!
 //! Platform: 64-bit little-endian targets.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -119,8 +119,8 @@ fn prefixed_keys(count: usize) -> Keys {
 type Attacker = fn(&[u8]) -> u64;
 
 /// The atom table's text hash as the attacker knows it from the source, under their seed:
-/// folded multiplies of overlapping words for 8 to 32 bytes, then one by a constant,
-/// rapidhash otherwise.
+/// folded multiplies of overlapping words for 8 to 32 bytes (one key rotated by the
+/// length), then one by a constant, rapidhash otherwise.
 /// `crafted_keys_collide_under_the_seed_they_were_made_for` checks it against the table.
 fn table_hash_attacker(bytes: &[u8]) -> u64 {
     let fold_mul = |x: u64, y: u64| {
@@ -139,9 +139,9 @@ fn table_hash_attacker(bytes: &[u8]) -> u64 {
     let n = bytes.len();
     let spread = |folded: u64| fold_mul(folded, 0x9E37_79B9_7F4A_7C15);
     match n {
-        8..=16 => spread(fold_mul(word(0) ^ key(1), word(n - 8) ^ key(2) ^ n as u64)),
+        8..=16 => spread(fold_mul(word(0) ^ key(1), word(n - 8) ^ key(2).rotate_right(n as u32))),
         17..=32 => spread(
-            fold_mul(word(0) ^ key(1), word(n - 16) ^ key(2) ^ n as u64)
+            fold_mul(word(0) ^ key(1).rotate_right(n as u32), word(n - 16) ^ key(2))
                 ^ fold_mul(word(8) ^ key(3), word(n - 8) ^ key(4)),
         ),
         _ => rapidhash::rapidhash_seeded(bytes, ATTACKER_SEED),

@@ -151,10 +151,16 @@ pub fn ensure_installed() -> bool {
     ok && available()
 }
 
-/// Runs `exe args` under callgrind, counting only inside the recorder's region, with
-/// profiles written into `dir` (removed afterwards unless `keep`). Returns the child's
-/// stdout and each dump's counts, indexed by dump number − 1.
-pub fn run(exe: &Path, args: &[String], dir: &Path, keep: bool) -> Result<(String, Vec<Counts>), String> {
+/// Runs `exe args` under callgrind with the variable `env` set, counting only inside the
+/// recorder's region, with profiles written into `dir` (removed afterwards unless
+/// `keep`). Returns the child's stdout and each dump's counts, indexed by dump number − 1.
+pub fn run(
+    exe: &Path,
+    args: &[String],
+    env: &(&str, String),
+    dir: &Path,
+    keep: bool,
+) -> Result<(String, Vec<Counts>), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let region = super::recorder::REGION_SYMBOL;
     let out_file = dir.join("cg.out");
@@ -166,6 +172,7 @@ pub fn run(exe: &Path, args: &[String], dir: &Path, keep: bool) -> Result<(Strin
         .args(CACHES)
         .arg(exe)
         .args(args)
+        .env(env.0, &env.1)
         .output()
         .map_err(|e| format!("valgrind: {e}"))?;
     let result = (|| {

@@ -12,6 +12,7 @@
 mod callgrind;
 mod check;
 mod churn;
+mod fixed_seed;
 mod handles;
 mod interners;
 mod maps;
@@ -76,12 +77,11 @@ fn groups(quick: bool) -> Vec<Group> {
 /// The child: `--counted-child KIND PEER PARAM [--quick]`, run under callgrind. Prints
 /// what each dump counted as one JSON line.
 pub fn child_main(args: &[String]) -> i32 {
-    // dynatom's hashes under fixed seeds, before anything hashes: the same binary must count
+    // dynatom's process-wide seeds are fixed by the parent, through `DYNATOM_FIXED_SEED`
+    // and a build of this binary that reads it (`fixed_seed`): the same binary must count
     // the same in every run, and which keys share a bucket, a slot tag or a small map's hint
     // would otherwise change with each process's random seeds (the global table's for `Str`
     // keys and texts, the word seed for atom keys).
-    let _ = dynatom::AtomTable::fix_process_seed(interners::SEED);
-    let _ = dynatom::small_map::fix_word_seed(interners::SEED);
     let [kind, peer, param, rest @ ..] = args else {
         eprintln!("--counted-child needs KIND PEER PARAM");
         return 2;
@@ -196,8 +196,18 @@ pub fn run(quick: bool, workers: usize) -> Result<CountedRun, String> {
     if !callgrind::ensure_installed() {
         return Err("valgrind is not installed".into());
     }
-    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
     let started = Instant::now();
+    let mut errors = Vec::new();
+    let exe = match fixed_seed::child_exe() {
+        Ok(exe) => exe,
+        Err(e) => {
+            // Counted all the same, but dynatom's rows that hash under the process-wide
+            // seeds may then move between runs: said in the report.
+            eprintln!("    ! {e}: the children run under random seeds");
+            errors.push(format!("fixed seeds: {e}; dynatom's rows ran under random process-wide seeds"));
+            std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?
+        }
+    };
     let groups = groups(quick);
     // A fixed-width name: the children get its path as an argument, and arguments of
     // another length would shift the child's stack and move its counts by a few parts
@@ -216,7 +226,7 @@ pub fn run(quick: bool, workers: usize) -> Result<CountedRun, String> {
     }
     let next = AtomicUsize::new(0);
     let raw: Mutex<Vec<(Measured, callgrind::Counts)>> = Mutex::new(Vec::new());
-    let errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let errors: Mutex<Vec<String>> = Mutex::new(errors);
     std::thread::scope(|s| {
         for _ in 0..workers.max(1) {
             s.spawn(|| loop {
@@ -285,7 +295,8 @@ fn run_group(
         }
         None => (std::env::temp_dir().join(format!("dynatom-counted-{:010}-{n:03}", std::process::id())), false),
     };
-    let (stdout, dumps) = callgrind::run(exe, &args, &dir, keep)?;
+    let seed = (fixed_seed::SEED_ENV, interners::SEED.to_string());
+    let (stdout, dumps) = callgrind::run(exe, &args, &seed, &dir, keep)?;
     if keep {
         let _ = std::fs::write(dir.join("measured.json"), &stdout);
     }

@@ -143,29 +143,6 @@ pub(crate) fn value_key_hash(bits: usize, seed: u64) -> u64 {
     hash::mix_word(bits as u64, seed)
 }
 
-/// Fixes the process-wide seed that word-sized keys hash under, for runs that must repeat
-/// exactly (benchmarks that count instructions, reproductions of a bug): [`Atom`] and
-/// integer keys of a [`SmallMap`](crate::SmallMap), [`Hashed`](crate::small_map::Hashed)
-/// keys, and [`Atom::hash64`] of atoms of up to 7 bytes. Returns whether it did: once the
-/// seed is chosen (by this call, or by the first hash that needed it) it stays, since
-/// hashes already computed must keep matching.
-///
-/// Without this call the seed is random per process, so that no one can compute keys
-/// that collide. A program that fixes it gives that up: call it only when the keys are
-/// not an adversary's.
-///
-/// ```
-/// use dynatom::small_map::fix_word_seed;
-/// use dynatom::{Atom, HintKey};
-///
-/// let hash = Atom::from("key").key_hash(); // chooses a random seed...
-/// assert!(!fix_word_seed(42)); // ...which stays
-/// assert_eq!(Atom::from("key").key_hash(), hash);
-/// ```
-pub fn fix_word_seed(seed: u64) -> bool {
-    hash::choose_word_seed(seed).0
-}
-
 impl HintKey for ByteAtom {
     const WORD_EQ: bool = true;
 

@@ -50,7 +50,7 @@ pub use atom_map::AtomMap;
 pub use entry::{Entry, OccupiedEntry, VacantEntry};
 pub use hint::Hint;
 pub use iter::{IntoIter, Iter, IterMut, Keys, Values, ValuesMut};
-pub use key::{HintKey, fix_word_seed};
+pub use key::HintKey;
 pub use map::SmallMap;
 pub use stats::SmallMapStats;
 pub use std_keys::Hashed;

@@ -124,14 +124,15 @@ pub(crate) fn global_table_if_made() -> Option<&'static AtomTable> {
     Some(AtomTable::global())
 }
 
-/// The seed of the global table and of every `AtomTable::new()` table: random, unless
-/// [`AtomTable::fix_process_seed`] fixed it first.
+/// The seed of the global table and of every `AtomTable::new()` table: random per
+/// process. No call fixes it, since all the code in the process shares these tables (see
+/// [`crate::hash::process_wide_seed`] for the one build where the environment can).
 #[cfg(not(loom))]
 static PROCESS_SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
 
 #[cfg(not(loom))]
 fn process_seed() -> u64 {
-    *PROCESS_SEED.get_or_init(crate::hash::random_seed)
+    *PROCESS_SEED.get_or_init(crate::hash::process_wide_seed)
 }
 
 #[cfg(loom)]
@@ -196,31 +197,6 @@ impl AtomTable {
     #[must_use]
     pub fn with_seed(seed: u64) -> AtomTable {
         AtomTable::try_with_kind(seed, TableKind::OwnSeed).unwrap_or_else(|_| out_of_memory())
-    }
-
-    /// Fixes the hash seed of the global table and of every [`AtomTable::new`] table, for
-    /// runs that must repeat exactly (benchmarks that count instructions, reproductions of
-    /// a bug): which keys share a bucket, a slot tag or a `SmallMap` hint then no longer
-    /// changes from run to run. Returns whether it did: once the seed is chosen (by this
-    /// call, or by the first table or string hash that needed it) it stays, since hashes
-    /// already cached in strings must keep matching.
-    ///
-    /// Without this call the seed is random per process, so that no one can compute texts
-    /// that collide. A program that fixes it gives that up: call it only when the texts
-    /// are not an adversary's. [`small_map::fix_word_seed`](crate::small_map::fix_word_seed)
-    /// does the same for word-sized keys.
-    ///
-    /// ```
-    /// use dynatom::AtomTable;
-    ///
-    /// let _ = AtomTable::global(); // chooses a random seed...
-    /// assert!(!AtomTable::fix_process_seed(42)); // ...which stays
-    /// ```
-    pub fn fix_process_seed(seed: u64) -> bool {
-        #[cfg(not(loom))]
-        return PROCESS_SEED.set(seed).is_ok();
-        #[cfg(loom)]
-        return seed == process_seed();
     }
 
     /// The process-wide table behind [`Str::intern`](crate::Str::intern),
