@@ -45,7 +45,7 @@
 //! * [`Pieces`]: a string kept as a list of [`Str`] pieces, never joined, written with
 //!   vectored I/O ([`Pieces::write_to`]).
 //! * [`SmallMap`] and [`AtomMap`] (module [`small_map`]): maps for the many small tables
-//!   keyed by strings, with one-byte hash [hints](Hint) per entry; `AtomMap` interns its
+//!   keyed by strings, with one-byte hash [hints][`Hint`] per entry; `AtomMap` interns its
 //!   keys. Keys are any [`HintKey`]: strings, atoms, integers, or anything `Hash + Eq`
 //!   through [`small_map::Hashed`].
 //! * [`Interner`], [`SyncInterner`] and [`Resolver`] (module [`interner`]): 4-byte `Copy`
@@ -200,6 +200,69 @@
 //!
 //! Platform: 64-bit little-endian targets.
 
+// Without a sub-library its items are not in this build: the crate docs, which name them,
+// link to their published pages instead, so that every build's docs resolve. (The empty
+// line ends the paragraph before: a link definition cannot interrupt one.)
+#![doc = ""]
+#![cfg_attr(
+    not(feature = "interner"),
+    doc = "[`Interner`]: https://docs.rs/dynatom/latest/dynatom/struct.Interner.html"
+)]
+#![cfg_attr(
+    not(feature = "interner"),
+    doc = "[`SyncInterner`]: https://docs.rs/dynatom/latest/dynatom/struct.SyncInterner.html"
+)]
+#![cfg_attr(
+    not(feature = "interner"),
+    doc = "[`Resolver`]: https://docs.rs/dynatom/latest/dynatom/struct.Resolver.html"
+)]
+#![cfg_attr(
+    not(feature = "interner"),
+    doc = "[`interner`]: https://docs.rs/dynatom/latest/dynatom/interner/index.html"
+)]
+#![cfg_attr(not(feature = "interner"), doc = "[`Symbol`]: https://docs.rs/dynatom/latest/dynatom/struct.Symbol.html")]
+#![cfg_attr(not(feature = "interner"), doc = "[`Limits`]: https://docs.rs/dynatom/latest/dynatom/struct.Limits.html")]
+#![cfg_attr(
+    not(feature = "interner"),
+    doc = "[`interner::InternerMemoryReport`]: https://docs.rs/dynatom/latest/dynatom/interner/struct.InternerMemoryReport.html"
+)]
+#![cfg_attr(
+    not(feature = "interner"),
+    doc = "[`InternerError`]: https://docs.rs/dynatom/latest/dynatom/enum.InternerError.html"
+)]
+#![cfg_attr(
+    not(feature = "interner"),
+    doc = "[`Interner::with_seed`]: https://docs.rs/dynatom/latest/dynatom/struct.Interner.html#method.with_seed"
+)]
+#![cfg_attr(
+    not(feature = "small-map"),
+    doc = "[`SmallMap`]: https://docs.rs/dynatom/latest/dynatom/small_map/struct.SmallMap.html"
+)]
+#![cfg_attr(
+    not(feature = "small-map"),
+    doc = "[`AtomMap`]: https://docs.rs/dynatom/latest/dynatom/small_map/struct.AtomMap.html"
+)]
+#![cfg_attr(
+    not(feature = "small-map"),
+    doc = "[`small_map`]: https://docs.rs/dynatom/latest/dynatom/small_map/index.html"
+)]
+#![cfg_attr(
+    not(feature = "small-map"),
+    doc = "[`Hint`]: https://docs.rs/dynatom/latest/dynatom/small_map/struct.Hint.html"
+)]
+#![cfg_attr(
+    not(feature = "small-map"),
+    doc = "[`HintKey`]: https://docs.rs/dynatom/latest/dynatom/small_map/trait.HintKey.html"
+)]
+#![cfg_attr(
+    not(feature = "small-map"),
+    doc = "[`small_map::Hashed`]: https://docs.rs/dynatom/latest/dynatom/small_map/struct.Hashed.html"
+)]
+#![cfg_attr(
+    not(feature = "small-map"),
+    doc = "[`SmallMapStats`]: https://docs.rs/dynatom/latest/dynatom/small_map/struct.SmallMapStats.html"
+)]
+#![cfg_attr(feature = "small-map", doc = "[`Hint`]: crate::small_map::Hint")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
@@ -230,7 +293,8 @@ mod handle_serde;
 pub use crate::atom::Atom;
 pub use crate::atom::atom_hasher::{AtomHasher, BuildAtomHasher};
 pub use crate::atom::byte_atom::ByteAtom;
-pub use crate::atom::static_set::{StaticSet, StaticSetError};
+pub use crate::atom::static_set::StaticSet;
+pub use crate::atom::static_set_error::StaticSetError;
 pub use crate::atom::table::{AtomTable, MemoryReport};
 pub use crate::builder::{ByteStrBuilder, PartialWrite, Piece, Pieces, StrBuilder};
 pub use crate::error::{BuildError, StrError};

@@ -6,7 +6,9 @@
 //! * The raw layer `repr/` is a leaf: it refers to nothing above it, only to the leaf
 //!   utilities in [`BELOW_REPR`].
 //! * The top-level modules form no import circle: each can be read knowing only what it
-//!   imports.
+//!   imports. Nor do files, but for the circles [`ALLOWED_FILE_CIRCLES`] lists with why.
+//! * Atomics and locks come from `sync/` (so that loom sees them), but in the files
+//!   [`STD_SYNC_OUTSIDE_SYNC`] lists with why.
 //!
 //! `scripts/import-graph` prints the same graph as Graphviz dot (the ignored test
 //! `print_import_graph_as_dot`); docs/architecture.md shows it, and
@@ -596,4 +598,195 @@ fn print_import_graph_as_dot() {
     let graph = import_graph();
     let merge_repr = std::env::var_os("IMPORT_GRAPH_TOP_LEVEL").is_some();
     println!("{}", dot(&if merge_repr { top_level(&graph) } else { graph }));
+}
+
+/// The import graph between files: each file's module path (`atom::table::shared`) → the
+/// files its code names. A path names the file of its longest prefix that is a file's
+/// module (`crate::atom::table::TableShared` names `atom/table/mod.rs`, which re-exports it).
+fn file_graph() -> Graph {
+    let mut files = Vec::new();
+    source_files(src_dir(), &mut files);
+    let lib = files.iter().find(|(module, _)| module.is_empty()).expect("src/lib.rs");
+    let reexports = root_reexports(&code_only(&lib.1));
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|(module, _)| module.clone()).collect();
+    let file_of = |path: &[String]| -> Option<String> {
+        (1..=path.len()).rev().map(|len| &path[..len]).find(|prefix| modules.contains(*prefix)).map(|m| m.join("::"))
+    };
+    let mut graph = Graph::new();
+    for (module, text) in &files {
+        if module.is_empty() {
+            continue; // lib.rs: the crate's table of contents
+        }
+        let from = module.join("::");
+        let targets = graph.entry(from.clone()).or_default();
+        for path in paths_in(module, &without_test_modules(&code_only(text))) {
+            if let Some(to) = file_of(&resolve_reexport(path, &reexports))
+                && to != from
+            {
+                targets.insert(to);
+            }
+        }
+    }
+    graph
+}
+
+/// `code` without its test-only modules (`#[cfg(test)]` or `#[cfg(all(test, ...))]` on a
+/// `mod`): tests may reach anywhere in the crate.
+fn without_test_modules(code: &str) -> String {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut kept = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let attr = lines[i].trim_start();
+        let is_test_attr = attr.starts_with("#[cfg(test)]") || attr.starts_with("#[cfg(all(test");
+        let next_is_mod = lines.get(i + 1).is_some_and(|next| {
+            let next = next.trim_start();
+            next.starts_with("mod ") || next.starts_with("pub(crate) mod ") || next.starts_with("pub mod ")
+        });
+        if is_test_attr && next_is_mod && lines[i + 1].contains('{') {
+            let mut depth = 0i64;
+            let mut j = i + 1;
+            loop {
+                depth += lines[j].matches('{').count() as i64 - lines[j].matches('}').count() as i64;
+                j += 1;
+                if depth <= 0 || j >= lines.len() {
+                    break;
+                }
+            }
+            i = j;
+            continue;
+        }
+        kept.push(lines[i]);
+        i += 1;
+    }
+    kept.join("\n")
+}
+
+/// The strongly connected groups of more than one node: every import circle's files.
+fn circles(graph: &Graph) -> Vec<BTreeSet<String>> {
+    let mut groups: Vec<BTreeSet<String>> = Vec::new();
+    for node in graph.keys() {
+        if groups.iter().any(|group| group.contains(node)) {
+            continue;
+        }
+        let forward = reachable(graph, node);
+        if !forward.contains(node) {
+            continue;
+        }
+        let group: BTreeSet<String> =
+            forward.into_iter().filter(|other| reachable(graph, other).contains(node.as_str())).collect();
+        groups.push(group);
+    }
+    groups
+}
+
+/// Circles between files that stay, each with why: the files of one circle are read
+/// together.
+const ALLOWED_FILE_CIRCLES: &[(&[&str], &str)] = &[
+    (
+        &["small_map::entry", "small_map::iter", "small_map::map"],
+        "`SmallMap`'s entry and iterator types are its API, in files of their own for size: the map \
+         returns them, and they work on the map's representation",
+    ),
+    (
+        &["repr::atom_word", "repr::declared", "repr::late_sets"],
+        "one representation in three files for size: a declared atom word is a key, not a pointer, so the \
+     word finds its text in the registries of declared sets (the compiled-in index in `declared`, the \
+     run-time one in `late_sets`), and a declared word is made with the inline word's encoding",
+    ),
+];
+
+#[test]
+fn no_two_files_form_a_circle_unless_listed() {
+    let graph = file_graph();
+    assert!(graph.len() > 60, "found only {} files", graph.len());
+    let found = circles(&graph);
+    let allowed: Vec<BTreeSet<String>> =
+        ALLOWED_FILE_CIRCLES.iter().map(|(files, _)| files.iter().map(|file| (*file).to_owned()).collect()).collect();
+    let unlisted: Vec<_> = found.iter().filter(|circle| !allowed.contains(circle)).collect();
+    assert!(
+        unlisted.is_empty(),
+        "import circles between files (break them, or list each in ALLOWED_FILE_CIRCLES with why): {unlisted:#?}"
+    );
+    let gone: Vec<_> = allowed.iter().filter(|circle| !found.contains(circle)).collect();
+    assert!(gone.is_empty(), "listed circles that no longer exist (take them off the list): {gone:#?}");
+}
+
+/// The files outside `sync/` that may name `std::sync`'s atomics or locks, each with why:
+/// everything else takes them from `crate::sync`, so that a loom build model-checks them.
+/// (`std::sync::Arc` in conversions is a user's type, not a structure of ours: not counted.)
+const STD_SYNC_OUTSIDE_SYNC: &[(&str, &str)] = &[
+    ("atom/mod.rs", "`static_atom!` expands in the user's crate, which cannot name `crate::sync`: a `OnceLock` cell"),
+    ("atom/static_set.rs", "a `StaticSet` is a `const`-built static; loom's `OnceLock` cannot be made in a const"),
+    ("atom/table/mod.rs", "the global table and the process seed are statics (loom builds use `lazy_static`)"),
+    ("atom/table/reclaim.rs", "a test-only lock that serialises the tests that pin for long"),
+    ("repr/block_cache.rs", "the fork hold names the std guard type; a test-only serialising lock"),
+    ("repr/declared.rs", "statics (the compiled-in sets' index, the prefix filter): loom's cannot be made in a const"),
+    ("repr/heap.rs", "the unused-atom hook is a static `OnceLock`, set once"),
+    (
+        "repr/late_sets.rs",
+        "the run-time sets' registry is statics read with plain loads: loom's cannot be made in a const",
+    ),
+    ("repr/slab.rs", "the count of kernel mappings is a static: loom's atomics cannot be made in a const"),
+    ("hash.rs", "the process seeds are statics: loom's atomics cannot be made in a const"),
+];
+
+/// Whether `code` names one of std's atomics or locks (`std::sync::X` for any `X` but `Arc`,
+/// or a `use std::sync::{...}` group naming one).
+fn names_std_sync(code: &str) -> bool {
+    let flat: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut rest = flat.as_str();
+    while let Some(at) = rest.find("std::sync::").or_else(|| rest.find("core::sync::")) {
+        let after = &rest[at..];
+        let tail = &after[after.find("sync::").expect("found above") + "sync::".len()..];
+        let group: &str = if let Some(inner) = tail.strip_prefix('{') {
+            &inner[..inner.find('}').unwrap_or(inner.len())]
+        } else {
+            tail.split(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap_or("")
+        };
+        if group.split(',').map(str::trim).any(|name| !name.is_empty() && name != "Arc" && !name.starts_with("Arc ")) {
+            return true;
+        }
+        rest = &after["std::sync::".len().min(after.len())..];
+    }
+    false
+}
+
+#[test]
+fn atomics_and_locks_come_from_sync_unless_listed() {
+    let mut files = Vec::new();
+    source_files(src_dir(), &mut files);
+    let mut using: BTreeSet<String> = BTreeSet::new();
+    for (module, text) in &files {
+        let name = module.join("::");
+        if module.first().map(String::as_str) == Some("sync") || name.ends_with("_tests") || module.is_empty() {
+            continue;
+        }
+        if names_std_sync(&without_test_modules(&code_only(text))) {
+            let is_folder = files.iter().any(|(other, _)| other.len() > module.len() && other.starts_with(module));
+            let path = module.join("/");
+            using.insert(if is_folder { format!("{path}/mod.rs") } else { format!("{path}.rs") });
+        }
+    }
+    let listed: BTreeSet<String> = STD_SYNC_OUTSIDE_SYNC.iter().map(|(file, _)| (*file).to_owned()).collect();
+    let unlisted: Vec<_> = using.difference(&listed).collect();
+    assert!(
+        unlisted.is_empty(),
+        "files naming std's atomics or locks outside sync/ (take them from crate::sync, or list each with why): {unlisted:?}"
+    );
+    let stale: Vec<_> = listed.difference(&using).collect();
+    assert!(
+        stale.is_empty(),
+        "listed files that no longer name std's atomics or locks (take them off the list): {stale:?}"
+    );
+}
+
+#[test]
+fn the_std_sync_detector_sees_primitives_and_not_arc() {
+    assert!(names_std_sync("use std::sync::OnceLock;"));
+    assert!(names_std_sync("use std::sync::atomic::{AtomicU64, Ordering};"));
+    assert!(names_std_sync("static X: std::sync::Mutex<()> = std::sync::Mutex::new(());"));
+    assert!(names_std_sync("use std::sync::{Arc, Mutex};"));
+    assert!(!names_std_sync("use std::sync::Arc;"));
+    assert!(!names_std_sync("impl From<std::sync::Arc<str>> for Str {}"));
 }

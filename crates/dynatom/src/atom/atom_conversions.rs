@@ -6,6 +6,9 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::Atom;
+use super::byte_atom::ByteAtom;
+use crate::error::StrError;
+use crate::utf8::Utf8;
 
 impl From<Box<str>> for Atom {
     /// Copies the text into the global table if it is new.
@@ -113,3 +116,28 @@ macro_rules! into_std {
 pub(crate) use into_std;
 
 into_std!(Atom);
+
+/// Bytes to text lives here, beside the other conversions into `Atom`: `Atom` is built over
+/// `ByteAtom`, so `byte_atom.rs` names nothing of it.
+impl ByteAtom {
+    /// The same atom as text: O(1) plus one UTF-8 check. The result is the very atom
+    /// [`Atom::from`] gives for that text.
+    ///
+    /// # Errors
+    /// [`StrError::InvalidUtf8`] if the bytes are not UTF-8.
+    ///
+    /// ```
+    /// use dynatom::{Atom, ByteAtom, StrError};
+    ///
+    /// let atom = ByteAtom::new(b"a header name as bytes").to_text().unwrap();
+    /// assert_eq!(atom, Atom::from("a header name as bytes"));
+    /// assert!(matches!(ByteAtom::new(b"\xc3(").to_text(), Err(StrError::InvalidUtf8(_))));
+    /// ```
+    #[inline]
+    pub fn to_text(&self) -> Result<Atom, StrError> {
+        match Utf8::check(self.clone()) {
+            Ok(text) => Ok(Atom::from_utf8_handle(text)),
+            Err((_, err)) => Err(StrError::InvalidUtf8(err)),
+        }
+    }
+}

@@ -1,12 +1,10 @@
 //! [`ByteAtom`]: an interned byte string, eight bytes, compared by one word.
 
-use super::Atom;
 use crate::atom::table::AtomTable;
 use crate::error::StrError;
 use crate::repr::atom_word::AtomWord;
-use crate::utf8::Utf8;
 
-/// An interned string of any bytes: [`Atom`]'s representation and table,
+/// An interned string of any bytes: [`Atom`](crate::Atom)'s representation and table,
 /// without the UTF-8 promise.
 ///
 /// * 8 bytes, and `Option<ByteAtom>` too; up to 7 bytes are stored inside the atom.
@@ -16,7 +14,7 @@ use crate::utf8::Utf8;
 ///   UTF-8 check for the latter).
 /// * `ByteStr::from(&atom)` hands the bytes out as a [`ByteStr`](crate::ByteStr) without copying.
 ///
-/// Like [`Atom`], it is not `Borrow<[u8]>`: its hash is the table's, not `[u8]`'s.
+/// Like [`Atom`](crate::Atom), it is not `Borrow<[u8]>`: its hash is the table's, not `[u8]`'s.
 ///
 /// ```
 /// use dynatom::{Atom, ByteAtom};
@@ -79,7 +77,7 @@ impl ByteAtom {
 
     /// The global atom for `'static` bytes. If they are new, they stay in the binary (no
     /// copy) and the atom is never freed; either way it is the same atom as
-    /// `ByteAtom::new` of equal bytes (as [`Atom::from_static`] is for text).
+    /// `ByteAtom::new` of equal bytes (as [`Atom::from_static`](crate::Atom::from_static) is for text).
     ///
     /// ```
     /// use dynatom::ByteAtom;
@@ -192,28 +190,5 @@ impl ByteAtom {
     #[inline]
     pub fn is_utf8(&self) -> bool {
         std::str::from_utf8(self.as_bytes()).is_ok()
-    }
-}
-
-impl ByteAtom {
-    /// The same atom as text: O(1) plus one UTF-8 check. The result is the very atom
-    /// [`Atom::from`] gives for that text.
-    ///
-    /// # Errors
-    /// [`StrError::InvalidUtf8`] if the bytes are not UTF-8.
-    ///
-    /// ```
-    /// use dynatom::{Atom, ByteAtom, StrError};
-    ///
-    /// let atom = ByteAtom::new(b"a header name as bytes").to_text().unwrap();
-    /// assert_eq!(atom, Atom::from("a header name as bytes"));
-    /// assert!(matches!(ByteAtom::new(b"\xc3(").to_text(), Err(StrError::InvalidUtf8(_))));
-    /// ```
-    #[inline]
-    pub fn to_text(&self) -> Result<Atom, StrError> {
-        match Utf8::check(self.clone()) {
-            Ok(text) => Ok(Atom::from_utf8_handle(text)),
-            Err((_, err)) => Err(StrError::InvalidUtf8(err)),
-        }
     }
 }

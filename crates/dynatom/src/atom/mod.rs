@@ -6,6 +6,7 @@ pub(crate) mod byte_atom;
 mod byte_atom_raw;
 pub(crate) mod byte_atom_traits;
 pub(crate) mod static_set;
+pub(crate) mod static_set_error;
 pub(crate) mod table;
 
 use std::cmp::Ordering;

@@ -22,10 +22,10 @@ use std::ptr::NonNull;
 
 use crate::sync::raw_alloc;
 
-/// Allocations of at least this many bytes are cached when freed: where block sizes start
-/// coming in classes, so a freed block fits the next text of its class.
-#[cfg(not(loom))]
-const CACHED_FROM: usize = super::heap::SIZE_CLASSES_FROM;
+/// Allocations of at least this many bytes are cached when freed: where `repr::heap`'s
+/// block sizes start coming in classes (it takes this bound), so a freed block fits the
+/// next text of its class.
+pub(super) const CACHED_FROM: usize = 32 * 1024;
 
 /// Blocks of at least this many bytes come from malloc with pages of their own, none
 /// present yet (glibc's initial mmap threshold), so they are always populated. Smaller

@@ -108,7 +108,7 @@ const _: () = {
 /// cache starts at the same size). A quarter of glibc's initial mmap threshold: such a
 /// text already costs microseconds to copy and its pages to fault in, which reuse saves,
 /// for at most 1/8 more room per string.
-pub(super) const SIZE_CLASSES_FROM: usize = 32 * 1024;
+pub(super) const SIZE_CLASSES_FROM: usize = block_cache::CACHED_FROM;
 
 /// Size classes per doubling, as a power of two: 8 classes between 2^k and 2^(k+1), so
 /// a class is at most 1/8 larger than the text it holds.

@@ -13,7 +13,7 @@ use shared::SharedRef;
 use shared::TableKind;
 pub(crate) use shared::TableShared;
 
-use crate::atom::static_set::StaticSetError;
+use crate::atom::static_set_error::StaticSetError;
 use crate::error::{Fallibility, MAX_LEN, StrError};
 use crate::repr::atom_word::AtomWord;
 use crate::repr::declared::{DeclaredSet, LateRegistration, StaticText};
@@ -252,7 +252,7 @@ impl AtomTable {
     /// [`StaticText::bits`](crate::StaticText::bits), equal to every table's atoms of the
     /// same texts from then on, in every way an atom is made (`Atom::from`, any table's
     /// `intern`, [`ByteAtom::from_static_text`](crate::ByteAtom::from_static_text),
-    /// [`AtomMap`](crate::small_map::AtomMap) keys by text or by atom, the C ABI).
+    /// `AtomMap` keys by text or by atom, the C ABI).
     ///
     /// Registering is all or nothing, and exact at every moment: while it checks, every
     /// table's shards are locked, so no atom of the set's texts is made meanwhile. Unused
