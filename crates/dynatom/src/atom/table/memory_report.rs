@@ -36,7 +36,23 @@ pub struct MemoryReport {
     /// The most bytes of unused atoms the table keeps: `max(byte floor, in-use bytes / 2)`,
     /// the in-use bytes being `header_bytes + char_bytes` (see
     /// [`AtomTable::set_unused_bytes_limit`](crate::AtomTable::set_unused_bytes_limit)).
+    /// Retired bytes take room under it too: while they wait, the table sweeps its unused
+    /// atoms sooner.
     pub unused_bytes_limit: usize,
+    /// Heap bytes (headers and characters) of atoms a sweep has freed whose memory waits
+    /// for lock-free readers that were looking when it was swept (threads pinned in a
+    /// lookup or an intern at that moment) to move on; counted apart from `unused_bytes`.
+    /// Usually 0: the sweep frees at once when no such reader is left. What waits is freed
+    /// by a later write to the table (any shard) or lock-free read (see
+    /// [`AtomTable`](crate::AtomTable)'s docs for the bound).
+    ///
+    /// ```
+    /// let table = dynatom::AtomTable::new();
+    /// drop(table.intern("swept with no reader looking: freed at once"));
+    /// table.shrink();
+    /// assert_eq!(table.memory_report().retired_bytes, 0);
+    /// ```
+    pub retired_bytes: usize,
     /// The table's own structures: shards, locks and hash-table storage.
     pub table_bytes: usize,
     /// Headers in front of the atoms' characters (and static atoms' entries).
@@ -117,6 +133,7 @@ impl MemoryReport {
             report.max_insert_slots = report.max_insert_slots.max(most.slots as u64);
             report.max_insert_bytes = report.max_insert_bytes.max(most.array_bytes as u64);
             report.table_bytes += shard.memory_size();
+            report.retired_bytes += shard.retired_bytes();
             for_each_entry(shard, |raw| report.add_entry(raw));
         });
         let usage = table.slab_usage();
@@ -163,8 +180,8 @@ impl MemoryReport {
         }
     }
 
-    /// Every byte accounted for: table, headers, characters, slop, slabs' spare bytes and
-    /// unused atoms.
+    /// Every byte accounted for: table, headers, characters, slop, slabs' spare bytes,
+    /// unused atoms and retired ones.
     ///
     /// ```
     /// let report = dynatom::AtomTable::new().memory_report();
@@ -177,6 +194,7 @@ impl MemoryReport {
             + self.slop_bytes.unwrap_or(0)
             + self.slab_spare_bytes
             + self.unused_bytes
+            + self.retired_bytes
     }
 }
 
@@ -222,6 +240,7 @@ impl fmt::Display for MemoryReport {
         let unused =
             format!("unused atoms ({}), kept until a sweep (at most {} B)", self.unused_atoms, self.unused_bytes_limit);
         line(f, "├──", self.unused_bytes, &unused)?;
+        line(f, "├──", self.retired_bytes, "swept atoms waiting for readers to move on")?;
         let slabs = format!("slab room holding no atom ({} slabs)", self.slabs);
         line(f, "├──", self.slab_spare_bytes, &slabs)?;
         match self.slop_bytes {

@@ -63,7 +63,17 @@ use crate::repr::str_word::{StrForm, StrWord};
 ///   atoms, so its unused atoms may pass the bounds by what was dropped since its last
 ///   filing. [`AtomTable::shrink`] sweeps at once, and a local table frees its unused
 ///   atoms when it is dropped (atoms still in use stay valid). [`AtomTable::lookup`]
-///   finds only atoms in use.
+///   finds only atoms in use. A swept atom's memory is freed at once unless another
+///   thread is in the middle of a lock-free lookup or intern (*pinned*) as it is swept;
+///   then it waits, shown as [`MemoryReport::retired_bytes`] and counted against the byte
+///   bound as unused bytes are. It is freed by the first *collection* that finds the epoch
+///   moved two steps since its sweep. A collection moves the epoch one step unless a thread
+///   is still pinned from before the last step; filing a new atom, checking or sweeping a
+///   shard makes one, in any shard, and so does one in 256 of each thread's lookups and
+///   intern hits while memory waits. So once no reader that was pinned at its sweep still
+///   is, the second collection frees it, unless a thread pinned before the first is still
+///   pinned at the second (then a later one does). A collection skips a shard that another
+///   thread holds locked; that thread collects it as it writes there.
 /// * Storage: an atom the table copies in (header and text together up to 256 bytes)
 ///   lies in the table's *slabs*, 32 KiB blocks of memory of one block size each (in
 ///   steps of 8 bytes; mapped from the kernel on Linux), with no allocator header. A freed

@@ -422,6 +422,18 @@ struct Item {
 #[derive(Default)]
 pub(crate) struct Retired {
     items: Vec<Item>,
+    /// The bytes each weighed burst holds, by stamp, oldest first: what the table reports
+    /// and counts against its bound until the burst is freed. A burst is freed whole (one
+    /// stamp serves all its items), so a weight per burst, not per item, is exact.
+    weights: Vec<Weight>,
+    /// The sum of `weights`.
+    bytes: usize,
+}
+
+/// The bytes of the items retired under one stamp.
+struct Weight {
+    epoch: usize,
+    bytes: usize,
 }
 
 // SAFETY: an item is only a pointer and a function that frees it; `retire`'s contract
@@ -448,9 +460,12 @@ impl Retired {
     ///
     /// # Safety
     /// As for [`Retired::retire`], for every item.
+    ///
+    /// `bytes` is what the burst holds, reported by [`Retired::bytes`] until it is freed.
     pub(crate) unsafe fn retire_all(
         &mut self,
         items: impl ExactSizeIterator<Item = (NonNull<()>, unsafe fn(NonNull<()>))>,
+        bytes: usize,
     ) {
         if items.len() == 0 {
             return;
@@ -459,6 +474,11 @@ impl Retired {
         let _ = self.items.try_reserve(items.len());
         let epoch = DOMAIN.stamp();
         self.items.extend(items.map(|(ptr, free)| Item { ptr, free, epoch }));
+        match self.weights.last_mut() {
+            Some(last) if last.epoch == epoch => last.bytes += bytes,
+            _ => self.weights.push(Weight { epoch, bytes }),
+        }
+        self.bytes += bytes;
     }
 
     /// Frees what no reader can hold any more; returns how many items are still waiting.
@@ -490,6 +510,15 @@ impl Retired {
             unsafe { (item.free)(item.ptr) };
             false
         });
+        let mut freed_bytes = 0;
+        self.weights.retain(|weight| {
+            let waits = weight.epoch + 2 > epoch;
+            if !waits {
+                freed_bytes += weight.bytes;
+            }
+            waits
+        });
+        self.bytes -= freed_bytes;
         if self.items.is_empty() {
             // A burst of retirements (a big sweep) must not pin its list's peak size.
             self.items = Vec::new();
@@ -500,6 +529,11 @@ impl Retired {
     /// How many items wait.
     pub(crate) fn len(&self) -> usize {
         self.items.len()
+    }
+
+    /// The bytes of the bursts that wait (items retired one at a time weigh nothing).
+    pub(crate) fn bytes(&self) -> usize {
+        self.bytes
     }
 }
 
@@ -587,22 +621,23 @@ mod tests {
         let _serial = long_pins_serial();
         let mut retired = Retired::default();
         // SAFETY: an empty burst retires nothing.
-        unsafe { retired.retire_all(std::iter::empty()) };
-        assert_eq!(retired.len(), 0, "an empty burst queues nothing");
+        unsafe { retired.retire_all(std::iter::empty(), 0) };
+        assert_eq!((retired.len(), retired.bytes()), (0, 0), "an empty burst queues nothing");
         let guard = pin();
         let burst = [boxed(4), boxed(5), boxed(6)].map(|ptr| (ptr, count_and_free as unsafe fn(NonNull<()>)));
         // SAFETY: as above: the boxes are reachable from nowhere, each freed once.
-        unsafe { retired.retire_all(burst.into_iter()) };
+        unsafe { retired.retire_all(burst.into_iter(), 24) };
         for _ in 0..5 {
             retired.collect();
         }
-        assert_eq!(retired.len(), 3, "our pin, older than the burst, holds all of it");
+        assert_eq!((retired.len(), retired.bytes()), (3, 24), "our pin, older than the burst, holds all of it");
         drop(guard);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
         while retired.collect() > 0 {
             assert!(std::time::Instant::now() < deadline, "other tests' pins are short; the burst must go");
             std::thread::yield_now();
         }
+        assert_eq!(retired.bytes(), 0, "its weight goes with it");
     }
 
     #[test]

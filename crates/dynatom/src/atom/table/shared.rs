@@ -22,6 +22,23 @@
 //! the slots, and handed to the shard's [`Retired`] list: freed once every reader that may
 //! have loaded it has unpinned.
 //!
+//! # When retired memory is freed
+//!
+//! A sweep tries a few collections at once, which free its blocks when no reader was
+//! pinned. What a pinned reader holds back waits, and the shard's bit in
+//! `waiting_shards` says so (as it does for the shard's old slot arrays). Any shard's
+//! later writer (filing an atom, a check, a sweep) then collects every shard whose bit is
+//! set, and so does a lock-free reader, once unpinned, on one in [`READS_PER_COLLECTION`]
+//! of its reads that see a bit set: memory retired in a shard that is never
+//! touched again is freed all the same. A collection moves the epoch one step if no
+//! thread is still pinned from before the last step, and frees what was retired two steps
+//! back; it only tries the other shards' locks (the collector may hold its own shard's,
+//! and a reader must not wait for a writer), skipping a shard whose lock is held: that
+//! shard's holder collects it when it writes. Waiting bytes count as unused ones in
+//! their shard's checks ([`MemoryReport::retired_bytes`](super::MemoryReport) reports
+//! them), so that the next check, and its collection, come sooner. The hit path's price
+//! is one relaxed load of `waiting_shards` after unpinning.
+//!
 //! # When a shard sweeps
 //!
 //! A shard with `live` atoms in use sweeps when its unused atoms pass
@@ -44,7 +61,9 @@ use crate::error::{MAX_LEN, StrError};
 use crate::hash::{self, TextHash};
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::declared::{self, DeclareError, LateRegistration, StaticText};
-use crate::repr::heap::{Block, DeadBlock, Fallibility, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash};
+use crate::repr::heap::{
+    Block, DeadBlock, Fallibility, HEADER_SIZE, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash,
+};
 use crate::repr::slab::{MAX_STRIPES, SlabUsage, Slabs};
 use crate::sync::{AtomicU64, AtomicUsize, Mutex, Ordering, lock};
 
@@ -56,6 +75,15 @@ use crate::counters::Counters;
 const SHARD_COUNT: usize = 64;
 #[cfg(loom)]
 const SHARD_COUNT: usize = 2;
+
+// `TableShared::waiting_shards` has a bit per shard.
+const _: () = assert!(SHARD_COUNT <= 64);
+
+/// While a table holds retired memory, each thread's lock-free reads (intern hits and
+/// lookups) make a collection every this many: often enough that memory waits for reads
+/// measured in microseconds, seldom enough that readers do not queue on the reclaimer's
+/// lock while a pinned thread holds the epoch back.
+const READS_PER_COLLECTION: u32 = 256;
 
 /// Unused atoms a table keeps, beyond half its atoms in use, before it sweeps.
 pub(crate) const DEFAULT_UNUSED_LIMIT: usize = 4096;
@@ -125,6 +153,13 @@ pub(crate) struct Shard {
     retired: Retired,
 }
 
+impl Shard {
+    /// Bytes (headers and texts) of the swept atoms that wait for readers to move on.
+    pub(crate) fn retired_bytes(&self) -> usize {
+        self.retired.bytes()
+    }
+}
+
 /// A locked shard.
 pub(crate) type ShardGuard<'a> = SlotsGuard<'a, Shard>;
 
@@ -166,12 +201,20 @@ pub(crate) struct TableShared {
     /// Where the atoms this table copies in live (see `repr::slab`): headers and texts of
     /// up to `slab::MAX_BLOCK` bytes, rounded to 8, with no allocator header.
     slabs: Slabs,
+    /// A bit per shard whose retired list, or whose slots' list of old arrays, waits for
+    /// readers to move on: a bit changes only under its shard's lock. Every write, and
+    /// every [`READS_PER_COLLECTION`]th lock-free read of a thread, collects the shards it
+    /// names (see [`TableShared::collect_waiting`]), so that memory retired in a shard that
+    /// is not touched again is freed all the same.
+    waiting_shards: AtomicU64,
 }
 
 /// `retain`'s test for a sweep: an unused entry's count is taken back and its block goes
-/// to `dead` (`retain` unlinks it at once); every entry kept goes to `kept`.
+/// to `dead`, its bytes (header and text) to `dead_bytes` (`retain` unlinks it at once);
+/// every entry kept goes to `kept`.
 fn sweep_into<'a>(
     dead: &'a mut Vec<DeadBlock>,
+    dead_bytes: &'a mut usize,
     mut kept: impl FnMut(RawAtom) + 'a,
 ) -> impl FnMut(NonNull<u8>) -> bool + 'a {
     move |entry| {
@@ -180,6 +223,9 @@ fn sweep_into<'a>(
         // the shard's lock; a reclaimed entry is unlinked before the lock goes.
         match unsafe { raw.reclaim_unused() } {
             Some(block) => {
+                // SAFETY: reclaimed, so the block is this sweep's alone, and allocated until
+                // the retired list frees it.
+                *dead_bytes += HEADER_SIZE + unsafe { raw.bytes() }.len();
                 dead.push(block);
                 false
             }
@@ -283,6 +329,7 @@ impl TableShared {
             filed_bytes: AtomicUsize::new(0),
             filed_bytes_room: AtomicUsize::new(DEFAULT_UNUSED_BYTES_LIMIT),
             slabs: Slabs::try_with_stripes(slab_stripes(kind))?,
+            waiting_shards: AtomicU64::new(0),
         })
     }
 
@@ -365,7 +412,7 @@ impl TableShared {
         for padded in self.shards.iter() {
             let mut shard = padded.slots.lock();
             self.check_shard(padded, &mut shard, Check::Count);
-            unused_bytes += shard.unused_bytes;
+            unused_bytes += shard.unused_bytes + shard.retired.bytes();
         }
         self.filed_bytes.fetch_sub(filed_seen, Ordering::Relaxed);
         self.filed_bytes_room.store(self.byte_bound().saturating_sub(unused_bytes), Ordering::Relaxed);
@@ -406,6 +453,8 @@ impl TableShared {
             // SAFETY: pinned: a swept block is freed only after this guard is dropped, and
             // a count of 0 (swept) is never raised.
             if let Some(atom) = found.and_then(|entry| unsafe { RawAtom::from_slot(entry).acquire(true) }) {
+                drop(guard);
+                self.after_read();
                 return Ok(atom);
             }
             probes
@@ -474,6 +523,7 @@ impl TableShared {
             return Err(err);
         }
         shard.counters.inserts += 1;
+        self.collect_after_write(shard_index(hash), &mut shard);
         // The global table hears of every atom that turns unused (its shards' pressure);
         // see the module's docs.
         if self.kind != TableKind::Global && shard.len() > shard.check_at_len {
@@ -505,10 +555,118 @@ impl TableShared {
         revive: bool,
     ) -> Option<AtomWord> {
         let guard = reclaim::pin();
-        let entry = padded.slots.find(&guard, probe_hash(hash), |entry| accept(RawAtom::from_slot(entry)))?;
+        let entry = padded.slots.find(&guard, probe_hash(hash), |entry| accept(RawAtom::from_slot(entry)));
         // SAFETY: pinned: a swept block is freed only after this guard is dropped, and a
         // count of 0 (swept) is never raised.
-        unsafe { RawAtom::from_slot(entry).acquire(revive) }
+        let atom = entry.and_then(|entry| unsafe { RawAtom::from_slot(entry).acquire(revive) });
+        drop(guard);
+        self.after_read();
+        atom
+    }
+
+    /// What a lock-free read does once unpinned: one relaxed load, and a collection now
+    /// and then while retired memory waits (see [`READS_PER_COLLECTION`]). Unpinned
+    /// first, so that the reader's own pin holds nothing back.
+    #[inline(always)]
+    fn after_read(&self) {
+        if self.waiting_shards.load(Ordering::Relaxed) != 0 {
+            self.collect_after_reads();
+        }
+    }
+
+    /// [`TableShared::after_read`]'s collection, on one in [`READS_PER_COLLECTION`] of the
+    /// thread's reads that find retired memory waiting (in any table: the count is the
+    /// thread's).
+    #[cold]
+    #[inline(never)]
+    fn collect_after_reads(&self) {
+        // Loom's threads share the process's thread-locals: there, every such read collects.
+        #[cfg(not(loom))]
+        {
+            std::thread_local! {
+                static READS_TO_COLLECT: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+            }
+            let due = READS_TO_COLLECT.try_with(|left| {
+                let now = left.get();
+                left.set(if now == 0 { READS_PER_COLLECTION - 1 } else { now - 1 });
+                now == 0
+            });
+            if due != Ok(true) {
+                return;
+            }
+        }
+        self.collect_waiting(None);
+    }
+
+    /// The index of one of this table's shards.
+    fn index_of(&self, padded: &PaddedShard) -> usize {
+        (std::ptr::from_ref(padded).addr() - self.shards.as_ptr().addr()) / std::mem::size_of::<PaddedShard>()
+    }
+
+    /// Records whether the shard at `index` (locked) still holds retired memory: swept
+    /// blocks, or old slot arrays.
+    fn note_waiting(&self, index: usize, shard: &ShardGuard<'_>) {
+        let bit = 1 << index;
+        let waits = shard.retired.len() > 0 || shard.arrays_waiting() > 0;
+        // Only this shard's lock holder changes its bit: a load says whether it must.
+        if waits != (self.waiting_shards.load(Ordering::Relaxed) & bit != 0) {
+            if waits {
+                self.waiting_shards.fetch_or(bit, Ordering::Relaxed);
+            } else {
+                self.waiting_shards.fetch_and(!bit, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// One collection of the shard at `index` (locked): frees what the epoch allows of its
+    /// swept blocks and old arrays, moving the epoch a step if it can.
+    fn collect_shard(&self, index: usize, shard: &mut ShardGuard<'_>) {
+        shard.retired.collect();
+        shard.collect_arrays();
+        self.note_waiting(index, shard);
+    }
+
+    /// Collects every shard whose retired memory waits, except `held` (which the caller
+    /// has locked and collects itself). A shard whose lock another thread holds is
+    /// skipped: the caller may hold a shard's lock, so waiting for a second one could
+    /// deadlock with a thread locking them the other way, and a reader must not wait for
+    /// a writer. The holder collects its own shard when it writes.
+    #[cold]
+    #[inline(never)]
+    fn collect_waiting(&self, held: Option<usize>) {
+        let mut waiting = self.waiting_shards.load(Ordering::Relaxed);
+        if let Some(held) = held {
+            waiting &= !(1 << held);
+        }
+        while waiting != 0 {
+            let index = waiting.trailing_zeros() as usize;
+            waiting &= waiting - 1;
+            let Some(mut shard) = self.shards[index].slots.try_lock() else { continue };
+            self.collect_shard(index, &mut shard);
+        }
+    }
+
+    /// What a write to the shard at `index` (locked) does for retired memory: records
+    /// whether the shard's own still waits (the write may have retired an old array),
+    /// and while any shard's waits, collects them all.
+    #[inline]
+    fn collect_after_write(&self, index: usize, shard: &mut ShardGuard<'_>) {
+        // The common case, nothing waiting anywhere, in one load and two compares (counted:
+        // noting the shard's state first cost every filing some 20 instructions).
+        if self.waiting_shards.load(Ordering::Relaxed) == 0 && shard.retired.len() == 0 && shard.arrays_waiting() == 0 {
+            return;
+        }
+        self.collect_everywhere_after_write(index, shard);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn collect_everywhere_after_write(&self, index: usize, shard: &mut ShardGuard<'_>) {
+        self.note_waiting(index, shard);
+        if self.waiting_shards.load(Ordering::Relaxed) != 0 {
+            self.collect_shard(index, shard);
+            self.collect_waiting(Some(index));
+        }
     }
 
     /// Whether the entry `accept` picks among those filed under `hash` is in use, found
@@ -540,7 +698,7 @@ impl TableShared {
         // few atoms interned and dropped in turn are not swept and refiled over and over.
         let sweep_while_counting =
             check == Check::AfterDrops && shard.len() >= SWEEP_WHILE_COUNTING_FLOORS * floor.max(1);
-        let (mut unused, mut unused_bytes, mut live_bytes) = (0, 0, 0);
+        let (mut unused, mut unused_bytes, mut live_bytes, mut dead_bytes) = (0, 0, 0, 0);
         let mut dead = Vec::new();
         if sweep_while_counting {
             // Room for the atoms the drops turned unused, so that the pass does not grow
@@ -548,7 +706,7 @@ impl TableShared {
             let drops = (pressure_seen >> DROPS_SHIFT) as usize;
             let _ = dead.try_reserve_exact(drops.min(shard.len()));
             shard.retain(
-                sweep_into(&mut dead, |raw| {
+                sweep_into(&mut dead, &mut dead_bytes, |raw| {
                     // SAFETY: kept, so the table still holds its count.
                     let footprint = unsafe { raw.footprint() };
                     live_bytes += footprint.header + footprint.chars;
@@ -578,10 +736,14 @@ impl TableShared {
         shard.live_bytes = live_bytes;
         let count_bound = floor.max(live / 2);
         let byte_bound = self.shard_byte_bound();
-        if !sweep_while_counting && (check == Check::Sweep || unused > count_bound / 2 || unused_bytes > byte_bound / 2)
+        // Swept blocks that readers still hold count as unused bytes: retirements that
+        // readers keep from being freed bring the next check, and its collection, sooner.
+        let retired_bytes = shard.retired.bytes();
+        if !sweep_while_counting
+            && (check == Check::Sweep || unused > count_bound / 2 || unused_bytes + retired_bytes > byte_bound / 2)
         {
             let _ = dead.try_reserve_exact(unused);
-            shard.retain(sweep_into(&mut dead, |_| {}), |_| {});
+            shard.retain(sweep_into(&mut dead, &mut dead_bytes, |_| {}), |_| {});
             // Whatever was unused is gone, or was revived meanwhile; a drop since is in the
             // pressure beyond what this check saw.
             (unused, unused_bytes) = (0, 0);
@@ -593,7 +755,7 @@ impl TableShared {
             // SAFETY: unlinked from the slots above (no reader pinning from now on can find
             // them), retired once, and each `free` frees a dead block from any thread. The
             // list is dropped with the table, when no reader is left.
-            unsafe { shard.retired.retire_all(dead.into_iter().map(DeadBlock::into_retirable)) };
+            unsafe { shard.retired.retire_all(dead.into_iter().map(DeadBlock::into_retirable), dead_bytes) };
         }
         shard.counters.removals += freed as u64;
         // Swept blocks are freed as soon as no reader holds them: with none pinned, the
@@ -603,9 +765,13 @@ impl TableShared {
                 break;
             }
         }
+        // What a reader still holds waits for a later collection, by any write to any shard
+        // or by reads (see `waiting_shards`); meanwhile its bytes take room under the bound.
+        let index = self.index_of(padded);
+        self.collect_after_write(index, shard);
         padded.pressure.fetch_sub(pressure_seen, Ordering::Relaxed);
         let count_room = count_bound.saturating_sub(unused);
-        let byte_room = byte_bound.saturating_sub(unused_bytes);
+        let byte_room = byte_bound.saturating_sub(unused_bytes + shard.retired.bytes());
         padded.check_after.store(mark_word(count_room, byte_room), Ordering::Relaxed);
         shard.check_at_len = floor.max(shard.len() * 2);
         shard.unused_bytes = unused_bytes;
@@ -655,6 +821,7 @@ impl TableShared {
                 shard.retired.collect();
                 shard.collect_arrays();
             }
+            self.note_waiting(self.index_of(padded), &shard);
         }
         freed
     }
@@ -801,37 +968,28 @@ impl TableShared {
             }
         }
         let mut in_use = None;
-        for (shard, _) in shards.iter_mut().zip(to_sweep).filter(|(_, sweep)| *sweep) {
-            let mut dead = Vec::new();
+        for (index, shard) in shards.iter_mut().enumerate().filter(|(index, _)| to_sweep[*index]) {
+            let (mut dead, mut dead_bytes) = (Vec::new(), 0);
+            let mut sweep = sweep_into(&mut dead, &mut dead_bytes, |raw| {
+                // SAFETY: kept, so the table still holds its count, under the lock.
+                in_use.get_or_insert_with(|| unsafe { raw.bytes() }.to_vec());
+            });
             shard.retain(
                 |entry| {
-                    let raw = RawAtom::from_slot(entry);
                     // SAFETY: `retain` passes entries of the locked shard, whose counts the
-                    // table holds; a reclaimed entry is unlinked before the lock goes.
-                    let bytes = unsafe { raw.bytes() };
-                    if !texts.contains(bytes) {
-                        return true;
-                    }
-                    // SAFETY: as above.
-                    match unsafe { raw.reclaim_unused() } {
-                        Some(block) => {
-                            dead.push(block);
-                            false
-                        }
-                        None => {
-                            in_use.get_or_insert_with(|| bytes.to_vec());
-                            true
-                        }
-                    }
+                    // table holds.
+                    let bytes = unsafe { RawAtom::from_slot(entry).bytes() };
+                    !texts.contains(bytes) || sweep(entry)
                 },
                 |_| {},
             );
+            drop(sweep);
             shard.counters.removals += dead.len() as u64;
             if !dead.is_empty() {
                 // SAFETY: unlinked above (no reader pinning from now on can find them),
                 // retired once; the list is dropped with the table.
-                unsafe { shard.retired.retire_all(dead.into_iter().map(DeadBlock::into_retirable)) };
-                shard.retired.collect();
+                unsafe { shard.retired.retire_all(dead.into_iter().map(DeadBlock::into_retirable), dead_bytes) };
+                self.collect_shard(index, shard);
             }
         }
         in_use
@@ -1304,6 +1462,86 @@ mod tests {
         let full = after_many(3 * MAX_DROPS_ROOM, 0);
         assert!(passes(full, mark_word(MAX_DROPS_ROOM, MAX_BYTES_ROOM)));
         assert!(passes(one_drop(MAX_LEN) * 2, mark_word(MAX_DROPS_ROOM, 1 << 20)));
+    }
+
+    /// Sweeps a large unused atom of `table` while another thread is pinned, and returns
+    /// the atom's bytes (header and text) and its shard, with the reader released.
+    fn retire_beside_a_pinned_reader(table: &crate::AtomTable, text: &str) -> (usize, usize) {
+        drop(table.intern(text));
+        let (pinned_tx, pinned_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let reader = std::thread::spawn(move || {
+            let guard = reclaim::pin();
+            pinned_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+            drop(guard);
+        });
+        pinned_rx.recv().unwrap();
+        assert_eq!(table.shrink(), 1);
+        let bytes = HEADER_SIZE + text.len();
+        let report = table.memory_report();
+        assert_eq!(
+            (report.unused_bytes, report.retired_bytes),
+            (0, bytes),
+            "shown while the reader holds it\n{report}"
+        );
+        release_tx.send(()).unwrap();
+        reader.join().unwrap();
+        (bytes, shard_index(table.shared().hash(text.as_bytes())))
+    }
+
+    /// Texts filed in shards other than `shard`.
+    fn texts_elsewhere<'a>(
+        table: &'a crate::AtomTable,
+        shard: usize,
+        tag: &'a str,
+    ) -> impl Iterator<Item = String> + 'a {
+        (0..)
+            .map(move |i| format!("{tag}, number {i}"))
+            .filter(move |text| shard_index(table.shared().hash(text.as_bytes())) != shard)
+    }
+
+    #[test]
+    fn memory_swept_beside_a_pinned_reader_is_freed_by_writes_to_other_shards() {
+        let _serial = reclaim::long_pins_serial();
+        let table = crate::AtomTable::with_seed(3);
+        let (_, shard) = retire_beside_a_pinned_reader(&table, &"w".repeat(1 << 20));
+        let mut kept = Vec::new();
+        // Other tests' pins are short, but on a loaded machine their threads may sleep
+        // while pinned: seconds, not a count of writes.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        for text in texts_elsewhere(&table, shard, "a write to another shard") {
+            if table.memory_report().retired_bytes == 0 {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "writes elsewhere must free it\n{}", table.memory_report());
+            kept.push(table.intern(&text));
+        }
+        assert!(!kept.is_empty(), "the reader's unpin alone frees nothing");
+        assert_eq!(table.shared().waiting_shards.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn memory_swept_beside_a_pinned_reader_is_freed_by_lookups_alone() {
+        let _serial = reclaim::long_pins_serial();
+        let table = crate::AtomTable::with_seed(4);
+        let large = "r".repeat(1 << 20);
+        let shard = shard_index(table.shared().hash(large.as_bytes()));
+        let held: Vec<_> = texts_elsewhere(&table, shard, "looked up in another shard")
+            .take(4)
+            .map(|text| table.intern(&text))
+            .collect();
+        retire_beside_a_pinned_reader(&table, &large);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let mut lookups = 0;
+        while table.memory_report().retired_bytes > 0 {
+            assert!(std::time::Instant::now() < deadline, "lookups must free it\n{}", table.memory_report());
+            for atom in &held {
+                assert_eq!(table.lookup(atom.as_str()).as_ref(), Some(atom));
+                lookups += 1;
+            }
+        }
+        assert!(lookups > 0, "the reader's unpin alone frees nothing");
     }
 
     fn after_many(drops: usize, bytes_each: usize) -> u64 {

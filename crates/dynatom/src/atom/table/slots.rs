@@ -86,7 +86,8 @@ use std::ptr::{self, NonNull};
 use super::reclaim::{self, Retired};
 use crate::error::StrError;
 use crate::sync::{
-    AtomicPtr, AtomicUsize, Mutex, MutexGuard, Ordering, exclusive, exclusive_ptr, lock, raw_alloc, unshared_load,
+    AtomicPtr, AtomicUsize, Mutex, MutexGuard, Ordering, exclusive, exclusive_ptr, lock, raw_alloc, try_lock,
+    unshared_load,
 };
 
 /// Bit 2 of a slot word: the entry carries a hash tag in the top bits.
@@ -601,6 +602,12 @@ impl<S> Slots<S> {
         SlotsGuard { slots: self, locked: lock(&self.locked) }
     }
 
+    /// Locks the set for writing if no one holds it: for a caller that may hold another
+    /// set's lock, or must not wait.
+    pub(crate) fn try_lock(&self) -> Option<SlotsGuard<'_, S>> {
+        try_lock(&self.locked).map(|locked| SlotsGuard { slots: self, locked })
+    }
+
     fn arrays(&self) -> (Option<Array>, Option<Array>) {
         // Relaxed: called under the lock, which orders every store to these fields.
         let current = NonNull::new(self.current.load(Ordering::Relaxed)).map(Array);
@@ -882,6 +889,11 @@ impl<S> SlotsGuard<'_, S> {
             locked.retired_bytes = 0;
         }
         waiting
+    }
+
+    /// Old arrays retired and not yet freed.
+    pub(crate) fn arrays_waiting(&self) -> usize {
+        self.locked.retired.len()
     }
 
     /// Tries to free old arrays every [`COLLECT_EVERY`] writes while some wait: a try
