@@ -149,13 +149,13 @@
 //!   `atom/table/reclaim.rs`, with the set's own tests and loom models
 //!   (`atom/table/slots_tests.rs`, `atom/table/slots_loom.rs`), which free what they file
 //!   through the same reclaimer.
-//! * The interners' storage: `arena.rs` (the bump arena both interners keep their text
+//! * The interners' storage: `interner/arena.rs` (the bump arena both interners keep their text
 //!   in), `interner/text_store.rs` (the [`Interner`]'s index of that text),
 //!   `interner/segments.rs` (arrays published to readers without a lock),
 //!   `interner/cuckoo_table.rs` (the `Interner`'s hash table), and the two lookups that trust
 //!   that storage without checking twice: `interner/mod.rs` (the `Interner`'s fast
 //!   path) and `interner/sync_interner.rs` (the `SyncInterner`'s text of a published entry).
-//! * `simd.rs`, the one place that picks SSE2 or its portable fallback for the
+//! * `interner/simd.rs`, the one place that picks SSE2 or its portable fallback for the
 //!   interner's bucket match and short byte compares.
 //! * `sync/mod.rs`, the one door to atomics, locks, waiting and the allocator, so that the
 //!   tables can be model-checked with loom (`RUSTFLAGS="--cfg loom"`); its raw allocation
@@ -267,8 +267,6 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
-#[cfg(feature = "interner")]
-mod arena;
 mod atom;
 mod builder;
 mod counters;
@@ -278,8 +276,6 @@ mod hash;
 #[cfg_attr(docsrs, doc(cfg(feature = "interner")))]
 pub mod interner;
 mod repr;
-#[cfg(feature = "interner")]
-mod simd;
 #[cfg(feature = "small-map")]
 #[cfg_attr(docsrs, doc(cfg(feature = "small-map")))]
 pub mod small_map;

@@ -1,8 +1,8 @@
 //! The `SyncInterner`'s symbol → text column: segments of doubling size, each
 //! allocated once and never moved, so readers index it without a lock.
 
+use super::arena::AllocFailed;
 use super::segments::Segments;
-use crate::arena::AllocFailed;
 use crate::sync::{AtomicPtr, AtomicUsize, Ordering};
 
 /// log2 of the first segment's length.

@@ -30,8 +30,8 @@
 //!   the entries sitting in their alternate bucket are placed afterwards.
 //! * A tiny stash keeps the rare entry whose kick chain failed.
 
-use crate::arena::AllocFailed;
-use crate::simd::{self, Lanes16, Splat8};
+use super::arena::AllocFailed;
+use super::simd::{self, Lanes16, Splat8};
 
 /// Slots per bucket.
 const WAYS: usize = 16;

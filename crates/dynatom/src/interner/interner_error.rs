@@ -2,8 +2,8 @@
 
 use std::fmt;
 
+use super::arena::AllocFailed;
 use super::text_store::FIRST_CHUNK;
-use crate::arena::AllocFailed;
 
 /// Why `try_intern` could not add a string.
 ///

@@ -19,6 +19,8 @@
 //! assert_eq!(names.get("y"), None);
 //! ```
 
+// The interners' storage and its byte compares: used by nothing else in the crate.
+mod arena;
 mod column;
 mod cuckoo_table;
 mod interner_error;
@@ -29,6 +31,7 @@ mod interner_traits;
 mod resolver;
 mod segments;
 mod shard_table;
+mod simd;
 mod symbol;
 mod sync_interner;
 mod text_store;
@@ -42,7 +45,7 @@ pub use sync_interner::SyncInterner;
 use cuckoo_table::{SymTable, hash27};
 use text_store::TextStore;
 
-use crate::arena::AllocFailed;
+use self::arena::AllocFailed;
 use crate::counters::{Counter, RelaxedCounters, Uncounted};
 use crate::hash::{DETERMINISTIC_SEED, StrHasher, random_seed};
 

@@ -10,7 +10,7 @@
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};
 
-use crate::arena::{AllocFailed, storage_alloc};
+use super::arena::{AllocFailed, storage_alloc};
 use crate::sync::{AtomicPtr, Ordering};
 
 pub(crate) struct Segments<T, const FIRST_BITS: u32, const N: usize> {

@@ -8,8 +8,8 @@
 //! generations stay allocated (readers may still be probing them) until `&mut`
 //! access ([`ShardTable::drop_old`]) proves no reader is left.
 
+use super::arena::AllocFailed;
 use super::segments::Segments;
-use crate::arena::AllocFailed;
 use crate::sync::{AtomicU64, AtomicUsize, Ordering};
 
 #[cfg(not(loom))]

@@ -1,9 +1,9 @@
 //! [`SyncInterner`]: an interner shared across threads.
 
+use super::arena::{Arena, ChunkSizes};
 use super::column::Column;
 use super::shard_table::{ShardTable, hash32};
 use super::{InternerError, InternerMemoryReport, Limits, Symbol};
-use crate::arena::{Arena, ChunkSizes};
 use crate::counters::Counters;
 use crate::hash::{DETERMINISTIC_SEED, hash_bytes, random_seed};
 // `lock` ignores poisoning: a panic while holding a shard lock leaves the shard
@@ -258,7 +258,7 @@ impl SyncInterner {
         match self.column.get(index) {
             // SAFETY: a published entry's `ptr` is readable for its `len` bytes (see
             // `text`), which equals `q.len()` here.
-            Some((ptr, len)) => len == q.len() && unsafe { crate::simd::eq_at(ptr, q) },
+            Some((ptr, len)) => len == q.len() && unsafe { super::simd::eq_at(ptr, q) },
             None => false,
         }
     }

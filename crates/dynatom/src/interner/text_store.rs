@@ -24,8 +24,8 @@
 //! asks [`TextStore::can_push_fast`] and then [`TextStore::push_fast`], which makes no
 //! call at all (the index entry and page pointer are written into spare capacity).
 
-use crate::arena::{AllocFailed, Arena, ChunkSizes};
-use crate::simd;
+use super::arena::{AllocFailed, Arena, ChunkSizes};
+use super::simd;
 
 /// log2 of [`PAGE`].
 const PAGE_BITS: u32 = 5;
