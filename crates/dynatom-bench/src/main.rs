@@ -195,7 +195,7 @@ fn run(opts: &Options) -> Result<(), String> {
 
     let md = format!(
         "# dynatom benchmark report\n\n## Summary\n\n{}\n## Run\n\n{}- Total run time: {elapsed:.0} s\n\n{}\n\n{}\n\n## Targets\n\n{}\n{}",
-        report.summary(usize::MAX),
+        report.summary(),
         header.to_markdown(),
         report::RATIO_NOTE,
         counted::TIMED_VS_COUNTED,
@@ -210,15 +210,22 @@ fn run(opts: &Options) -> Result<(), String> {
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    // The terminal gets one screen: the summary and where the whole report is.
-    println!("dynatom benchmark report ({elapsed:.0} s)\n\n{}", report.summary(20));
-    println!("Report: {}", md_path.display());
+    // The terminal gets one screen: the counts, the largest misses and wins, and where
+    // the whole report is.
+    print!("{}", report.screen(elapsed, &shown_path(&md_path)));
     if let (Some(baseline), Some(now)) = (&opts.baseline, &counted) {
         if !counted::check(baseline, now) {
             std::process::exit(1);
         }
     }
     Ok(())
+}
+
+/// `path` relative to the current folder when it lies under it (the usual case, run from
+/// the workspace), so that the summary's last line stays short.
+fn shown_path(path: &Path) -> String {
+    let relative = std::env::current_dir().ok().and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf));
+    relative.unwrap_or_else(|| path.to_path_buf()).display().to_string()
 }
 
 /// `--only` value that runs the counted layer alone.

@@ -105,28 +105,82 @@ impl Report {
         }
     }
 
-    /// How many targets were met, missed and not measured, and the missed ones, at most
-    /// `most_listed` of them (the terminal gets a screenful; the report lists all).
-    pub fn summary(&self, most_listed: usize) -> String {
-        let count = |met: Option<bool>| self.targets.iter().filter(|t| t.met == met).count();
-        let mut text = format!(
-            "{} targets: {} met, {} not met, {} not measured.\n",
-            self.targets.len(),
-            count(Some(true)),
-            count(Some(false)),
-            count(None)
-        );
+    /// How many targets were met, missed and not measured, and every missed one: the
+    /// report's own summary, where nothing is cut (the terminal gets [`Report::screen`]).
+    pub fn summary(&self) -> String {
+        let mut text = format!("{}.\n", self.counts());
         let missed: Vec<&Target> = self.targets.iter().filter(|t| t.met == Some(false)).collect();
         if !missed.is_empty() {
             text.push_str("\nNot met:\n");
         }
-        for t in missed.iter().take(most_listed) {
+        for t in missed {
             let _ = writeln!(text, "- {}: {} ({})", t.suite, t.what, t.figure);
         }
-        if missed.len() > most_listed {
-            let _ = writeln!(text, "- ... and {} more (see the report's Targets table)", missed.len() - most_listed);
-        }
         text
+    }
+
+    fn counts(&self) -> String {
+        let count = |met: Option<bool>| self.targets.iter().filter(|t| t.met == met).count();
+        format!(
+            "{} targets: {} met, {} not met, {} not measured",
+            self.targets.len(),
+            count(Some(true)),
+            count(Some(false)),
+            count(None)
+        )
+    }
+
+    /// What the terminal gets at the end of a run: one screen (at most [`SCREEN_LINES`]
+    /// lines of at most [`SCREEN_COLUMNS`] characters) with the counts, the misses and wins
+    /// furthest from parity, and where the whole report is. Each target is cut to one line;
+    /// the report's Targets table has every one in full.
+    pub fn screen(&self, elapsed_s: f64, report_path: &str) -> String {
+        let mut lines = vec![fit(&format!("dynatom benchmark report ({elapsed_s:.0} s): {}", self.counts()))];
+        let not_measured = self.targets.iter().filter(|t| t.met.is_none()).count();
+        // The header, three blank lines, two list headings, the not-measured line and the
+        // report's path take eight lines; the targets listed get the rest.
+        let room = SCREEN_LINES - 8;
+        let misses = self.furthest(Some(false));
+        let wins = self.furthest(Some(true));
+        // Misses come first and take half the room, or more when there are few wins.
+        let miss_room = misses.len().min(room - wins.len().min(room / 2));
+        let win_room = wins.len().min(room - miss_room);
+        for (title, list, shown) in [("Largest misses", &misses, miss_room), ("Largest wins", &wins, win_room)] {
+            if list.is_empty() {
+                continue;
+            }
+            lines.push(String::new());
+            lines.push(fit(&format!(
+                "{title} ({shown} of {}; each figure's first ratio, furthest from 1× first):",
+                list.len()
+            )));
+            for t in list.iter().take(shown) {
+                // The ratio the ranking read leads, so that the cut falls on the target's words.
+                let line = match first_ratio(&t.figure) {
+                    Some((_, text)) => format!("- {text} {}: {}", t.suite, t.what),
+                    None => format!("- {}: {} ({})", t.suite, t.what, t.figure),
+                };
+                lines.push(fit(&line));
+            }
+        }
+        lines.push(String::new());
+        if not_measured > 0 {
+            lines.push(fit(&format!("{not_measured} not measured; every target in full: the report's Targets table")));
+        } else {
+            lines.push(fit("Every target in full: the report's Targets table"));
+        }
+        lines.push(format!("Report: {report_path}"));
+        lines.join("\n") + "\n"
+    }
+
+    /// The targets with this verdict, the figure whose first ratio lies furthest from 1×
+    /// first (how far past its bar or short of it a target landed, as near as one string
+    /// tells); those that name no ratio keep the report's order, after the rest.
+    fn furthest(&self, met: Option<bool>) -> Vec<&Target> {
+        let mut list: Vec<&Target> = self.targets.iter().filter(|t| t.met == met).collect();
+        let distance = |t: &Target| first_ratio(&t.figure).map_or(-1.0, |(r, _)| r.ln().abs());
+        list.sort_by(|a, b| distance(b).total_cmp(&distance(a)));
+        list
     }
 
     pub fn targets_table(&self) -> String {
@@ -151,6 +205,31 @@ impl Report {
             })).collect::<Vec<_>>(),
         })
     }
+}
+
+/// The most lines [`Report::screen`] prints.
+pub const SCREEN_LINES: usize = 30;
+/// The most characters in one of [`Report::screen`]'s lines (the report's path aside).
+pub const SCREEN_COLUMNS: usize = 100;
+
+/// `line` cut to [`SCREEN_COLUMNS`] characters (not bytes: `×` and `≤` take one column),
+/// ending in `…` when cut.
+fn fit(line: &str) -> String {
+    if line.chars().count() <= SCREEN_COLUMNS {
+        return line.to_string();
+    }
+    let mut cut: String = line.chars().take(SCREEN_COLUMNS - 1).collect();
+    cut.push('…');
+    cut
+}
+
+/// The first `N×` in a figure (`1.30× (27.5 vs 21.1 ns)`), the ratio most targets state
+/// first, as a number and as written.
+fn first_ratio(figure: &str) -> Option<(f64, &str)> {
+    let end = figure.find('×')?;
+    let start = figure[..end].rfind(|c: char| !(c.is_ascii_digit() || c == '.')).map_or(0, |i| i + 1);
+    let ratio = figure[start..end].parse::<f64>().ok().filter(|r| *r > 0.0 && r.is_finite())?;
+    Some((ratio, &figure[start..end + '×'.len_utf8()]))
 }
 
 /// The machine and build the figures came from.
@@ -307,6 +386,76 @@ mod tests {
         assert_eq!(fmt_num(Some(123.456)), "123");
         assert_eq!(fmt_num(Some(1.23456)), "1.23");
         assert_eq!(fmt_num(None), "—");
+    }
+
+    /// The targets of the run BENCHMARKS.md records, read back from its Targets table.
+    fn recorded_run() -> Report {
+        let md = include_str!("../../../docs/bench/report.md");
+        let table = md.split("\n## Targets\n").nth(1).expect("the recorded report has a Targets table");
+        let mut report = Report::default();
+        for row in table.lines().skip_while(|l| !l.starts_with("|---")).skip(1).take_while(|l| l.starts_with('|')) {
+            let cells: Vec<&str> = row.trim_matches('|').split(" | ").map(str::trim).collect();
+            let met = match cells[2] {
+                "met" => Some(true),
+                "NOT MET" => Some(false),
+                _ => None,
+            };
+            report.targets.push(Target { suite: cells[0].into(), what: cells[1].into(), figure: cells[3].into(), met });
+        }
+        report
+    }
+
+    fn assert_one_screen(text: &str) {
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines.len() <= SCREEN_LINES, "{} lines:\n{text}", lines.len());
+        for line in lines {
+            assert!(line.chars().count() <= SCREEN_COLUMNS, "{} columns: {line}", line.chars().count());
+        }
+    }
+
+    #[test]
+    fn the_screen_summary_of_a_recorded_run_fits_one_screen() {
+        let report = recorded_run();
+        assert!(report.targets.len() >= 40, "only {} targets read back", report.targets.len());
+        let text = report.screen(386.0, "target/dynatom-report/report.md");
+        assert_one_screen(&text);
+        let missed = report.targets.iter().filter(|t| t.met == Some(false)).count();
+        let met = report.targets.iter().filter(|t| t.met == Some(true)).count();
+        assert!(text.lines().next().unwrap().contains(&format!("{met} met, {missed} not met")), "{text}");
+        assert!(text.contains("Largest misses") && text.contains("Largest wins"), "{text}");
+        assert!(text.trim_end().ends_with("Report: target/dynatom-report/report.md"), "{text}");
+        // The full summary in report.md still names every miss.
+        assert_eq!(report.summary().lines().filter(|l| l.starts_with("- ")).count(), missed);
+    }
+
+    #[test]
+    fn the_screen_summary_ranks_by_distance_from_parity_and_fits_any_count() {
+        let mut report = Report::default();
+        let long = "a figure long enough to need cutting: ".repeat(5);
+        for i in 0..200 {
+            let ratio = 1.0 + f64::from(i) / 100.0;
+            report.targets.push(Target {
+                suite: "a-suite-with-a-long-name".into(),
+                what: format!("target number {i} ≤1.2× its bar"),
+                figure: format!("{ratio:.2}× ({long})"),
+                met: [Some(true), Some(false), None][i as usize % 3],
+            });
+        }
+        let text = report.screen(1.0, "target/dynatom-report/report.md");
+        assert_one_screen(&text);
+        // The furthest from 1× come first: target 199 (2.99×) is a miss, 198 (2.98×) a win.
+        let first_under = |heading: &str| text.lines().skip_while(|l| !l.starts_with(heading)).nth(1).unwrap();
+        assert!(first_under("Largest misses").contains("number 199 "), "{text}");
+        assert!(first_under("Largest wins").contains("number 198 "), "{text}");
+        assert_eq!(text.lines().filter(|l| l.starts_with("- ")).count(), SCREEN_LINES - 8);
+        assert_one_screen(&Report::default().screen(0.0, "report.md"));
+    }
+
+    #[test]
+    fn first_ratio_reads_the_first_multiplier() {
+        assert_eq!(first_ratio("1.30× (27.5 vs 21.1 ns)"), Some((1.30, "1.30×")));
+        assert_eq!(first_ratio("identifiers 1.19× vs ustr; words 0.98×"), Some((1.19, "1.19×")));
+        assert_eq!(first_ratio("1.00 allocations per path"), None);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Counted churn: the `churn` suite's keys interned and each handle dropped at
 //! once, against the same interns while every key's handle is held, for the global
-//! interners. The ratio of the two is the one the issue bounds at 1.2× for dynatom.
+//! interners. The ratio of the two is the one the churn target bounds at 1.2×
+//! for dynatom.
 
 use super::interners::NullInterner;
 use super::recorder::{Recorder, HARNESS};

@@ -272,7 +272,7 @@ fn undeclared_intern_target(run: &CountedRun, baseline: Option<&CountedRun>, rep
     }
 }
 
-/// Issue 13: dynatom's intern-then-drop within 1.2× of a hit of a held atom.
+/// The counted churn target: dynatom's intern-then-drop within 1.2× of a hit of a held atom.
 fn churn_target(run: &CountedRun, rep: &mut Report) {
     let (suite, param, peer) = (super::churn::SUITE, super::churn::param(), "dynatom Atom");
     let what = "counted churn: dynatom's intern-then-drop ≤1.2× the est. cycles of a hit of a held atom";

@@ -33,7 +33,7 @@ pub const KEYS: usize = 1000;
 /// phases alike: with 5 rounds of 200 passes the never-freeing peers, whose two phases
 /// run the same code, read 15 ns in one phase and 35 ns in the other in some children.
 const ROUNDS: usize = 20;
-/// The bound on churn ÷ held hit for dynatom.
+/// The churn target's bound on churn ÷ held hit for dynatom.
 const CHURN_BOUND: f64 = 1.2;
 
 /// Times the keys are interned per phase in one child, over all its rounds.

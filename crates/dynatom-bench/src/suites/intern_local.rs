@@ -195,8 +195,8 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     resolve_target(r, ctx, rep);
 }
 
-/// Issue 6: on identifiers and keys, the fastest dynatom type ≥1.2× faster than the
-/// fastest peer at `fig`.
+/// The local interners' speed target: on identifiers and keys, the fastest dynatom type
+/// ≥1.2× faster than the fastest peer at `fig`.
 fn speed_target(r: &Results, rep: &mut Report, fig: &str, label: &str) {
     let mut parts = Vec::new();
     let mut met = Some(true);
@@ -237,7 +237,7 @@ fn speed_target(r: &Results, rep: &mut Report, fig: &str, label: &str) {
     );
 }
 
-/// Issue 6: `Interner::resolve` no slower than a `Vec` index plus one chunk lookup,
+/// The resolve target: `Interner::resolve` no slower than a `Vec` index plus one chunk lookup,
 /// timed in the same child on the same symbols, every corpus.
 fn resolve_target(r: &Results, ctx: &Ctx, rep: &mut Report) {
     const OURS: &str = "dynatom Interner";

@@ -209,7 +209,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     interner_target(r, ctx, rep);
 }
 
-/// Issue 6: `Interner` keeps ≤12 B per distinct string beyond the characters, and no more
+/// The symbol interner's memory target: `Interner` keeps ≤12 B per distinct string beyond the characters, and no more
 /// than string-interner's `BufferBackend` (the leanest peer), on every corpus.
 fn interner_target(r: &Results, ctx: &Ctx, rep: &mut Report) {
     const OURS: &str = "dynatom Interner";

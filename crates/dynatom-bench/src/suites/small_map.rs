@@ -40,7 +40,8 @@ pub const SUITE: SuiteDef = SuiteDef {
     report,
 };
 
-/// Map sizes the issue asks for.
+/// Map sizes: up to 8 entries (the form with one hint word), 9 (the first of the
+/// hashbrown-indexed form) and two larger maps of that form.
 const SIZES: [usize; 7] = [1, 2, 4, 8, 9, 16, 64];
 use crate::peers::maps::{visit_map, MapPeer, MapVisitor, MAPS};
 /// A row that times the lookup loop around a "map" that reads nothing: the part of every

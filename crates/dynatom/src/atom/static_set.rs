@@ -11,6 +11,8 @@ use crate::repr::declared::{self, StaticText};
 
 /// A set of texts declared with [`static_atoms!`](crate::static_atoms): one `const`
 /// [`Atom`] per text, a dense index, and a lookup from text that touches no table.
+/// Keywords are declared as raw identifiers (`r#fn`), except `self`, `crate`, `super` and
+/// `Self`, which cannot be raw and are named instead (`SELF = "self"`).
 ///
 /// Its atoms are the very atoms [`Atom::from`] gives for the same texts, anywhere in the
 /// program and in any table. Using one costs nothing: it is a `const` word, so cloning,
@@ -409,7 +411,9 @@ pub const fn __text_of_name(name: &'static str) -> &'static str {
 /// as `SET`, a [`StaticSet`].
 ///
 /// Each entry is `NAME = "text"`, or a bare identifier whose name is the text (`div`,
-/// `r#if` for a keyword). `SET` names the set, so no entry may be called `SET`. Each text
+/// `r#if` for a keyword). `self`, `crate`, `super` and `Self` cannot be raw identifiers
+/// (`r#self` does not compile), so those keywords take a name: `SELF = "self"`. `SET`
+/// names the set, so no entry may be called `SET`. Each text
 /// is hashed once, at compile time. The atoms are the same atoms as `Atom::from` of their text, in
 /// every table and thread; using them hashes, locks and counts nothing. Every set in the
 /// program is found at link time and filed in the global table when it is made, in one
@@ -438,6 +442,22 @@ pub const fn __text_of_name(name: &'static str) -> &'static str {
 /// assert_eq!(describe(&Atom::from("counter")), "identifier");
 /// assert_eq!(keyword::FUNCTION.as_str(), "function");
 /// assert_eq!(keyword::bytes::RETURN.as_bytes(), b"return");
+/// ```
+///
+/// The keywords that cannot be raw identifiers, named:
+///
+/// ```
+/// dynatom::static_atoms! {
+///     /// Rust's path keywords.
+///     pub mod path_keyword { SELF = "self", CRATE = "crate", SUPER = "super", SELF_TYPE = "Self", r#in }
+/// }
+///
+/// assert_eq!(path_keyword::SELF.as_str(), "self");
+/// assert_eq!(path_keyword::CRATE.as_str(), "crate");
+/// assert_eq!(path_keyword::SUPER.as_str(), "super");
+/// assert_eq!(path_keyword::SELF_TYPE.as_str(), "Self");
+/// assert_eq!(path_keyword::SET.get("super"), Some(path_keyword::SUPER));
+/// assert_eq!(dynatom::Atom::from("crate"), path_keyword::CRATE);
 /// ```
 ///
 /// What the integer word costs: reading a declared atom's text (`as_str`, `Str::from`)
