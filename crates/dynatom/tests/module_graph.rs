@@ -790,3 +790,13 @@ fn the_std_sync_detector_sees_primitives_and_not_arc() {
     assert!(!names_std_sync("use std::sync::Arc;"));
     assert!(!names_std_sync("impl From<std::sync::Arc<str>> for Str {}"));
 }
+
+/// The maps hash a text as its atom would be hashed without making it: that rule lives in
+/// `atom/` (`atom/key_hash.rs`), so `small_map/` names no raw representation itself.
+#[test]
+fn the_maps_reach_the_atom_word_only_through_atom() {
+    let graph = top_level(&import_graph());
+    let targets = graph.get("small_map").expect("a small_map module");
+    assert!(targets.contains("atom"), "small_map does not use atom? {targets:?}");
+    assert!(!targets.contains("repr"), "small_map/ imports repr/ directly: {targets:?}");
+}

@@ -5,6 +5,7 @@ pub(crate) mod atom_hasher;
 pub(crate) mod byte_atom;
 mod byte_atom_raw;
 pub(crate) mod byte_atom_traits;
+pub(crate) mod key_hash;
 pub(crate) mod static_set;
 pub(crate) mod static_set_error;
 pub(crate) mod table;

@@ -6,14 +6,12 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use super::entry::Entry;
-use super::key::{HintKey, value_key_hash};
+use super::key::HintKey;
 use super::map::SmallMap;
 use crate::atom::Atom;
-use crate::atom::table::AtomTable;
+use crate::atom::key_hash::TextProbe;
 use crate::builder::StrBuilder;
 use crate::hash;
-use crate::repr::atom_word::inline_bits_fast;
-use crate::repr::declared;
 use crate::str::Str;
 
 mod sealed {
@@ -42,58 +40,6 @@ mod sealed_entry {
     /// How a key finds (or makes) its entry in an [`AtomMap`](crate::AtomMap)'s map.
     pub trait Sealed: Sized {
         fn entry_in<V>(self, map: &mut SmallMap<Atom, V>) -> Entry<'_, Atom, V>;
-    }
-}
-
-/// A text (or bytes) searched for among an [`AtomMap`](super::AtomMap)'s keys without its
-/// atom, so without touching the atom table: the key hash its global atom has (see
-/// [`HintKey` for `Atom`](super::HintKey)), and how to tell that atom among the keys.
-pub(crate) struct TextProbe<'a> {
-    /// The key hash the text's atom has.
-    pub(crate) hash: u64,
-    target: Target<'a>,
-}
-
-#[derive(Clone, Copy)]
-enum Target<'a> {
-    /// The text's atom is a value (up to 7 bytes, or declared): this word.
-    Word(usize),
-    /// Only a table's entry holds this text: compared by bytes.
-    Bytes(&'a [u8]),
-}
-
-impl<'a> TextProbe<'a> {
-    /// The probe for `bytes`, value atoms' words mixed under `seed` (the word seed, or for
-    /// a search that inserts nothing, the word seed if chosen: see `HintKey::lookup_hash`).
-    #[inline]
-    pub(crate) fn new(bytes: &'a [u8], seed: u64) -> TextProbe<'a> {
-        match inline_bits_fast(bytes) {
-            Some(bits) => TextProbe { hash: value_key_hash(bits, seed), target: Target::Word(bits) },
-            None => TextProbe::long(bytes, seed),
-        }
-    }
-
-    /// A text of more than 7 bytes: a declared atom's word if a registered set declares
-    /// it, else the global table's hash of the bytes (what its entry caches).
-    #[inline]
-    fn long(bytes: &'a [u8], seed: u64) -> TextProbe<'a> {
-        if declared::may_be_declared(bytes)
-            && let Some(bits) = declared::word_of(bytes)
-        {
-            return TextProbe { hash: value_key_hash(bits, seed), target: Target::Word(bits) };
-        }
-        TextProbe { hash: AtomTable::global().shared().hash(bytes), target: Target::Bytes(bytes) }
-    }
-
-    /// Whether `key`, a global (or value) atom, is the probe's text: one word compare, or
-    /// for a long text the bytes of a table entry (a value atom never holds a long text
-    /// that no set declares).
-    #[inline]
-    pub(crate) fn is_key(&self, key: &Atom) -> bool {
-        match self.target {
-            Target::Word(bits) => key.word().bits() == bits,
-            Target::Bytes(bytes) => !key.word().is_value() && hash::bytes_eq(key.as_bytes(), bytes),
-        }
     }
 }
 
@@ -247,8 +193,7 @@ fn search_text<V>(map: &SmallMap<Atom, V>, bytes: &[u8]) -> (u64, Option<usize>)
 /// instead (the global atom of that text is the key).
 #[inline]
 fn atom_search<V>(map: &SmallMap<Atom, V>, atom: &Atom) -> Option<(u64, Option<usize>)> {
-    let word = atom.word();
-    if !(word.is_value() || word.is_global_entry()) {
+    if !atom.is_value_or_global() {
         return None;
     }
     Some((atom.key_hash(), map.get_index_of(atom)))

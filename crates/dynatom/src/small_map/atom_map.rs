@@ -3,16 +3,16 @@
 use std::fmt;
 use std::ops::Index;
 
-use super::atom_key::{AtomMapKey, IntoAtomKey, KeyRef, TextProbe};
+use super::atom_key::{AtomMapKey, IntoAtomKey, KeyRef};
 use super::entry::Entry;
 use super::iter::{IntoIter, Iter, IterMut, Keys, Values, ValuesMut};
 use super::map::SmallMap;
 use super::stats;
 use crate::atom::Atom;
 use crate::atom::byte_atom::ByteAtom;
+use crate::atom::key_hash::TextProbe;
 use crate::error::StrError;
 use crate::hash;
-use crate::repr::atom_word::AtomWord;
 use crate::str::Str;
 use crate::str::byte_str::ByteStr;
 
@@ -172,14 +172,14 @@ impl<V> AtomMap<V> {
     fn index_of_atom(&self, atom: &Atom) -> Option<usize> {
         match self.map.get_index_of(atom) {
             Some(at) => Some(at),
-            None => self.index_of_foreign(atom.word(), atom.as_bytes()),
+            None => self.index_of_foreign(atom.is_inline_or_global(), atom.as_bytes()),
         }
     }
 
     /// The miss of a search by atom: for an atom of another table, the entry of its text.
     #[cold]
-    fn index_of_foreign(&self, word: &AtomWord, bytes: &[u8]) -> Option<usize> {
-        if is_global_or_inline(word) {
+    fn index_of_foreign(&self, inline_or_global: bool, bytes: &[u8]) -> Option<usize> {
+        if inline_or_global {
             return None;
         }
         self.index_of_text(bytes)
@@ -278,7 +278,7 @@ impl<V> AtomMap<V> {
     /// of its bytes.
     #[cold]
     fn get_bytes_of_foreign(&self, key: &ByteAtom) -> Option<&V> {
-        Some(&self.map.entries()[self.index_of_foreign(key.word(), key.as_bytes())?].1)
+        Some(&self.map.entries()[self.index_of_foreign(key.is_inline_or_global(), key.as_bytes())?].1)
     }
 
     /// Inserts `value` under a key given as bytes, which must be UTF-8 (checked once, no
@@ -329,7 +329,7 @@ impl<V> AtomMap<V> {
     pub fn get_atom(&self, key: &Atom) -> Option<&V> {
         match self.map.get(key) {
             Some(value) => Some(value),
-            None => Some(&self.map.entries()[self.index_of_foreign(key.word(), key.as_bytes())?].1),
+            None => Some(&self.map.entries()[self.index_of_foreign(key.is_inline_or_global(), key.as_bytes())?].1),
         }
     }
 
@@ -369,7 +369,7 @@ impl<V> AtomMap<V> {
     pub fn remove_atom(&mut self, key: &Atom) -> Option<V> {
         match self.map.remove(key) {
             Some(value) => Some(value),
-            None if is_global_or_inline(key.word()) => None,
+            None if key.is_inline_or_global() => None,
             None => self.remove_text(key.as_bytes()),
         }
     }
@@ -491,7 +491,7 @@ impl<V> From<SmallMap<Atom, V>> for AtomMap<V> {
     /// re-interns the others' texts, and of keys with equal text the first keeps its
     /// place and the last value stays (as [`AtomMap::insert_atom`] would leave them).
     fn from(map: SmallMap<Atom, V>) -> Self {
-        if map.keys().all(|key| is_global_or_inline(key.word())) {
+        if map.keys().all(Atom::is_inline_or_global) {
             return AtomMap { map };
         }
         let mut atoms = AtomMap::with_capacity(map.len());
@@ -502,15 +502,9 @@ impl<V> From<SmallMap<Atom, V>> for AtomMap<V> {
     }
 }
 
-/// Whether an atom is one of the global table's, or of up to 7 bytes (the same in every
-/// table): the atoms an [`AtomMap`] keys by as they are.
-fn is_global_or_inline(word: &AtomWord) -> bool {
-    word.is_inline() || word.is_global_entry()
-}
-
 /// The global table's atom of `key`'s text: `key` itself if it is one already.
 fn global_atom(key: Atom) -> Atom {
-    if is_global_or_inline(key.word()) {
+    if key.is_inline_or_global() {
         return key;
     }
     Atom::from(key.as_str())

@@ -8,7 +8,6 @@ use crate::atom::Atom;
 use crate::atom::byte_atom::ByteAtom;
 use crate::atom::table::AtomTable;
 use crate::hash;
-use crate::repr::atom_word::AtomWord;
 use crate::str::Str;
 use crate::str::byte_str::ByteStr;
 
@@ -112,35 +111,15 @@ impl HintKey for Atom {
     /// lets an [`AtomMap`](crate::AtomMap) find a key by text without its atom.
     #[inline]
     fn key_hash(&self) -> u64 {
-        word_key_hash(self.word(), hash::word_seed())
+        self.map_key_hash(hash::word_seed())
     }
 
     /// [`Atom`]'s `key_hash` without the check that the seed has been chosen: a map that
     /// holds an entry chose it when it hashed that entry's key.
     #[inline]
     fn lookup_hash(&self) -> u64 {
-        word_key_hash(self.word(), hash::word_seed_if_chosen())
+        self.map_key_hash(hash::word_seed_if_chosen())
     }
-}
-
-/// An atom's key hash under `seed`: a table's atom's cached hash (one load from the
-/// header of its block or static entry, no call), or for the atoms that are values
-/// (inline and declared) a keyed mix of the whole word. Atoms of up to 7 bytes
-/// are values, so an unkeyed mix would let anyone compute, offline, atoms that share a
-/// hint or a bucket; the seed's randomness is what keeps them from it. One load and one
-/// multiply for them, since a lookup waits on this chain before it can touch an entry.
-#[inline]
-pub(crate) fn word_key_hash(word: &AtomWord, seed: u64) -> u64 {
-    match word.table_hash() {
-        Some(hash) => hash,
-        None => value_key_hash(word.bits(), seed),
-    }
-}
-
-/// The key hash of an atom that is a value (inline or declared), from its word's bits.
-#[inline(always)]
-pub(crate) fn value_key_hash(bits: usize, seed: u64) -> u64 {
-    hash::mix_word(bits as u64, seed)
 }
 
 impl HintKey for ByteAtom {
@@ -149,12 +128,12 @@ impl HintKey for ByteAtom {
     /// Exactly [`Atom`]'s: the same atom seen as bytes has the same word.
     #[inline]
     fn key_hash(&self) -> u64 {
-        word_key_hash(self.word(), hash::word_seed())
+        self.map_key_hash(hash::word_seed())
     }
 
     #[inline]
     fn lookup_hash(&self) -> u64 {
-        word_key_hash(self.word(), hash::word_seed_if_chosen())
+        self.map_key_hash(hash::word_seed_if_chosen())
     }
 }
 
