@@ -16,7 +16,9 @@
 
 use std::collections::HashMap;
 
-use dynatom::{Atom, AtomTable, HintKey, Str};
+#[cfg(feature = "small-map")]
+use dynatom::HintKey;
+use dynatom::{Atom, AtomTable, Str};
 
 /// The texts that shared one hash under every seed before the fix.
 const KNOWN: [&str; 3] = ["bccccccc", "bcccccccc", "bccccccczccccccc"];
@@ -138,6 +140,7 @@ fn runs_of_8_to_16_bytes_changed_in_two_bytes_hash_apart() {
 /// `SmallMap` keys of text hash as the global table does (`str`, `[u8]`, `Str`, an
 /// `Atom`'s cached hash): the same texts must get different key hashes there too, and
 /// atoms of tables with their own seeds carry those tables' hashes as key hashes.
+#[cfg(feature = "small-map")]
 #[test]
 fn small_map_key_hashes_of_those_texts_differ() {
     let texts = runs_changed_twice();

@@ -5,6 +5,8 @@ pub(crate) mod atom_hasher;
 pub(crate) mod byte_atom;
 mod byte_atom_raw;
 pub(crate) mod byte_atom_traits;
+// Only the maps hash atoms as keys.
+#[cfg(feature = "small-map")]
 pub(crate) mod key_hash;
 pub(crate) mod static_set;
 pub(crate) mod static_set_error;
