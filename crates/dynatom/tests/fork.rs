@@ -248,7 +248,7 @@ fn forked_while_starting_up() {
     let starter = thread::spawn(move || {
         STARTING.store(true, Ordering::SeqCst);
         // The compiled-in sets' index first or the global table first, by turns.
-        if round % 2 == 0 {
+        if round.is_multiple_of(2) {
             let _ = compiled_in::SET.get("user-agent");
         }
         drop(Atom::from("the first atom of a process"));
