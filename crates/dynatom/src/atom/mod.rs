@@ -5,6 +5,8 @@ pub(crate) mod atom_hasher;
 pub(crate) mod byte_atom;
 mod byte_atom_raw;
 pub(crate) mod byte_atom_traits;
+pub(crate) mod declared_atoms;
+#[cfg(feature = "static-atoms")]
 pub(crate) mod static_set;
 pub(crate) mod table;
 

@@ -13,7 +13,7 @@ use shared::SharedRef;
 use shared::TableKind;
 pub(crate) use shared::TableShared;
 
-use crate::atom::static_set::StaticSetError;
+use crate::atom::declared_atoms::StaticSetError;
 use crate::error::{Fallibility, MAX_LEN, StrError};
 use crate::repr::atom_word::AtomWord;
 use crate::repr::declared::{DeclaredSet, LateRegistration, StaticText};
@@ -295,7 +295,8 @@ impl AtomTable {
     /// ```
     /// use dynatom::{AtomTable, StaticText};
     ///
-    /// dynatom::static_atoms! { mod colours { RED = "red", GREEN = "green" } }
+    /// static COLOURS: [StaticText; 2] = [StaticText::new("RED", b"red"), StaticText::new("GREEN", b"green")];
+    /// AtomTable::register_static_set("colours", &COLOURS).unwrap();
     /// assert_eq!(AtomTable::registered_static_set("colours").map(<[StaticText]>::len), Some(2));
     /// assert!(AtomTable::registered_static_set("no such set").is_none());
     /// ```
