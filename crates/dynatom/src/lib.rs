@@ -51,8 +51,10 @@
 //! * [`Interner`], [`SyncInterner`] and [`Resolver`] (module [`interner`]): 4-byte `Copy`
 //!   [`Symbol`]s for compilers and parsers, characters packed in chunks that never move,
 //!   about 8 bytes per string; [`Limits`] caps them.
-//! * [`static_atoms!`] and [`StaticSet`]: atoms declared at compile time, `const` words
-//!   usable as `match` patterns, the same atoms as [`Atom::from`] of their text.
+//! * [`static_atoms!`] and [`StaticSet`] (the default feature `static-atoms`): atoms
+//!   declared at compile time, `const` words usable as `match` patterns, the same atoms as
+//!   [`Atom::from`] of their text. Sets can also be registered at run time, with or
+//!   without the feature ([`AtomTable::register_static_set`]).
 //! * [`MemoryReport`] and [`interner::InternerMemoryReport`]: where the memory goes.
 //! * Errors: [`StrError`] (making strings), [`BuildError`] (builders), [`PartialWrite`]
 //!   (`Pieces::write_to`), [`InternerError`] (interners). Every operation that can fail on
@@ -164,6 +166,17 @@
 //!
 //! ## Features
 //!
+//! On by default, each can be left out with `default-features = false`:
+//!
+//! * `interner`: the [`interner`] module (foldhash).
+//! * `small-map`: the [`small_map`] module (hashbrown, foldhash).
+//! * `static-atoms`: [`static_atoms!`] and [`StaticSet`], sets found at link time by
+//!   linkme, a proc macro (so syn, quote and proc-macro2 are built too). Without it,
+//!   [`StaticText`], [`AtomTable::register_static_set`], [`Atom::is_declared`] and
+//!   [`ByteAtom::from_static_name`] still work, for sets registered at run time.
+//!
+//! Off by default:
+//!
 //! * `serde`: `Serialize`/`Deserialize` for [`Str`] and [`Atom`] (as strings),
 //!   [`ByteStr`] and [`ByteAtom`] (as byte strings), [`SmallMap`] and [`AtomMap`] (as
 //!   maps, in insertion order), [`Interner`] and [`SyncInterner`] (as the sequence of
@@ -263,6 +276,8 @@
     doc = "[`SmallMapStats`]: https://docs.rs/dynatom/latest/dynatom/small_map/struct.SmallMapStats.html"
 )]
 #![cfg_attr(feature = "small-map", doc = "[`Hint`]: crate::small_map::Hint")]
+#![cfg_attr(not(feature = "static-atoms"), doc = "[`static_atoms!`]: https://docs.rs/dynatom/latest/dynatom/macro.static_atoms.html")]
+#![cfg_attr(not(feature = "static-atoms"), doc = "[`StaticSet`]: https://docs.rs/dynatom/latest/dynatom/struct.StaticSet.html")]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
@@ -289,6 +304,8 @@ mod handle_serde;
 pub use crate::atom::Atom;
 pub use crate::atom::atom_hasher::{AtomHasher, BuildAtomHasher};
 pub use crate::atom::byte_atom::ByteAtom;
+#[cfg(feature = "static-atoms")]
+#[cfg_attr(docsrs, doc(cfg(feature = "static-atoms")))]
 pub use crate::atom::static_set::StaticSet;
 pub use crate::atom::static_set_error::StaticSetError;
 pub use crate::atom::table::{AtomTable, MemoryReport};
@@ -306,6 +323,7 @@ pub use crate::str::Str;
 pub use crate::str::byte_str::ByteStr;
 
 /// What [`static_atoms!`] expands to names; not part of the API.
+#[cfg(feature = "static-atoms")]
 #[doc(hidden)]
 pub mod __private {
     pub use crate::atom::static_set::__text_of_name as text_of_name;
@@ -315,6 +333,6 @@ pub mod __private {
 
 /// The README's examples, compiled and run as doctests so they cannot rot. The crate's
 /// `README.md` is a link to the workspace's, so this path works in the packaged crate too.
-#[cfg(all(doctest, feature = "interner", feature = "small-map"))]
+#[cfg(all(doctest, feature = "interner", feature = "small-map", feature = "static-atoms"))]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;

@@ -125,6 +125,9 @@ mod tests {
     }
 }
 
+// Only `static_atoms!`'s items and `StaticSet`'s lookups make an `Atom` from a declared
+// text unchecked, and both come with the `static-atoms` feature.
+#[cfg(feature = "static-atoms")]
 impl super::Atom {
     /// The atom of a declared text, for [`static_atoms!`](crate::static_atoms)'s `const`
     /// items. Its set must be registered before the atom's text is read.

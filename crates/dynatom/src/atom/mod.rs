@@ -5,9 +5,11 @@ pub(crate) mod atom_hasher;
 pub(crate) mod byte_atom;
 mod byte_atom_raw;
 pub(crate) mod byte_atom_traits;
+pub(crate) mod declared_atoms;
 // Only the maps hash atoms as keys.
 #[cfg(feature = "small-map")]
 pub(crate) mod key_hash;
+#[cfg(feature = "static-atoms")]
 pub(crate) mod static_set;
 pub(crate) mod static_set_error;
 pub(crate) mod table;

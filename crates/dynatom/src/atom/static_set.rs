@@ -1,5 +1,7 @@
 //! [`StaticSet`] and [`static_atoms!`](crate::static_atoms): atoms declared at compile
-//! time, usable as `const` items and `match` patterns.
+//! time, usable as `const` items and `match` patterns. Built with the `static-atoms`
+//! feature only; what serves sets registered at run time as well is in
+//! `declared_atoms.rs`.
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -319,72 +321,7 @@ impl<'a> IntoIterator for &'a StaticSet {
     }
 }
 
-impl Atom {
-    /// Whether this atom was declared in a static set (texts of up to 7 bytes are atoms by
-    /// value whether declared or not, so this says `false` for them).
-    ///
-    /// ```
-    /// dynatom::static_atoms! { mod headers { CONTENT_TYPE = "content-type" } }
-    /// assert!(headers::CONTENT_TYPE.is_declared());
-    /// assert!(dynatom::Atom::from("content-type").is_declared());
-    /// assert!(!dynatom::Atom::from("x-not-declared-anywhere").is_declared());
-    /// ```
-    #[must_use]
-    #[inline]
-    pub fn is_declared(&self) -> bool {
-        self.word().is_declared_key()
-    }
-}
-
-/// The texts of every registered set named `set` (usually one), in declaration order.
-fn texts_of_sets_named(set: &str) -> impl Iterator<Item = StaticText> + '_ {
-    declared::sets_named(set).flat_map(|declared| declared.texts).copied()
-}
-
 impl ByteAtom {
-    /// Whether this atom was declared in a static set (as [`Atom::is_declared`]).
-    ///
-    /// ```
-    /// dynatom::static_atoms! { mod headers { CONTENT_TYPE = "content-type" } }
-    /// assert!(dynatom::ByteAtom::new(b"content-type").is_declared());
-    /// assert!(!dynatom::ByteAtom::new(b"x-not-declared-anywhere").is_declared());
-    /// ```
-    #[must_use]
-    #[inline]
-    pub fn is_declared(&self) -> bool {
-        self.word().is_declared_key()
-    }
-
-    /// The static atom named `name` in the registered set `set` (a
-    /// [`static_atoms!`](crate::static_atoms) module's name and item, or a set registered
-    /// with [`AtomTable::register_static_set`](crate::AtomTable::register_static_set)),
-    /// for bindings that know sets by name. It walks the registered sets: keep the atom.
-    ///
-    /// ```
-    /// dynatom::static_atoms! { mod mime { JSON = "application/json" } }
-    /// assert_eq!(dynatom::ByteAtom::from_static_name("mime", "JSON"), Some(mime::bytes::JSON));
-    /// assert_eq!(dynatom::ByteAtom::from_static_name("mime", "XML"), None);
-    /// ```
-    #[must_use]
-    pub fn from_static_name(set: &str, name: &str) -> Option<ByteAtom> {
-        let text = texts_of_sets_named(set).find(|text| text.name() == name)?;
-        Some(ByteAtom::from_word(AtomWord::from_declared_bits(text.bits())))
-    }
-
-    /// The static atom of `bytes` if the registered set `set` declares them; never
-    /// interns (as [`from_static_name`](Self::from_static_name), by text).
-    ///
-    /// ```
-    /// dynatom::static_atoms! { mod mime { JSON = "application/json" } }
-    /// assert_eq!(dynatom::ByteAtom::from_static_text("mime", b"application/json"), Some(mime::bytes::JSON));
-    /// assert_eq!(dynatom::ByteAtom::from_static_text("mime", b"text/plain"), None);
-    /// ```
-    #[must_use]
-    pub fn from_static_text(set: &str, bytes: &[u8]) -> Option<ByteAtom> {
-        let text = texts_of_sets_named(set).find(|text| text.bytes() == bytes)?;
-        Some(ByteAtom::from_word(AtomWord::from_declared_bits(text.bits())))
-    }
-
     /// The byte atom of a declared text, for [`static_atoms!`](crate::static_atoms).
     #[doc(hidden)]
     #[must_use]
@@ -472,6 +409,7 @@ pub const fn __text_of_name(name: &'static str) -> &'static str {
 /// The set is registered through a link-time list: a crate whose set is used only by its
 /// `const` items, with nothing else of it linked, may be left out by the linker, and
 /// reading such an atom's text panics. Naming its `SET` anywhere keeps it.
+#[cfg_attr(docsrs, doc(cfg(feature = "static-atoms")))]
 #[macro_export]
 macro_rules! static_atoms {
     (

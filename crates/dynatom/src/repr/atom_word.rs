@@ -114,7 +114,8 @@ impl AtomWord {
     }
 
     /// The declared word `bits` (a [`super::declared::StaticText`]'s), in `const`
-    /// contexts.
+    /// contexts: `static_atoms!`'s items, the only ones, come with its feature.
+    #[cfg(feature = "static-atoms")]
     pub(crate) const fn from_declared_bits_const(bits: usize) -> AtomWord {
         match NonZeroUsize::new(bits) {
             Some(bits) => AtomWord(bits),

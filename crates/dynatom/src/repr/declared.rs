@@ -8,8 +8,8 @@
 //! different texts with the same key are refused when their sets are registered.
 //!
 //! This module keeps the process's index of every declared set: the sets of the Rust
-//! program, found at link time through [`DECLARED_SETS`], and sets registered at run time
-//! (the C ABI's). A declared word's text is found here, and so is the declared word of a
+//! program, found at link time through `DECLARED_SETS` (with the `static-atoms` feature;
+//! without it there are none), and sets registered at run time (the C ABI's). A declared word's text is found here, and so is the declared word of a
 //! text (a local table asks on its own misses).
 
 use std::collections::HashMap;
@@ -37,7 +37,7 @@ pub(crate) const fn declared_bits(text: &[u8]) -> usize {
 }
 
 /// One declared text of a static set, with the name of its item: what
-/// [`static_atoms!`](crate::static_atoms) makes for each entry, and what
+/// `static_atoms!` makes for each entry, and what
 /// [`AtomTable::register_static_set`](crate::AtomTable::register_static_set) takes.
 ///
 /// ```
@@ -68,7 +68,7 @@ impl StaticText {
         StaticText { name, text, bits: declared_bits(text), is_text: false }
     }
 
-    /// A declared text known to be UTF-8 (what [`static_atoms!`](crate::static_atoms)
+    /// A declared text known to be UTF-8 (what `static_atoms!`
     /// makes, so that its `Atom` items need no check).
     ///
     /// ```
@@ -141,8 +141,11 @@ impl StaticText {
 }
 
 /// A set as the link-time registry holds it (what
-/// [`static_atoms!`](crate::static_atoms) registers).
+/// `static_atoms!` registers), or as one registered at run time is
+/// kept.
 #[derive(Clone, Copy, Debug)]
+// `pub` for the macro's expansion, through `__private`, which the feature alone brings.
+#[cfg_attr(not(feature = "static-atoms"), allow(unreachable_pub))]
 pub struct DeclaredSet {
     /// The set's name (its module's), for lookups by name and for messages.
     pub name: &'static str,
@@ -151,8 +154,23 @@ pub struct DeclaredSet {
 }
 
 /// Every set the program declared with `static_atoms!`, gathered by the linker.
+#[cfg(feature = "static-atoms")]
 #[linkme::distributed_slice]
 pub static DECLARED_SETS: [DeclaredSet];
+
+/// The sets the program declared at compile time: the one place that knows whether it
+/// could declare any.
+#[cfg(feature = "static-atoms")]
+fn declared_at_link_time() -> &'static [DeclaredSet] {
+    &DECLARED_SETS
+}
+
+/// Without `static-atoms` there is no `static_atoms!`, so no set is declared at compile
+/// time; run-time sets need none of this.
+#[cfg(not(feature = "static-atoms"))]
+fn declared_at_link_time() -> &'static [DeclaredSet] {
+    &[]
+}
 
 /// Why a set cannot be registered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -327,7 +345,7 @@ fn make_linked() -> &'static Index {
     let _gate = fork_gate::enter();
     LINKED.get_or_init(|| {
         let mut index = Index::default();
-        for set in DECLARED_SETS.iter() {
+        for set in declared_at_link_time() {
             if let Err(err) = index.add_set(set) {
                 // Declarations are fixed at build time: this is a build to fix, found at
                 // the first use of any declared atom.
@@ -341,7 +359,7 @@ fn make_linked() -> &'static Index {
 /// Every set the program declared (checked: this builds the index first).
 pub(crate) fn linked_sets() -> &'static [DeclaredSet] {
     linked();
-    &DECLARED_SETS
+    declared_at_link_time()
 }
 
 /// Every registered set named `name`: the program's own (two crates may each declare a

@@ -67,7 +67,7 @@ pub struct MemoryReport {
     /// Static atoms in use (immortal entries whose characters stay in the binary), among
     /// [`atoms`](Self::atoms).
     pub static_atoms: usize,
-    /// Of the static atoms, those of declared sets ([`static_atoms!`](crate::static_atoms)
+    /// Of the static atoms, those of declared sets (`static_atoms!`
     /// and [`AtomTable::register_static_set`](crate::AtomTable::register_static_set)), which
     /// the global table files when it is made. Declared texts of up to 7 bytes are inline
     /// atoms and filed nowhere.

@@ -29,7 +29,7 @@ use crate::repr::str_word::{StrForm, StrWord};
 /// independent table (`AtomTable::new()`) has its own entries; its atoms are distinct from
 /// the global table's (an atom's identity is its table entry), except texts of up to 7
 /// bytes, which are atoms by value in every table, and texts of declared static sets
-/// ([`static_atoms!`](crate::static_atoms)): the global table files those when it is made,
+/// (`static_atoms!`): the global table files those when it is made,
 /// and every other table hands out the same declared atom on its own misses (one
 /// length-and-prefix filter test per miss; a hash and a probe only when it passes), never
 /// filing it.
@@ -258,7 +258,7 @@ impl AtomTable {
     }
 
     /// Registers a static set at run time, for programs that cannot declare theirs with
-    /// [`static_atoms!`](crate::static_atoms) (the C ABI's). Its atoms are the words of
+    /// `static_atoms!` (the C ABI's). Its atoms are the words of
     /// [`StaticText::bits`](crate::StaticText::bits), equal to every table's atoms of the
     /// same texts from then on, in every way an atom is made (`Atom::from`, any table's
     /// `intern`, [`ByteAtom::from_static_text`](crate::ByteAtom::from_static_text),
@@ -299,13 +299,14 @@ impl AtomTable {
     }
 
     /// The texts of the static set registered under `name` (by
-    /// [`static_atoms!`](crate::static_atoms) or [`register_static_set`](Self::register_static_set)),
+    /// `static_atoms!` or [`register_static_set`](Self::register_static_set)),
     /// if any: for bindings that check a set before copying it to register it.
     ///
     /// ```
     /// use dynatom::{AtomTable, StaticText};
     ///
-    /// dynatom::static_atoms! { mod colours { RED = "red", GREEN = "green" } }
+    /// static COLOURS: [StaticText; 2] = [StaticText::new("RED", b"red"), StaticText::new("GREEN", b"green")];
+    /// AtomTable::register_static_set("colours", &COLOURS).unwrap();
     /// assert_eq!(AtomTable::registered_static_set("colours").map(<[StaticText]>::len), Some(2));
     /// assert!(AtomTable::registered_static_set("no such set").is_none());
     /// ```
