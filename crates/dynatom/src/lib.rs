@@ -276,8 +276,14 @@
     doc = "[`SmallMapStats`]: https://docs.rs/dynatom/latest/dynatom/small_map/struct.SmallMapStats.html"
 )]
 #![cfg_attr(feature = "small-map", doc = "[`Hint`]: crate::small_map::Hint")]
-#![cfg_attr(not(feature = "static-atoms"), doc = "[`static_atoms!`]: https://docs.rs/dynatom/latest/dynatom/macro.static_atoms.html")]
-#![cfg_attr(not(feature = "static-atoms"), doc = "[`StaticSet`]: https://docs.rs/dynatom/latest/dynatom/struct.StaticSet.html")]
+#![cfg_attr(
+    not(feature = "static-atoms"),
+    doc = "[`static_atoms!`]: https://docs.rs/dynatom/latest/dynatom/macro.static_atoms.html"
+)]
+#![cfg_attr(
+    not(feature = "static-atoms"),
+    doc = "[`StaticSet`]: https://docs.rs/dynatom/latest/dynatom/struct.StaticSet.html"
+)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
