@@ -145,7 +145,7 @@
 //!   byte handle as machine words, for the C ABI, and what its bytes promise to
 //!   `utf8.rs`).
 //! * The atom table's shard code, which reads entries under their shard's lock:
-//!   `atom/table/shared.rs` and `atom/table/memory_report.rs` (memory reports; with
+//!   `atom/table/shared.rs` and `atom/table/report_collect.rs` (memory reports; with
 //!   `glibc-slop`, also glibc's `malloc_usable_size`), and the lock-free slot array and the
 //!   reclamation of what its readers may still see: `atom/table/slots.rs` and
 //!   `atom/table/reclaim.rs`, with the set's own tests and loom models
@@ -296,6 +296,7 @@ mod hash;
 #[cfg(feature = "interner")]
 #[cfg_attr(docsrs, doc(cfg(feature = "interner")))]
 pub mod interner;
+mod memory_report;
 mod repr;
 #[cfg(feature = "small-map")]
 #[cfg_attr(docsrs, doc(cfg(feature = "small-map")))]
@@ -314,11 +315,12 @@ pub use crate::atom::byte_atom::ByteAtom;
 #[cfg_attr(docsrs, doc(cfg(feature = "static-atoms")))]
 pub use crate::atom::static_set::StaticSet;
 pub use crate::atom::static_set_error::StaticSetError;
-pub use crate::atom::table::{AtomTable, MemoryReport};
+pub use crate::atom::table::AtomTable;
 pub use crate::builder::{ByteStrBuilder, PartialWrite, Piece, Pieces, StrBuilder};
 pub use crate::error::{BuildError, StrError};
 #[cfg(feature = "interner")]
 pub use crate::interner::{Interner, InternerError, Limits, Resolver, Symbol, SyncInterner};
+pub use crate::memory_report::MemoryReport;
 pub use crate::repr::block_cache::{
     DEFAULT_BLOCK_CACHE_LIMIT, block_cache_bytes, set_block_cache_limit, trim_block_cache,
 };

@@ -473,7 +473,7 @@ const HOMES: [(&str, &str); 20] = [
     ("Atom", "atom"),
     ("ByteAtom", "atom"),
     ("AtomTable", "atom"),
-    ("MemoryReport", "atom"),
+    ("MemoryReport", "memory_report"),
     ("StrBuilder", "builder"),
     ("ByteStrBuilder", "builder"),
     ("Pieces", "builder"),
@@ -799,4 +799,19 @@ fn the_maps_reach_the_atom_word_only_through_atom() {
     let targets = graph.get("small_map").expect("a small_map module");
     assert!(targets.contains("atom"), "small_map does not use atom? {targets:?}");
     assert!(!targets.contains("repr"), "small_map/ imports repr/ directly: {targets:?}");
+}
+
+/// The interners share nothing with the atoms but their report's type, which lives in a
+/// leaf (`memory_report.rs`): `interner/` imports only leaf modules.
+#[test]
+fn the_interners_import_only_leaves() {
+    const LEAVES: [&str; 5] = ["sync", "error", "counters", "hash", "memory_report"];
+    let graph = top_level(&import_graph());
+    let targets = graph.get("interner").expect("an interner module");
+    let above: Vec<_> = targets.iter().filter(|to| !LEAVES.contains(&to.as_str())).collect();
+    assert!(above.is_empty(), "interner/ imports {above:?}, which are no leaves");
+    for leaf in LEAVES {
+        let reaches: Vec<_> = reachable(&graph, leaf).into_iter().filter(|to| !LEAVES.contains(&to.as_str())).collect();
+        assert!(reaches.is_empty(), "{leaf} is no leaf: it reaches {reaches:?}");
+    }
 }

@@ -1,14 +1,14 @@
 //! [`AtomTable`]: where atoms are interned.
 
 mod handles;
-mod memory_report;
 mod reclaim;
+mod report_collect;
 mod shared;
 // `remove` and `is_migrating` serve the set's own tests; the table unlinks with `retain`.
 #[allow(dead_code)]
 mod slots;
 
-pub use memory_report::MemoryReport;
+use crate::memory_report::MemoryReport;
 use shared::SharedRef;
 use shared::TableKind;
 pub(crate) use shared::TableShared;
@@ -476,7 +476,7 @@ impl AtomTable {
     /// assert_eq!(report.char_bytes, "counted in the report".len());
     /// ```
     pub fn memory_report(&self) -> MemoryReport {
-        MemoryReport::collect(&self.shared)
+        report_collect::collect(&self.shared)
     }
 }
 

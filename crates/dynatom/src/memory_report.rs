@@ -1,11 +1,9 @@
-//! [`MemoryReport`]: an about:memory-style account of one atom table.
+//! [`MemoryReport`]: an about:memory-style account of one atom table (and, converted, of an
+//! interner). A leaf: the type is plain figures, filled by the table
+//! (`atom/table/report_collect.rs`) and by the interners' conversion, so neither family
+//! imports the other for it.
 
 use std::fmt;
-
-use super::TableShared;
-use super::shared::for_each_entry;
-use crate::counters::Counters;
-use crate::repr::atom_word::RawAtom;
 
 /// Where an [`AtomTable`](crate::AtomTable)'s memory goes, and how its lookups went.
 ///
@@ -121,64 +119,9 @@ pub struct MemoryReport {
 }
 
 impl MemoryReport {
-    /// Bytes of the header in front of every heap string's characters.
-    pub const HEADER_BYTES: usize = crate::repr::heap::HEADER_SIZE;
-
-    pub(crate) fn collect(table: &TableShared) -> MemoryReport {
-        let mut report = MemoryReport { table_bytes: table.shards_size(), slop_bytes: Some(0), ..Default::default() };
-        let mut counters = Counters::default();
-        table.for_each_shard(|shard| {
-            counters.add(&shard.counters);
-            let most = shard.most_insert();
-            report.max_insert_slots = report.max_insert_slots.max(most.slots as u64);
-            report.max_insert_bytes = report.max_insert_bytes.max(most.array_bytes as u64);
-            report.table_bytes += shard.memory_size();
-            report.retired_bytes += shard.retired_bytes();
-            for_each_entry(shard, |raw| report.add_entry(raw));
-        });
-        let usage = table.slab_usage();
-        report.slabs = usage.slabs;
-        report.mapped_bytes = usage.mapped_slabs * crate::repr::slab::SLAB_BYTES;
-        report.slab_spare_bytes += usage.spare_bytes;
-        report.unused_bytes_limit = table.unused_bytes_floor().max((report.header_bytes + report.char_bytes) / 2);
-        if !slop_is_known() {
-            report.slop_bytes = None;
-        }
-        report.locked_lookups = counters.lookups;
-        report.locked_hits = counters.hits;
-        report.locked_misses = counters.misses;
-        report.inserts = counters.inserts;
-        report.removals = counters.removals;
-        report.max_probe = counters.max_probe;
-        report.max_compared = counters.max_compared;
-        report.mean_probe = if counters.lookups == 0 { 0.0 } else { counters.probes as f64 / counters.lookups as f64 };
-        report
-    }
-
-    fn add_entry(&mut self, raw: RawAtom) {
-        // SAFETY: `collect` visits entries with their shard locked, so no sweep frees them;
-        // the table holds their counts.
-        let (footprint, unused) = unsafe { (raw.footprint(), raw.is_unused()) };
-        if let Some(size) = footprint.slab_block {
-            self.slab_spare_bytes += size - (footprint.header + footprint.chars);
-        }
-        if unused {
-            self.unused_atoms += 1;
-            self.unused_bytes += footprint.header + footprint.chars;
-            return;
-        }
-        self.atoms += 1;
-        self.header_bytes += footprint.header;
-        self.char_bytes += footprint.chars;
-        self.static_char_bytes += footprint.static_chars;
-        if footprint.block.is_none() {
-            self.static_atoms += 1;
-            self.declared_atoms += usize::from(footprint.declared);
-        }
-        if let (Some(block), Some(slop), None) = (footprint.block, self.slop_bytes.as_mut(), footprint.slab_block) {
-            *slop += usable_size(block.as_ptr()).saturating_sub(footprint.header + footprint.chars);
-        }
-    }
+    /// Bytes of the header in front of every heap string's characters (a unit test of the
+    /// table keeps this equal to the heap's header).
+    pub const HEADER_BYTES: usize = 16;
 
     /// Every byte accounted for: table, headers, characters, slop, slabs' spare bytes,
     /// unused atoms and retired ones.
@@ -196,27 +139,6 @@ impl MemoryReport {
             + self.unused_bytes
             + self.retired_bytes
     }
-}
-
-#[cfg(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))]
-fn usable_size(ptr: *mut u8) -> usize {
-    unsafe extern "C" {
-        fn malloc_usable_size(ptr: *mut std::ffi::c_void) -> usize;
-    }
-    // SAFETY: `ptr` is a live heap block (its shard is locked), and with this feature
-    // every heap block is allocated through `sync::raw_alloc`, which sends it to
-    // `std::alloc::System`: glibc's malloc, whatever global allocator the program installs.
-    // So glibc is asked only about its own blocks.
-    unsafe { malloc_usable_size(ptr.cast()) }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom))))]
-fn usable_size(_ptr: *mut u8) -> usize {
-    0
-}
-
-fn slop_is_known() -> bool {
-    cfg!(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))
 }
 
 impl fmt::Display for MemoryReport {
