@@ -9,12 +9,10 @@
 //! * [`StrHasher`] (foldhash): the single-threaded `Interner`, whose keys are mostly
 //!   identifiers and short keys: foldhash takes one folded multiply up to 16 bytes and
 //!   two independent ones up to 32, while rapidhash's mixing steps depend on each
-//!   other; the `intern-local` suite measured the difference on its `keys` corpus.
-//!   From 17 to 32 bytes foldhash calls an out-of-line function, so `StrHasher` does
-//!   those lengths itself, inline, with the same shape (two independent folded
-//!   multiplies of the four overlapping words under keys drawn from the seed): the
-//!   call and the register saves around it cost the counted `keys` lookups about a
-//!   seventh of their cycles.
+//!   other. From 17 to 32 bytes foldhash calls an out-of-line function, so `StrHasher`
+//!   does those lengths itself, inline, with the same shape (two independent folded
+//!   multiplies of the four overlapping words under keys drawn from the seed), sparing
+//!   short-key lookups the call and the register saves around it.
 //! * [`hash_word`]: inline atoms' `hash64` and the small map's integer keys.
 //! * [`mix_word`]: inline and declared atoms as small map keys (on every lookup, so one
 //!   multiply), and so the texts of up to 7 bytes an `AtomMap` is searched by.
@@ -59,8 +57,7 @@ pub(crate) fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
 /// shorter ones are inline atoms) take folded multiplies of overlapping words under keys
 /// drawn from the seed: one up to 16 bytes, two independent ones up to 32, then one by a
 /// constant that carries every bit to the top ([`spread_to_top`]). rapidhash's
-/// steps depend on each other and cost about three times the instructions there (48
-/// against 15 on the `keys` corpus's 17 to 24 bytes, counted). Other lengths take
+/// steps depend on each other and cost about three times the instructions there. Other lengths take
 /// rapidhash, whose mixing of the whole input keeps long texts that differ in one byte
 /// apart.
 #[derive(Clone, Copy, Debug)]
@@ -83,7 +80,7 @@ impl TextHash {
     }
 
     /// [`hash`](Self::hash), always inlined: for the atom table's intern path, where an
-    /// out-of-line call's register saves showed in its counted cycles. (Inlining it
+    /// out-of-line call's register saves cost cycles on every intern. (Inlining it
     /// everywhere made `SmallMap`'s `Str` lookups, through `Str::hash64`, cost more.)
     #[inline(always)]
     pub(crate) fn hash_inlined(&self, bytes: &[u8]) -> u64 {
@@ -163,9 +160,8 @@ fn fold_mul(x: u64, y: u64) -> u64 {
 /// overlapping 8-byte words in line, where slice equality calls `memcmp`.
 ///
 /// The interners have their own, `simd::eq_at` (a pointer and a length, every short
-/// length, SSE2 from 17 bytes; built with the `interner` feature only). One function for
-/// both was tried: counted, the atom table's hits and the `Interner`'s lookups each took
-/// 3–6% more cycles, and two counted `Interner` targets fell below their bound.
+/// length, SSE2 from 17 bytes; built with the `interner` feature only): one function for
+/// both would be slower for both, each tuned to its callers' lengths.
 #[inline]
 pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
     let len = a.len();

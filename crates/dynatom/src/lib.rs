@@ -288,6 +288,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+mod accessors;
 mod atom;
 mod builder;
 mod counters;

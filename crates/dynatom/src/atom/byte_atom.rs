@@ -106,47 +106,7 @@ impl ByteAtom {
         AtomTable::global().lookup_bytes(bytes)
     }
 
-    /// The bytes.
-    ///
-    /// ```
-    /// assert_eq!(dynatom::ByteAtom::new(b"bytes").as_bytes(), b"bytes");
-    /// ```
-    #[must_use]
-    #[inline]
-    pub fn as_bytes(&self) -> &[u8] {
-        self.word.as_bytes()
-    }
-
-    /// Pointer to the first byte (inside the atom itself for inline atoms).
-    ///
-    /// ```
-    /// let atom = dynatom::ByteAtom::new(b"pointer to the bytes");
-    /// assert_eq!(atom.as_ptr(), atom.as_bytes().as_ptr());
-    /// ```
-    #[inline]
-    pub fn as_ptr(&self) -> *const u8 {
-        self.as_bytes().as_ptr()
-    }
-
-    /// Length in bytes.
-    ///
-    /// ```
-    /// assert_eq!(dynatom::ByteAtom::new(b"four").len(), 4);
-    /// ```
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.as_bytes().len()
-    }
-
-    /// Whether there are no bytes.
-    ///
-    /// ```
-    /// assert!(dynatom::ByteAtom::new(b"").is_empty());
-    /// ```
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+    crate::accessors::handle_accessors!(bytes ByteAtom);
 
     /// Whether the bytes (up to 7) are stored inside the atom itself.
     ///
@@ -180,15 +140,5 @@ impl ByteAtom {
         // all the bytes, or the declared key) under the process's word seed, so that every
         // table and thread agrees on it while no one can compute colliding atoms offline.
         crate::hash::hash_word(self.word.bits() as u64, crate::hash::word_seed())
-    }
-
-    /// Whether the bytes are UTF-8 (one check, O(n)).
-    ///
-    /// ```
-    /// assert!(!dynatom::ByteAtom::new(b"\xff").is_utf8());
-    /// ```
-    #[inline]
-    pub fn is_utf8(&self) -> bool {
-        std::str::from_utf8(self.as_bytes()).is_ok()
     }
 }

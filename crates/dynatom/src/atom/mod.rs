@@ -157,58 +157,7 @@ impl Atom {
         AtomTable::global().lookup(text)
     }
 
-    /// The text's bytes (as [`ByteAtom::as_bytes`]).
-    ///
-    /// ```
-    /// assert_eq!(dynatom::Atom::from("text").as_bytes(), b"text");
-    /// ```
-    #[must_use]
-    #[inline]
-    pub fn as_bytes(&self) -> &[u8] {
-        self.text.as_str().as_bytes()
-    }
-
-    /// The text.
-    ///
-    /// ```
-    /// assert_eq!(dynatom::Atom::from("text").as_str(), "text");
-    /// ```
-    #[must_use]
-    #[inline]
-    pub fn as_str(&self) -> &str {
-        self.text.as_str()
-    }
-
-    /// Pointer to the first byte of the text (inside the atom itself for inline atoms).
-    ///
-    /// ```
-    /// let atom = dynatom::Atom::from("pointer to the bytes");
-    /// assert_eq!(atom.as_ptr(), atom.as_str().as_ptr());
-    /// ```
-    #[inline]
-    pub fn as_ptr(&self) -> *const u8 {
-        self.as_str().as_ptr()
-    }
-
-    /// The text's length in bytes.
-    ///
-    /// ```
-    /// assert_eq!(dynatom::Atom::from("four").len(), 4);
-    /// ```
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.as_str().len()
-    }
-
-    /// Whether the text is empty.
-    ///
-    /// ```
-    /// assert!(dynatom::Atom::from("").is_empty());
-    /// ```
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+    crate::accessors::handle_accessors!(text Atom);
 
     /// Whether the text (up to 7 bytes) is stored inside the atom itself.
     ///

@@ -41,13 +41,10 @@ const ALWAYS_POPULATE_FROM: usize = 128 * 1024;
 /// [`set_block_cache_limit`] says otherwise: none, the cache is off.
 ///
 /// Why off: the cache pays where large blocks of one size class die and are made again
-/// (the LuaJIT module turns it on for its cache workload, where it cut the 1 MiB creation
-/// mean about threefold). A growing `StrBuilder` takes its next class from the cache, so
-/// the two no longer fight (with the old realloc-only growth, 64 MiB cached by default
-/// made the report's `build` suite read 3.26× of `String` for a 1 MB text), but taking a
-/// cached block means copying what was built so far, where glibc's `realloc` usually
-/// grows a lone builder in place: one run of that suite with 64 MiB cached read 1.22× of
-/// `String` for the 1 MB text against 0.80× with the cache off. Turn it on where your
+/// (the LuaJIT module turns it on for its cache workload). A growing `StrBuilder` takes
+/// its next class from the cache, but taking a cached block means copying what was built
+/// so far, where glibc's `realloc` usually grows a lone builder in place: building a 1 MB
+/// text took 1.22× of `String`'s time with 64 MiB cached, 0.80× with the cache off. Turn it on where your
 /// program's large strings die and are made again in the same sizes.
 ///
 /// ```
@@ -109,8 +106,7 @@ fn extends_the_heap(block: *mut u8, size: usize) -> bool {
 /// Faults in the whole pages of a fresh large block with one `madvise(MADV_POPULATE_WRITE)`
 /// (Linux 5.14 and later) instead of one page fault per 4 KiB page as the copy reaches it:
 /// the block is about to be written end to end anyway, and on a VM each fault is a trip
-/// through the hypervisor (one run of a C loop on the development VM: a fresh 1 MiB mmap
-/// plus memcpy took 402–444 µs touched page by page, 308–319 µs populated first). Pages
+/// through the hypervisor. Pages
 /// already present are left as they are; an older kernel's error is ignored.
 #[cfg(all(target_os = "linux", not(loom)))]
 fn populate(block: *mut u8, size: usize) {

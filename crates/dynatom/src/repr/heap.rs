@@ -497,9 +497,8 @@ impl Drop for Block {
 
 /// Frees a block whose last count was just given up. Out of line, like
 /// [`became_unused`], so that the common drop (a count above 1 left, or a non-heap string)
-/// is a few instructions with no stack frame, like `Arc`'s: inlined, the freeing code made
-/// every drop save and restore registers (counted: 33 instructions per `Str`
-/// clone-and-drop against `Arc<str>`'s 11).
+/// is a few instructions with no stack frame, like `Arc`'s: inlined, the freeing code would
+/// make every drop save and restore registers.
 #[inline(never)]
 fn free_last(ptr: NonNull<Header>) {
     // Acquire: every other handle's uses happened before we free it.

@@ -553,8 +553,8 @@ unsafe fn release_slab(slab: NonNull<SlabHeader>) {
 
 /// Where slabs come from. On Linux, straight from the kernel: an allocator asked for
 /// memory aligned to its own size (glibc's `posix_memalign`) carves it out of a larger
-/// chunk and leaves the rest as a gap, which measured about 7 bytes of resident memory
-/// per 23-byte atom more than malloc blocks (a million atoms, 32 KiB slabs); a mapping is
+/// chunk and leaves the rest as a gap, resident memory that malloc blocks would not cost
+/// (docs/design-history.md has the figure); a mapping is
 /// trimmed to the alignment instead, and adjacent slabs merge into one mapping. When the
 /// kernel refuses (its limit on mappings, say), and elsewhere, and under loom (whose
 /// allocator checks leaks), from the global allocator.

@@ -34,17 +34,7 @@ use crate::str::Str;
 use crate::str::byte_str::not_a_part;
 
 impl Str {
-    /// The byte at `index`, or `None` past the end. No allocation (Lua's
-    /// `string.byte`, where `string.sub` would make a string).
-    ///
-    /// ```
-    /// let s = dynatom::Str::from("héllo");
-    /// assert_eq!(s.byte_at(1), Some(0xc3));
-    /// assert_eq!(s.byte_at(6), None);
-    /// ```
-    pub fn byte_at(&self, index: usize) -> Option<u8> {
-        self.as_bytes().get(index).copied()
-    }
+    crate::accessors::handle_accessors!(byte_at Str);
 
     /// The char starting at byte `index`, or `None` if `index` is past the end or not
     /// on a char boundary.

@@ -161,60 +161,8 @@ impl ByteStr {
         Ok(ByteStr { word: StrWord::heap_whole(block) })
     }
 
-    /// The bytes.
-    ///
-    /// ```
-    /// assert_eq!(dynatom::ByteStr::from(&b"ab"[..]).as_bytes(), b"ab");
-    /// ```
-    #[must_use]
-    #[inline]
-    pub fn as_bytes(&self) -> &[u8] {
-        self.word.as_bytes()
-    }
-
-    /// Pointer to the first byte (inside the handle for inline strings).
-    ///
-    /// ```
-    /// let s = dynatom::ByteStr::copy_from_slice(b"a byte string on the heap");
-    /// assert_eq!(s.as_ptr(), s.clone().as_ptr()); // clones share the buffer
-    /// ```
-    #[inline]
-    pub fn as_ptr(&self) -> *const u8 {
-        self.as_bytes().as_ptr()
-    }
-
-    /// The byte at `index`, or `None` past the end (as [`Str::byte_at`](crate::Str::byte_at)).
-    ///
-    /// ```
-    /// let s = dynatom::ByteStr::from(&b"\x00\xff"[..]);
-    /// assert_eq!(s.byte_at(1), Some(0xff));
-    /// assert_eq!(s.byte_at(2), None);
-    /// ```
-    #[must_use]
-    #[inline]
-    pub fn byte_at(&self, index: usize) -> Option<u8> {
-        self.as_bytes().get(index).copied()
-    }
-
-    /// Length in bytes.
-    ///
-    /// ```
-    /// assert_eq!(dynatom::ByteStr::from(&b"\xff\xfe"[..]).len(), 2);
-    /// ```
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.as_bytes().len()
-    }
-
-    /// Whether there are no bytes.
-    ///
-    /// ```
-    /// assert!(dynatom::ByteStr::new().is_empty());
-    /// ```
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
+    crate::accessors::handle_accessors!(bytes ByteStr);
+    crate::accessors::handle_accessors!(byte_at ByteStr);
 
     /// Whether the bytes are stored inside the handle (at most 15).
     ///
@@ -394,19 +342,6 @@ impl ByteStr {
             }),
             None => global.hash(self.as_bytes()),
         }
-    }
-
-    /// Whether the bytes are UTF-8 (one check, O(n)).
-    ///
-    /// ```
-    /// use dynatom::ByteStr;
-    ///
-    /// assert!(ByteStr::from("é").is_utf8());
-    /// assert!(!ByteStr::from(&b"\xc3"[..]).is_utf8());
-    /// ```
-    #[inline]
-    pub fn is_utf8(&self) -> bool {
-        std::str::from_utf8(self.as_bytes()).is_ok()
     }
 
     /// The block, if this string spans the whole of one.

@@ -163,27 +163,7 @@ impl Str {
         Str::try_from_str(text)
     }
 
-    /// The text.
-    ///
-    /// ```
-    /// assert_eq!(dynatom::Str::from("text").as_str(), "text");
-    /// ```
-    #[must_use]
-    #[inline]
-    pub fn as_str(&self) -> &str {
-        self.text.as_str()
-    }
-
-    /// The text's bytes.
-    ///
-    /// ```
-    /// assert_eq!(dynatom::Str::from("ab").as_bytes(), b"ab");
-    /// ```
-    #[must_use]
-    #[inline]
-    pub fn as_bytes(&self) -> &[u8] {
-        self.text.get().as_bytes()
-    }
+    crate::accessors::handle_accessors!(text Str);
 
     /// The same handle seen as a byte string: free (a `Str` is a [`ByteStr`] that
     /// promises UTF-8).
@@ -209,37 +189,6 @@ impl Str {
     #[inline]
     pub fn into_byte_str(self) -> crate::ByteStr {
         self.text.into_inner()
-    }
-
-    /// Pointer to the first byte (inside the handle for inline strings).
-    ///
-    /// ```
-    /// let s = dynatom::Str::from("a string on the heap, not inline");
-    /// assert_eq!(s.as_ptr(), s.clone().as_ptr()); // clones share the buffer
-    /// ```
-    #[inline]
-    pub fn as_ptr(&self) -> *const u8 {
-        self.as_str().as_ptr()
-    }
-
-    /// Length in bytes.
-    ///
-    /// ```
-    /// assert_eq!(dynatom::Str::from("héllo").len(), 6);
-    /// ```
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.as_bytes().len()
-    }
-
-    /// Whether the string is empty.
-    ///
-    /// ```
-    /// assert!(dynatom::Str::from("").is_empty());
-    /// ```
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// Whether the text is stored inside the handle (at most 15 bytes).

@@ -20,32 +20,10 @@
 //! thread-local once. The `SeqCst` fence is the price (on x86-64 LLVM emits a locked `or`
 //! of zero to the stack, not an `mfence`; a `dmb ish` on aarch64): it orders the
 //! announcement before the reader's loads without any store to a line that other threads
-//! write. Counted with callgrind on x86-64 (`measure_hit_cost` in the slots tests), a pin
-//! and its unpin took 25 instructions, the fence among them, before the depth counter was
-//! dropped.
-//!
-//! The fence is cheap to count and dear to run. A build whose lock-free probe in
-//! `find_or_file` skipped the pin (unsound beside a sweep; made only to measure it)
-//! counted 153.6 instead of 167.7 instructions per global-table hit on identifiers (250.5
-//! against 273.1 estimated cycles, one locked instruction fewer) and interned hit-heavy
-//! keys 1.23× and identifiers 1.22× faster on one thread (medians of nine interleaved
-//! pairs of processes, 2-vCPU VM): the pin was some 18% of an intern's time there.
-//!
-//! An asymmetric pair (the reader's fence a compiler fence only, the advance paying a
-//! Linux `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`) was tried and rejected: on a
-//! 2-vCPU VM the interrupts it sends made two threads interning into the global table 5 to
-//! 20 times slower (timed, one run per variant). Measured alone on that VM (a C loop of
-//! 20,000 calls), one such `membarrier` took 0.24 µs with no other thread running, 10.2 µs
-//! with one spinning thread and 14.1 µs with two, the time of some 400 pins (the pin-less
-//! build above saved 23 ns per keys intern, 125.8 against 102.6 ns): at one advance per
-//! few writes it costs more than the fences it spares, and advancing less often would keep
-//! swept blocks and old slot arrays longer than the table's documented bounds.
-//!
-//! Replacing the store and fence by one `SeqCst` swap of the record (an `xchg`) was tried
-//! too and dropped: timed churn and held-hit figures did not move (38.0-39.2 against
-//! 37.9-40.7 ns per churned intern, two interleaved runs each), since the fence was
-//! already a single locked instruction; an `mfence` would have cost ~20 ns here (a C loop:
-//! store, `mfence`, load took 19-22 ns against 2.4-3.1 ns with `xchg`).
+//! write. It is a real share of an intern's time, and the two ways around it lose: an
+//! asymmetric pair (a compiler fence in the reader, Linux `membarrier` in the advance)
+//! interrupts every running thread at each of the frequent advances, and a `SeqCst` swap of
+//! the record is one locked instruction too. docs/design-history.md has the figures.
 //!
 //! # Why written here rather than taken from crossbeam-epoch or seize
 //!
@@ -456,7 +434,7 @@ impl Retired {
 
     /// Queues a burst of items, each to be freed by its function once every reader pinned
     /// now is done. One stamp serves them all: each was unlinked before this call, which
-    /// is all a stamp says (counted: a sweep paid a full fence per atom it retired).
+    /// is all a stamp says (and a stamp each would cost a sweep a full fence per atom).
     ///
     /// # Safety
     /// As for [`Retired::retire`], for every item.

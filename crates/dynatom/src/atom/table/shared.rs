@@ -782,8 +782,7 @@ impl TableShared {
     ///
     /// Every drop that leaves an atom unused runs this: the common case (no check due)
     /// is an add and a compare, with the locking check out of line so that this path
-    /// saves no registers and sets up no stack frame (counted: about 14 est. cycles per
-    /// intern-then-drop of an unused atom).
+    /// saves no registers and sets up no stack frame.
     #[inline]
     fn note_unused(&self, hash: u64, bytes: usize) {
         let padded = &self.shards[shard_index(hash)];

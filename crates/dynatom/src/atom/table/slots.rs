@@ -125,14 +125,11 @@ const PREPARE_STEP: usize = 16;
 /// The most an array is filled, entries and tombstones together, as a fraction
 /// `MAX_LOAD.0 / MAX_LOAD.1`: 7/8.
 ///
-/// 3/4 was the limit before. At the keys corpus's 100,000 atoms (1,561 a shard, just past
-/// 3/4 of 2,048 slots) its arrays held 25.8 B of slots per atom, more than the atom's own
-/// header; 7/8 brought that to 10.7 B. The price is longer probes near the limit, which
-/// the tags in the slots keep cheap (a mismatch is rejected from the slot word). Counted
-/// with callgrind (1,000,000 interns of those keys, 10% misses, a 2 MiB last-level cache):
-/// 326.8 instructions a token against 333.0 at 100,000 atoms (the smaller arrays miss
-/// the cache less: 2.77 against 3.14 last-level misses), and 345.6 against 330.1 at
-/// 114,000 atoms, just under the new limit, where 3/4 has already doubled.
+/// Not 3/4: at the keys corpus's 100,000 atoms (just past 3/4 of a shard's 2,048 slots)
+/// that left 25.8 B of slots per atom, more than the atom's own header, where 7/8 leaves
+/// 10.7 B. The price is longer probes near the limit, which the tags in the slots keep
+/// cheap (a mismatch is rejected from the slot word). docs/design-history.md has the
+/// instruction counts.
 const MAX_LOAD: (usize, usize) = (7, 8);
 
 /// Whether `filled` slots of `capacity` are within [`MAX_LOAD`].
