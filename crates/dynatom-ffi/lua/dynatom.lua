@@ -440,6 +440,15 @@ end
 -- the object (a program that makes one atom 2^31 times without releasing it).
 local CLAIMS_MAX = 2147483647
 
+-- One more claim on an existing object (none past CLAIMS_MAX: the count sticks there).
+local function claim(a)
+  local claims = a.claims
+  if claims < CLAIMS_MAX then
+    a.claims = claims + 1
+  end
+  return a
+end
+
 -- Where the functions that make an atom receive the library's reference.
 local fresh = ffi.new("dt_atom[1]")
 
@@ -454,11 +463,7 @@ local function adopt()
     local a = object_of[id]
     if a then
       C.dt_atom_release(fresh)
-      local claims = a.claims
-      if claims < CLAIMS_MAX then
-        a.claims = claims + 1
-      end
-      return a
+      return claim(a)
     end
   end
   local a = Atom()
@@ -988,11 +993,7 @@ function atom_methods.clone(a)
     end
     fail(st, 2)
   end
-  local claims = a.claims
-  if claims < CLAIMS_MAX then
-    a.claims = claims + 1
-  end
-  return a
+  return claim(a)
 end
 
 -- Gives an object's id back (its handle was just released); a second call does nothing.

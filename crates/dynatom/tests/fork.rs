@@ -98,32 +98,29 @@ fn failed_children(child: fn()) -> usize {
     }
     drop(busy);
     let deadline = Instant::now() + DEADLINE;
-    let mut failed = 0;
-    for pid in pids {
-        let mut status = 0;
-        loop {
-            // SAFETY: `pid` is our child; `status` is a valid out-parameter.
-            let done = unsafe { waitpid(pid, &mut status, WNOHANG) };
-            if done == pid {
-                // Exited (not signalled) with code 0.
-                if status & 0x7f != 0 || (status >> 8) & 0xff != 0 {
-                    failed += 1;
-                }
-                break;
-            }
-            if Instant::now() > deadline {
-                // SAFETY: killing and reaping our own hung child.
-                unsafe {
-                    kill(pid, SIGKILL);
-                    waitpid(pid, &mut status, 0);
-                }
-                failed += 1;
-                break;
-            }
-            thread::sleep(Duration::from_millis(5));
+    pids.into_iter().filter(|&pid| !matches!(wait_or_kill(pid, deadline), Some(0))).count()
+}
+
+/// The exit status of our child `pid` (0 for a clean exit with code 0), or `None` if it
+/// was still running at `deadline` and so was killed.
+fn wait_or_kill(pid: i32, deadline: Instant) -> Option<i32> {
+    let mut status = 0;
+    loop {
+        // SAFETY: `pid` is our child; `status` is a valid out-parameter.
+        if unsafe { waitpid(pid, &mut status, WNOHANG) } == pid {
+            // Signalled (low bits) or exited with a code (next byte): 0 only for exit(0).
+            return Some(status & 0xffff);
         }
+        if Instant::now() > deadline {
+            // SAFETY: killing and reaping our own hung child.
+            unsafe {
+                kill(pid, SIGKILL);
+                waitpid(pid, &mut status, 0);
+            }
+            return None;
+        }
+        thread::sleep(Duration::from_millis(2));
     }
-    failed
 }
 
 #[test]
@@ -282,23 +279,10 @@ fn forked_while_starting_up() {
     let deadline = Instant::now() + Duration::from_secs(10);
     let mut hung = 0;
     for pid in pids {
-        let mut status = 0;
-        loop {
-            // SAFETY: `pid` is our child; `status` is a valid out-parameter.
-            if unsafe { waitpid(pid, &mut status, WNOHANG) } == pid {
-                assert!(status & 0x7f == 0 && (status >> 8) & 0xff == 0, "a child failed: status {status}");
-                break;
-            }
-            if Instant::now() > deadline {
-                // SAFETY: killing and reaping our own hung child.
-                unsafe {
-                    kill(pid, SIGKILL);
-                    waitpid(pid, &mut status, 0);
-                }
-                hung += 1;
-                break;
-            }
-            thread::sleep(Duration::from_millis(2));
+        match wait_or_kill(pid, deadline) {
+            Some(0) => {}
+            Some(status) => panic!("a child failed: status {status}"),
+            None => hung += 1,
         }
     }
     println!("hung children: {hung}");
