@@ -137,7 +137,8 @@
 //!   lock), `repr/checker.rs` (tells valgrind and ASan which memory the library holds
 //!   freed: a client request's `asm!`, the sanitizer's functions, and its tests' planted
 //!   read of a freed slot), and the test-only `repr/heap_count_limit_tests.rs` (drives a
-//!   count to its limit).
+//!   count to its limit), `repr/heap_permanent_tests.rs` and `repr/heap_permanent_loom.rs`
+//!   (make blocks permanent, then set their counts back by hand to free them).
 //! * The unchecked steps between the byte handles and what sits above them, each a small
 //!   file of its own above `repr/` (which knows no handle type): `utf8.rs` (the one
 //!   place bytes are read as text unchecked, for [`Str`] and [`Atom`] over [`ByteStr`]

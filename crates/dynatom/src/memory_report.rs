@@ -70,6 +70,14 @@ pub struct MemoryReport {
     /// the global table files when it is made. Declared texts of up to 7 bytes are inline
     /// atoms and filed nowhere.
     pub declared_atoms: usize,
+    /// Atoms in use whose handles stop counting, among [`atoms`](Self::atoms): atoms the
+    /// global table made permanent (see [`Atom::make_permanent`](crate::Atom::make_permanent)).
+    /// They are never unused, never swept and never freed. Static atoms, permanent from
+    /// birth, are counted in [`static_atoms`](Self::static_atoms) instead.
+    pub permanent_atoms: usize,
+    /// Heap bytes (headers and characters) of the permanent atoms, among `header_bytes`
+    /// and `char_bytes`: what promotion keeps under `max(1 MiB, in-use bytes / 8)`.
+    pub permanent_bytes: usize,
     /// Bytes the allocator gave beyond those requested for the atoms, if known. Atoms in
     /// the table's slabs have none: their rounding is in `slab_spare_bytes`.
     pub slop_bytes: Option<usize>,
@@ -157,6 +165,13 @@ impl fmt::Display for MemoryReport {
                 f,
                 "│   {:>12} B more characters in the binary: {} static atoms ({} of declared sets)",
                 self.static_char_bytes, self.static_atoms, self.declared_atoms
+            )?;
+        }
+        if self.permanent_atoms > 0 {
+            writeln!(
+                f,
+                "│   {:>12} B of them in {} permanent atoms, never freed",
+                self.permanent_bytes, self.permanent_atoms
             )?;
         }
         let unused =

@@ -29,14 +29,31 @@ fn concurrent_interning_of_equal_text_gives_one_atom() {
     assert_eq!(table.len(), texts.len());
 }
 
+/// Each key's atom ends unused once every thread is done: with contention promotion off,
+/// no count is left behind; with it on, an atom still in use is one the table made
+/// permanent (its count no longer tells).
 #[test]
 fn global_adoption_races_with_interning() {
+    AtomTable::global().set_permanent_on_contention(false);
+    adoption_race("global adoption race key");
+    for i in 0..7 {
+        assert!(Atom::lookup(&format!("global adoption race key {i}")).is_none());
+    }
+    AtomTable::global().set_permanent_on_contention(true);
+    adoption_race("global adoption race, promoting, key");
+    for i in 0..7 {
+        let left = Atom::lookup(&format!("global adoption race, promoting, key {i}"));
+        assert!(left.is_none_or(|atom| atom.is_permanent()), "a counted atom left in use");
+    }
+}
+
+fn adoption_race(prefix: &str) {
     let ops = (ops_per_thread() / 50).max(1000);
     std::thread::scope(|scope| {
         for thread in 0..THREADS {
             scope.spawn(move || {
                 for i in 0..ops {
-                    let text = format!("global adoption race key {}", i % 7);
+                    let text = format!("{prefix} {}", i % 7);
                     if thread % 2 == 0 {
                         let s = Str::from(text.as_str());
                         let atom = s.intern();
@@ -49,9 +66,6 @@ fn global_adoption_races_with_interning() {
             });
         }
     });
-    for i in 0..7 {
-        assert!(Atom::lookup(&format!("global adoption race key {i}")).is_none());
-    }
 }
 
 /// Tables made and dropped while other threads hold, clone and drop their atoms: every

@@ -207,6 +207,35 @@ fn static_atoms_targets(run: &CountedRun, rep: &mut Report) {
         ),
         None => rep.target(what, "not counted in this run".into(), None),
     }
+    permanent_targets(run, rep);
+}
+
+/// Permanent atoms: a clone and its drop write nothing shared (no locked instruction); an
+/// intern hit takes at most the reader's pin (one).
+fn permanent_targets(run: &CountedRun, rep: &mut Report) {
+    use super::static_atoms::{self as s, BASELINE, STATIC};
+    let lines = [
+        (s::PERMANENT_CLONE, 0.0, "counted permanent atoms: a clone and its drop take no locked instruction"),
+        (s::PERMANENT_HIT, 1.0, "counted permanent atoms: an intern hit takes at most 1 locked instruction"),
+    ];
+    for (op, most, what) in lines {
+        let param = s::param(op, run.quick);
+        let row = |peer| run.find(s::SUITE, op, &param, peer).and_then(|row| row.locked_instructions.map(|l| (row, l)));
+        match (row(STATIC), row(BASELINE)) {
+            (Some((row, locked)), Some((counted, counted_locked))) => rep.target(
+                what,
+                format!(
+                    "{} locked, {} est. cycles (a counted atom: {} locked, {} est. cycles)",
+                    fmt_locked(locked),
+                    fmt(row.estimated_cycles),
+                    fmt_locked(counted_locked),
+                    fmt(counted.estimated_cycles)
+                ),
+                Some(locked < most + 0.01),
+            ),
+            _ => rep.target(what, "not counted in this run".into(), None),
+        }
+    }
 }
 
 /// The rows of interning text that no set declares, in the global table and in local ones:

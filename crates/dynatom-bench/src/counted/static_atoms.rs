@@ -18,14 +18,17 @@ pub const DISPATCH_TEXT: &str = "dispatch, text input";
 pub const GLOBAL_INTERN: &str = "global intern, drop";
 pub const LOCAL_INTERN: &str = "local `AtomTable::new()` intern, drop";
 pub const AS_STR: &str = "`as_str`, set registered at run time";
+pub const PERMANENT_HIT: &str = "global intern hit, permanent atom";
+pub const PERMANENT_CLONE: &str = "clone, drop, permanent atom";
 
 /// What the two peers do, for the report.
 pub const EXPLAINED: &str = "Counted `static-atoms`: *dynatom static* is `match` on the static atoms (atom \
      input), `SET.get(text)` then `match` (text input), and interning one of the 10 declared keywords longer \
      than 7 bytes; *dynatom baseline* is `match` on `atom.as_str()`, `match` on the `&str`, and interning a \
      same-length text declared nowhere whose atom is held (a hit); reading `as_str` of the atoms of a set \
-     registered at run time (C's way) against that of held atoms of texts declared nowhere. Same token stream \
-     as the timed suite.";
+     registered at run time (C's way) against that of held atoms of texts declared nowhere; an intern hit, and \
+     a clone and its drop, of atoms made permanent (`Atom::make_permanent`) against the same of counted atoms. \
+     Same token stream as the timed suite.";
 
 /// Tokens of the dispatch stream counted.
 fn tokens(quick: bool) -> usize {
@@ -51,6 +54,10 @@ pub fn param(op: &str, quick: bool) -> String {
         format!("{} tokens, 30% of 50 keywords", tokens(quick))
     } else if op == AS_STR {
         format!("{} reads of 10 atoms of 8–10 bytes", interns(quick))
+    } else if op == PERMANENT_CLONE {
+        format!("{} clones of 10 atoms of 12 bytes", interns(quick))
+    } else if op == PERMANENT_HIT {
+        format!("{} interns of 10 texts of 12 bytes", interns(quick))
     } else {
         format!("{} interns of 10 texts of 8–10 bytes", interns(quick))
     }
@@ -73,9 +80,9 @@ fn intern(rec: &mut Recorder, op: &str, peer: &str, quick: bool, texts: &[String
     });
 }
 
-fn read(rec: &mut Recorder, peer: &str, quick: bool, atoms: &[Atom], f: impl Fn(&Atom) -> usize) {
+fn read(rec: &mut Recorder, op: &str, peer: &str, quick: bool, atoms: &[Atom], f: impl Fn(&Atom) -> usize) {
     let n = interns(quick);
-    rec.warm(AS_STR, &param(AS_STR, quick), peer, n as u64, || {
+    rec.warm(op, &param(op, quick), peer, n as u64, || {
         for i in 0..n {
             black_box(f(black_box(&atoms[i % atoms.len()])));
         }
@@ -101,6 +108,21 @@ fn registered_atoms() -> Result<Vec<Atom>, String> {
     Ok(atoms)
 }
 
+/// Ten texts of 12 bytes, made atoms and, for `permanent`, made permanent: the permanent
+/// rows' inputs. The permanent ones have texts of their own (`prefix`, 7 bytes), so that
+/// the baseline's stay counted where the peers run in one process (the tests).
+fn permanent_rows_atoms(prefix: &str, permanent: bool) -> Result<(Vec<String>, Vec<Atom>), String> {
+    let texts: Vec<String> = (0..10).map(|i| format!("{prefix:.7} {i:>4}")).collect();
+    let atoms: Vec<Atom> = texts.iter().map(|t| Atom::from(t.as_str())).collect();
+    if permanent && !atoms.iter().all(Atom::make_permanent) {
+        return Err("an atom was not made permanent".into());
+    }
+    if !permanent && atoms.iter().any(Atom::is_permanent) {
+        return Err("a baseline atom is permanent".into());
+    }
+    Ok((texts, atoms))
+}
+
 pub fn child(rec: &mut Recorder, peer: &str, quick: bool) -> Result<(), String> {
     let stream = keywords::Stream::new(tokens(quick));
     let texts = stream.texts();
@@ -115,6 +137,11 @@ pub fn child(rec: &mut Recorder, peer: &str, quick: bool) -> Result<(), String> 
     let held_local: Vec<Atom> = twins.iter().map(|t| local.intern(t)).collect();
     let registered = registered_atoms()?;
     let as_str_len = |a: &Atom| a.as_str().len();
+    let (lasting, lasting_atoms) = permanent_rows_atoms(if peer == STATIC { "lasting" } else { "counted" }, peer == STATIC)?;
+    let clone_drop = |a: &Atom| {
+        drop(black_box(a.clone()));
+        0
+    };
     match peer {
         STATIC => {
             dispatch(rec, DISPATCH_ATOM, peer, quick, &atoms, kind_of_atom);
@@ -123,21 +150,27 @@ pub fn child(rec: &mut Recorder, peer: &str, quick: bool) -> Result<(), String> 
             });
             intern(rec, GLOBAL_INTERN, peer, quick, &declared, |t| Some(Atom::from(t)));
             intern(rec, LOCAL_INTERN, peer, quick, &declared, |t| Some(local.intern(t)));
-            read(rec, peer, quick, &registered, as_str_len);
+            read(rec, AS_STR, peer, quick, &registered, as_str_len);
+            intern(rec, PERMANENT_HIT, peer, quick, &lasting, |t| Some(Atom::from(t)));
+            read(rec, PERMANENT_CLONE, peer, quick, &lasting_atoms, clone_drop);
         }
         BASELINE => {
             dispatch(rec, DISPATCH_ATOM, peer, quick, &atoms, |a| kind_of_str(a.as_str()));
             dispatch(rec, DISPATCH_TEXT, peer, quick, &texts, |t| kind_of_str(t));
             intern(rec, GLOBAL_INTERN, peer, quick, &twins, |t| Some(Atom::from(t)));
             intern(rec, LOCAL_INTERN, peer, quick, &twins, |t| Some(local.intern(t)));
-            read(rec, peer, quick, &held, as_str_len);
+            read(rec, AS_STR, peer, quick, &held, as_str_len);
+            intern(rec, PERMANENT_HIT, peer, quick, &lasting, |t| Some(Atom::from(t)));
+            read(rec, PERMANENT_CLONE, peer, quick, &lasting_atoms, clone_drop);
         }
         HARNESS => {
             dispatch(rec, DISPATCH_ATOM, peer, quick, &atoms, |_| Kind::Ident);
             dispatch(rec, DISPATCH_TEXT, peer, quick, &texts, |_| Kind::Ident);
             intern(rec, GLOBAL_INTERN, peer, quick, &declared, |_| None);
             intern(rec, LOCAL_INTERN, peer, quick, &declared, |_| None);
-            read(rec, peer, quick, &registered, |_| 0);
+            read(rec, AS_STR, peer, quick, &registered, |_| 0);
+            intern(rec, PERMANENT_HIT, peer, quick, &lasting, |_| None);
+            read(rec, PERMANENT_CLONE, peer, quick, &lasting_atoms, |_| 0);
         }
         other => return Err(format!("unknown static-atoms peer {other}")),
     }
@@ -146,7 +179,10 @@ pub fn child(rec: &mut Recorder, peer: &str, quick: bool) -> Result<(), String> 
     {
         return Err("a declared text did not give its static atom, or an undeclared one did".into());
     }
-    drop((held, held_local));
+    if lasting_atoms.iter().any(|a| a.is_permanent() != (peer == STATIC)) {
+        return Err("an atom of the permanent rows changed kind".into());
+    }
+    drop((held, held_local, lasting_atoms));
     Ok(())
 }
 
@@ -164,7 +200,7 @@ mod tests {
             child(&mut rec, peer, true).unwrap();
             let ops: Vec<(String, String, u64)> =
                 rec.measured.iter().map(|m| (m.op.clone(), m.param.clone(), m.ops)).collect();
-            assert_eq!(ops.len(), 5, "{peer}");
+            assert_eq!(ops.len(), 7, "{peer}");
             seen.push(ops);
         }
         assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");

@@ -9,6 +9,7 @@ pub(crate) mod declared_atoms;
 // Only the maps hash atoms as keys.
 #[cfg(feature = "small-map")]
 pub(crate) mod key_hash;
+mod permanent_atoms;
 #[cfg(feature = "static-atoms")]
 pub(crate) mod static_set;
 pub(crate) mod static_set_error;

@@ -236,6 +236,21 @@ impl AtomWord {
         Some(unsafe { heap::entry_hash(NonNull::new_unchecked(header)) })
     }
 
+    /// Makes a heap atom of the global table permanent (see
+    /// [`Block::make_permanent_if_global`]): its block's bytes (header and text) if this
+    /// call did; `None` for other atoms, and atoms already permanent.
+    pub(crate) fn make_permanent_if_global(&self) -> Option<usize> {
+        let block = self.heap_block()?;
+        block.make_permanent_if_global().then(|| heap::HEADER_SIZE + block.len())
+    }
+
+    /// Whether no handle of this atom counts: inline, declared and static atoms, and heap
+    /// atoms their table made permanent.
+    #[inline]
+    pub(crate) fn is_permanent(&self) -> bool {
+        self.heap_block().is_none_or(|block| block.is_permanent())
+    }
+
     /// Whether the atom is the global table's entry (heap or static); false for inline
     /// atoms, which belong to no table.
     #[inline]
@@ -434,11 +449,34 @@ impl RawAtom {
     /// As for [`RawAtom::bytes`].
     #[inline]
     pub(crate) unsafe fn acquire(self, revive: bool) -> Option<AtomWord> {
+        let mut contended = false;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { self.acquire_noting(revive, &mut contended) }
+    }
+
+    /// [`RawAtom::acquire`], also setting `contended` when another thread moved the
+    /// entry's count while this one raised it (see [`Block::acquire_entry_noting`]).
+    ///
+    /// # Safety
+    /// As for [`RawAtom::bytes`].
+    #[inline]
+    pub(crate) unsafe fn acquire_noting(self, revive: bool, contended: &mut bool) -> Option<AtomWord> {
         match self.block_ptr() {
             // SAFETY: forwarded from this function's contract.
-            Some(block) => unsafe { Block::acquire_entry(block, if revive { 1 } else { 2 }) }.map(AtomWord::from_block),
+            Some(block) => unsafe { Block::acquire_entry_noting(block, if revive { 1 } else { 2 }, contended) }
+                .map(AtomWord::from_block),
             None => Some(self.static_atom()),
         }
+    }
+
+    /// Whether the entry is permanent: static, or a block made permanent.
+    ///
+    /// # Safety
+    /// As for [`RawAtom::bytes`].
+    #[inline]
+    pub(crate) unsafe fn is_permanent(self) -> bool {
+        // SAFETY: forwarded from this function's contract (the count is only read).
+        self.block_ptr().is_none_or(|block| unsafe { Block::entry_is_permanent(block) })
     }
 
     /// The atom a static entry hands out: its declared word, or its own address. Out of

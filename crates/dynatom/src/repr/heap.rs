@@ -48,10 +48,24 @@ pub(crate) use crate::error::{Fallibility, MAX_LEN};
 
 /// Beyond this many handles a clone aborts the process, as `Arc` does: the count
 /// cannot wrap to zero and free a block that is still in use. (Chosen over saturating
-/// into an immortal block: 2^31 live handles, 32 GiB of `Atom`s, only come from
+/// into an immortal block: 2^30 live handles, 8 GiB of `Atom`s, only come from
 /// `mem::forget` in a loop, a bug worth stopping at rather than a leak to hide.)
-/// The gap up to `u32::MAX` absorbs clones racing past the check on other threads.
-pub(super) const MAX_COUNT: u32 = i32::MAX as u32;
+/// The gap up to [`PERMANENT_FROM`] absorbs clones racing past the check on other threads.
+pub(super) const MAX_COUNT: u32 = (1 << 30) - 1;
+
+/// A count at or above this is *permanent*: the table made the atom immortal
+/// ([`Block::make_permanent`]), and its handles stop counting. Clones, drops and table
+/// hits read the count, see the top bit and write nothing, so a hot atom's cache line
+/// stays shared among the cores that use it.
+///
+/// The count of handles at the moment of promotion is forgotten: nothing frees the block
+/// any more. What still writes is a clone or drop that read the count just before the
+/// promotion and adds or subtracts just after it; such stray steps are at most one per
+/// thread racing the promotion, so they stay far inside the zone of 2^31 values around
+/// [`PERMANENT`] and the top bit never clears.
+pub(crate) const PERMANENT_FROM: u32 = 1 << 31;
+/// The count a promotion stores: the middle of the permanent zone.
+const PERMANENT: u32 = PERMANENT_FROM | (1 << 30);
 
 #[repr(C)]
 pub(crate) struct Header {
@@ -391,13 +405,31 @@ impl Block {
     /// # Safety
     /// - `ptr` points to an allocated block header: the caller reached it through a table
     ///   that holds a count of it, and the block cannot be freed while the caller looks.
-    #[inline]
+    #[cfg(test)]
     pub(crate) unsafe fn acquire_entry(ptr: NonNull<Header>, min: u32) -> Option<Block> {
+        let mut contended = false;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { Block::acquire_entry_noting(ptr, min, &mut contended) }
+    }
+
+    /// [`Block::acquire_entry`], also saying (in `contended`, set and never cleared)
+    /// whether another thread moved the count while this one raised it: the sign of an
+    /// atom hot enough on several cores to be made permanent. A permanent block is
+    /// handed out without a write.
+    ///
+    /// # Safety
+    /// As for [`Block::acquire_entry`].
+    #[inline]
+    pub(crate) unsafe fn acquire_entry_noting(ptr: NonNull<Header>, min: u32, contended: &mut bool) -> Option<Block> {
         debug_assert!(min >= 1);
         // SAFETY: the caller guarantees the header is allocated.
         let header = unsafe { ptr.as_ref() };
         let mut count = header.count.load(Ordering::Relaxed);
         loop {
+            if count >= PERMANENT_FROM {
+                // Nothing to count: the block is never freed.
+                return Some(Block { ptr });
+            }
             if count < min {
                 return None;
             }
@@ -410,9 +442,69 @@ impl Block {
             // do; Acquire keeps the reasoning local.
             match header.count.compare_exchange_weak(count, count + 1, Ordering::Acquire, Ordering::Relaxed) {
                 Ok(_) => return Some(Block { ptr }),
+                Err(actual) => {
+                    // Another thread moved the count between our load and our exchange:
+                    // the atom's line is bouncing between cores.
+                    *contended |= actual != count;
+                    count = actual;
+                }
+            }
+        }
+    }
+
+    /// Makes an interned block permanent: its count stops moving (see [`PERMANENT_FROM`])
+    /// and the block is never freed. True if this call made it so; false if it already
+    /// was, or if no handle besides the table holds it (an unused atom is left for its
+    /// table to sweep).
+    ///
+    /// # Safety
+    /// `ptr` is an entry of the caller's table, alive while the caller looks, and that
+    /// table is never dropped (the global one): a permanent block outlives every table
+    /// that could give up its count.
+    pub(super) unsafe fn make_permanent(ptr: NonNull<Header>) -> bool {
+        // SAFETY: the caller guarantees the header is allocated.
+        let header = unsafe { ptr.as_ref() };
+        let mut count = header.count.load(Ordering::Relaxed);
+        loop {
+            // At 1 a sweep may be taking the block back (1 -> 0); at 0 it has.
+            if !(2..PERMANENT_FROM).contains(&count) {
+                return false;
+            }
+            // Relaxed: the count publishes nothing; the block's bytes were published with
+            // its entry and never change.
+            match header.count.compare_exchange_weak(count, PERMANENT, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return true,
                 Err(actual) => count = actual,
             }
         }
+    }
+
+    /// Whether a table entry's count is permanent ([`Block::make_permanent`]).
+    ///
+    /// # Safety
+    /// As for [`Block::reclaim_unused`] (the count is only read).
+    #[inline]
+    pub(crate) unsafe fn entry_is_permanent(ptr: NonNull<Header>) -> bool {
+        // SAFETY: the caller guarantees the block is allocated.
+        unsafe { ptr.as_ref() }.count.load(Ordering::Relaxed) >= PERMANENT_FROM
+    }
+
+    /// Makes this block permanent if it is the global table's entry ([`INTERNED`] and not
+    /// [`LOCAL`]): true if this call did (see [`Block::make_permanent`]).
+    pub(crate) fn make_permanent_if_global(&self) -> bool {
+        if !self.is_global_entry() {
+            return false;
+        }
+        // SAFETY: `self` holds a count, so the block is alive while we look; it is the
+        // global table's entry, and that table is never dropped (its flags never change
+        // back, and no other table files a block that one holds).
+        unsafe { Block::make_permanent(self.ptr) }
+    }
+
+    /// Whether this block's count is permanent.
+    #[inline]
+    pub(crate) fn is_permanent(&self) -> bool {
+        self.header().count.load(Ordering::Relaxed) >= PERMANENT_FROM
     }
 
     /// Takes back a table entry whose only count is the table's, for freeing: moves the
@@ -470,8 +562,16 @@ impl Clone for Block {
     fn clone(&self) -> Block {
         // Relaxed: a new reference can only be made from an existing one, which already
         // keeps the block alive (the argument std's `Arc::clone` makes).
-        let old = self.header().count.fetch_add(1, Ordering::Relaxed);
-        if old > MAX_COUNT {
+        let count = &self.header().count;
+        // A permanent block is not counted: reading the count, unlike adding to it, leaves
+        // the cache line shared among the cores that hold it.
+        if count.load(Ordering::Relaxed) >= PERMANENT_FROM {
+            return Block { ptr: self.ptr };
+        }
+        let old = count.fetch_add(1, Ordering::Relaxed);
+        // Between the limit and the permanent zone; a stray add to a block made permanent
+        // since the load above lands in the zone and is harmless.
+        if old > MAX_COUNT && old < PERMANENT_FROM {
             std::process::abort();
         }
         Block { ptr: self.ptr }
@@ -481,6 +581,9 @@ impl Clone for Block {
 impl Drop for Block {
     #[inline]
     fn drop(&mut self) {
+        if self.is_permanent() {
+            return;
+        }
         // Read before the decrement: once the count is down to the table's one, a sweep may
         // take the block back and free it at once (this thread is not a pinned reader).
         let state = self.state();
@@ -775,6 +878,14 @@ impl Block {
 #[cfg(all(test, not(loom)))]
 #[path = "heap_count_limit_tests.rs"]
 mod count_limit_tests;
+
+#[cfg(all(test, not(loom)))]
+#[path = "heap_permanent_tests.rs"]
+mod permanent_tests;
+
+#[cfg(all(test, loom))]
+#[path = "heap_permanent_loom.rs"]
+mod permanent_loom_models;
 
 #[cfg(all(test, not(loom)))]
 mod tests {

@@ -1,6 +1,7 @@
 //! [`AtomTable`]: where atoms are interned.
 
 mod handles;
+mod permanent;
 mod reclaim;
 mod report_collect;
 mod shared;
@@ -38,7 +39,8 @@ use crate::repr::str_word::{StrForm, StrWord};
 ///   one-word slots (the atom's address plus 16 bits of its hash), filled to at most 7/8
 ///   before it doubles: 9.1 B of slots per atom at the limit, 18.3 B just after a
 ///   doubling, more while a large shard's next array is prepared (below). A hit takes no
-///   lock and writes nothing but the atom's count; filing a new atom locks its shard,
+///   lock and writes nothing but the atom's count, and not even that for a *permanent*
+///   atom (below); filing a new atom locks its shard,
 ///   which grows a few slots per write rather than all at once: the old array is copied 8
 ///   or more slots per write, and in a shard of more than a few thousand atoms the next array is
 ///   allocated when the current one is half full and zeroed 16 slots per write (holding
@@ -74,6 +76,12 @@ use crate::repr::str_word::{StrForm, StrWord};
 ///   is, the second collection frees it, unless a thread pinned before the first is still
 ///   pinned at the second (then a later one does). A collection skips a shard that another
 ///   thread holds locked; that thread collects it as it writes there.
+/// * Permanent atoms: the global table stops counting an atom's handles when two threads
+///   raise its count at the same moment, or when asked ([`Atom::make_permanent`](crate::Atom::make_permanent)),
+///   so that its clones, drops and hits write nothing to the cache line all its users
+///   share. Such an atom is never swept or freed; the table keeps these atoms' bytes under
+///   `max(1 MiB, in-use bytes / 8)` and reports them ([`MemoryReport::permanent_atoms`]).
+///   Static atoms are permanent from birth; tables other than the global one make none.
 /// * Storage: an atom the table copies in (header and text together up to 256 bytes)
 ///   lies in the table's *slabs*, 32 KiB blocks of memory of one block size each (in
 ///   steps of 8 bytes; mapped from the kernel on Linux), with no allocator header. A freed
@@ -319,6 +327,16 @@ impl AtomTable {
         &self.shared
     }
 
+    /// Makes `word` permanent if it is the global table's and the table's permanent
+    /// budget allows (see `table/permanent.rs`); says whether it is permanent now.
+    pub(crate) fn make_word_permanent(word: &AtomWord) -> bool {
+        if word.is_permanent() {
+            return true;
+        }
+        // A heap atom of the global table exists only once that table is made.
+        global_table_if_made().is_some_and(|global| global.shared.make_permanent(word))
+    }
+
     /// The atom for `bytes`, filing a copy of them if they are new: what the handles'
     /// `intern` and `intern_bytes` come to.
     pub(crate) fn try_intern_bytes_word(&self, bytes: &[u8], fallibility: Fallibility) -> Result<AtomWord, StrError> {
@@ -455,6 +473,22 @@ impl AtomTable {
     /// ```
     pub fn set_unused_bytes_limit(&self, bytes: usize) {
         self.shared.set_unused_bytes_limit(bytes);
+    }
+
+    /// Sets whether the table makes an atom permanent by itself when two threads raise
+    /// its count at the same moment (on by default; see
+    /// [`Atom::make_permanent`](crate::Atom::make_permanent)). Only the global table
+    /// makes permanent atoms, so the setting matters only there. Off, atoms become
+    /// permanent only when asked, and every other atom is counted and swept as usual.
+    ///
+    /// ```
+    /// let global = dynatom::AtomTable::global();
+    /// global.set_permanent_on_contention(false);
+    /// // ... threads contending on atoms leave them counted ...
+    /// global.set_permanent_on_contention(true);
+    /// ```
+    pub fn set_permanent_on_contention(&self, on: bool) {
+        self.shared.set_permanent_on_contention(on);
     }
 
     /// Whether no atom is filed here.

@@ -42,7 +42,7 @@ pub(crate) fn collect(table: &TableShared) -> MemoryReport {
 fn add_entry(report: &mut MemoryReport, raw: RawAtom) {
     // SAFETY: `collect` visits entries with their shard locked, so no sweep frees them;
     // the table holds their counts.
-    let (footprint, unused) = unsafe { (raw.footprint(), raw.is_unused()) };
+    let (footprint, unused, permanent) = unsafe { (raw.footprint(), raw.is_unused(), raw.is_permanent()) };
     if let Some(size) = footprint.slab_block {
         report.slab_spare_bytes += size - (footprint.header + footprint.chars);
     }
@@ -58,6 +58,9 @@ fn add_entry(report: &mut MemoryReport, raw: RawAtom) {
     if footprint.block.is_none() {
         report.static_atoms += 1;
         report.declared_atoms += usize::from(footprint.declared);
+    } else if permanent {
+        report.permanent_atoms += 1;
+        report.permanent_bytes += footprint.header + footprint.chars;
     }
     if let (Some(block), Some(slop), None) = (footprint.block, report.slop_bytes.as_mut(), footprint.slab_block) {
         *slop += usable_size(block.as_ptr()).saturating_sub(footprint.header + footprint.chars);

@@ -67,6 +67,7 @@ use crate::repr::heap::{
 use crate::repr::slab::{MAX_STRIPES, SlabUsage, Slabs};
 use crate::sync::{AtomicU64, AtomicUsize, Mutex, Ordering, lock};
 
+use super::permanent::Permanent;
 use super::reclaim::{self, Retired};
 use super::slots::{Slots, SlotsGuard};
 use crate::counters::Counters;
@@ -207,6 +208,8 @@ pub(crate) struct TableShared {
     /// names (see [`TableShared::collect_waiting`]), so that memory retired in a shard that
     /// is not touched again is freed all the same.
     waiting_shards: AtomicU64,
+    /// The atoms made permanent (global table only; see [`super::permanent`]).
+    permanent: Permanent,
 }
 
 /// `retain`'s test for a sweep: an unused entry's count is taken back and its block goes
@@ -330,6 +333,7 @@ impl TableShared {
             filed_bytes_room: AtomicUsize::new(DEFAULT_UNUSED_BYTES_LIMIT),
             slabs: Slabs::try_with_stripes(slab_stripes(kind))?,
             waiting_shards: AtomicU64::new(0),
+            permanent: Permanent::new(),
         })
     }
 
@@ -450,10 +454,17 @@ impl TableShared {
                 compared += 1;
                 is_entry_for(RawAtom::from_slot(entry), hash, bytes)
             });
-            // SAFETY: pinned: a swept block is freed only after this guard is dropped, and
-            // a count of 0 (swept) is never raised.
-            if let Some(atom) = found.and_then(|entry| unsafe { RawAtom::from_slot(entry).acquire(true) }) {
+            let mut contended = false;
+            let hit = found.and_then(|entry| {
+                // SAFETY: pinned: a swept block is freed only after this guard is dropped,
+                // and a count of 0 (swept) is never raised.
+                unsafe { RawAtom::from_slot(entry).acquire_noting(true, &mut contended) }
+            });
+            if let Some(atom) = hit {
                 drop(guard);
+                if contended {
+                    self.promote_contended(&atom);
+                }
                 self.after_read();
                 return Ok(atom);
             }
@@ -556,12 +567,41 @@ impl TableShared {
     ) -> Option<AtomWord> {
         let guard = reclaim::pin();
         let entry = padded.slots.find(&guard, probe_hash(hash), |entry| accept(RawAtom::from_slot(entry)));
+        let mut contended = false;
         // SAFETY: pinned: a swept block is freed only after this guard is dropped, and a
         // count of 0 (swept) is never raised.
-        let atom = entry.and_then(|entry| unsafe { RawAtom::from_slot(entry).acquire(revive) });
+        let atom = entry.and_then(|entry| unsafe { RawAtom::from_slot(entry).acquire_noting(revive, &mut contended) });
         drop(guard);
+        if let (true, Some(atom)) = (contended, &atom) {
+            self.promote_contended(atom);
+        }
         self.after_read();
         atom
+    }
+
+    /// A hit found `atom`'s count moved by another thread as it raised it: the global
+    /// table makes the atom permanent if its budget allows (see [`super::permanent`]).
+    #[cold]
+    #[inline(never)]
+    fn promote_contended(&self, atom: &AtomWord) {
+        if self.kind == TableKind::Global && self.permanent.on_contention() {
+            self.make_permanent(atom);
+        }
+    }
+
+    /// Whether contended hits make atoms permanent (the global table's; others never do).
+    pub(crate) fn set_permanent_on_contention(&self, on: bool) {
+        self.permanent.set_on_contention(on);
+    }
+
+    /// Makes `atom` permanent if this is the global table and `atom` one of its atoms,
+    /// within the permanent budget; says whether it is permanent now (values and static
+    /// atoms always are).
+    pub(crate) fn make_permanent(&self, atom: &AtomWord) -> bool {
+        if self.kind != TableKind::Global {
+            return atom.is_permanent();
+        }
+        self.permanent.promote(atom, self.live_bytes.load(Ordering::Relaxed))
     }
 
     /// What a lock-free read does once unpinned: one relaxed load, and a collection now
@@ -1206,6 +1246,7 @@ mod fork {
         reclaimer: Option<reclaim::ForkHold>,
         _cache: cache::ForkHold,
         _statics: MutexGuard<'static, Vec<usize>>,
+        _permanent: MutexGuard<'static, Vec<usize>>,
         _shards: Vec<ShardGuard<'static>>,
         _live_tables: MutexGuard<'static, Vec<usize>>,
     }
@@ -1222,6 +1263,7 @@ mod fork {
             _live_tables: lock(&super::LIVE_TABLES),
             _shards: table.shards.iter().map(|padded| padded.slots.lock()).collect(),
             _statics: lock(&table.static_entries),
+            _permanent: table.permanent.hold_for_fork(),
             _cache: cache::hold_for_fork(),
             reclaimer: Some(reclaim::hold_for_fork()),
         };

@@ -1,0 +1,88 @@
+//! Permanent atoms of the global table: made so on request or when two threads raise an
+//! atom's count at once, never swept or freed, shown in the memory report, and kept to
+//! the table's budget.
+
+use std::sync::Barrier;
+
+use dynatom::{Atom, AtomTable, ByteAtom, Str};
+
+/// Valgrind runs one thread at a time: two threads never raise a count at the same moment
+/// there, so the contention test has nothing to see.
+fn under_valgrind() -> bool {
+    std::env::var("LD_PRELOAD").is_ok_and(|preload| preload.contains("vgpreload"))
+}
+
+#[test]
+fn a_permanent_atom_outlives_its_handles_and_every_sweep() {
+    let text = "a permanent atom that outlives its handles";
+    let atom = Atom::from(text);
+    assert!(!atom.is_permanent());
+    assert!(atom.make_permanent());
+    assert!(atom.is_permanent() && atom.make_permanent(), "asking again says it is");
+    let address = atom.as_ptr();
+    let clones: Vec<Atom> = (0..100).map(|_| atom.clone()).collect();
+    let as_str = Str::from(atom.clone());
+    drop((atom, clones, as_str));
+    AtomTable::global().shrink();
+    let found = Atom::lookup(text).expect("a permanent atom stays in use");
+    assert_eq!(found.as_ptr(), address, "the same entry, never freed");
+    assert_eq!(Atom::from(text).as_ptr(), address);
+    assert!(found.is_permanent());
+}
+
+#[test]
+fn the_memory_report_counts_permanent_atoms_apart_from_unused_ones() {
+    let texts: Vec<String> = (0..10).map(|i| format!("a permanent atom for the report, number {i}")).collect();
+    for text in &texts {
+        assert!(Atom::from(text.as_str()).make_permanent());
+    }
+    AtomTable::global().shrink();
+    let report = AtomTable::global().memory_report();
+    assert!(report.permanent_atoms >= texts.len(), "{report:?}");
+    let own_bytes: usize = texts.iter().map(|t| t.len() + dynatom::MemoryReport::HEADER_BYTES).sum();
+    assert!(report.permanent_bytes >= own_bytes, "{report:?}");
+    assert!(report.permanent_bytes <= report.header_bytes + report.char_bytes, "among the atoms in use");
+    assert!(report.to_string().contains("permanent atoms"), "{report}");
+    for text in &texts {
+        assert!(Atom::lookup(text).is_some(), "in use with no handle: {text}");
+    }
+}
+
+#[test]
+fn values_and_static_atoms_are_permanent_and_local_tables_make_none() {
+    assert!(Atom::from("short").is_permanent());
+    assert!(Atom::from_static("a static atom, immortal in the binary").is_permanent());
+    assert!(ByteAtom::new(b"\xfe byte atoms too").make_permanent());
+    let local = AtomTable::new();
+    let atom = local.intern("an atom of a table that can be dropped");
+    assert!(!atom.make_permanent());
+    assert!(!atom.is_permanent());
+    let seeded = AtomTable::with_seed(7).intern("an atom of a seeded table");
+    assert!(!seeded.make_permanent());
+    drop(atom);
+    local.shrink();
+    assert_eq!(local.memory_report().unused_atoms, 0, "the local atom was swept as usual");
+}
+
+#[test]
+fn two_threads_hitting_one_atom_make_it_permanent() {
+    if under_valgrind() {
+        return;
+    }
+    let text = "an atom two threads intern at once, over and over";
+    let atom = Atom::from(text);
+    let barrier = Barrier::new(2);
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                barrier.wait();
+                for _ in 0..2_000_000 {
+                    if Atom::from(text).is_permanent() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    assert!(atom.is_permanent(), "two million contended hits per thread and no promotion");
+}
