@@ -360,6 +360,15 @@ typedef struct dt_memory_report {
    * Unused atoms (no reference left) freed by sweeps.
    */
   uint64_t removals;
+  /**
+   * Atoms the global table made permanent (`dt_atom_make_permanent`), among `atoms`:
+   * never unused, never freed.
+   */
+  size_t permanent_atoms;
+  /**
+   * Their headers and bytes, among `header_bytes` and `char_bytes`.
+   */
+  size_t permanent_bytes;
 } dt_memory_report;
 
 #ifdef __cplusplus
@@ -402,6 +411,19 @@ int dt_atom_equal(const struct dt_atom *a, const struct dt_atom *b);
  * Thread safety: any thread.
  */
 uint64_t dt_atom_hash(const struct dt_atom *a);
+
+/**
+ * Makes the atom in `*a` permanent if it is the global table's and the table's budget
+ * for permanent atoms allows (`max(1 MiB, in-use bytes / 8)`): from then on its clones,
+ * releases and interning hits write nothing shared, and it is never freed. 1 if the atom
+ * is permanent now (atoms of up to 7 bytes and static ones always are), else 0 (also for
+ * NULL, invalid or released handles, and for atoms of tables made with `dt_table_new`,
+ * which can be freed). The global table also makes an atom permanent by itself when two
+ * threads raise its count at the same moment.
+ *
+ * Thread safety: any thread.
+ */
+int dt_atom_make_permanent(const struct dt_atom *a);
 
 /**
  * The bytes of `*a`: `*data` (not NUL-terminated) and `*len`. Atoms of up to 7 bytes

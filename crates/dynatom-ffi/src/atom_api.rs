@@ -58,6 +58,20 @@ pub extern "C" fn dt_atom_hash(a: *const dt_atom) -> u64 {
     guarded(|| atom_ref(a).map_or(0, ByteAtom::hash64))
 }
 
+/// Makes the atom in `*a` permanent if it is the global table's and the table's budget
+/// for permanent atoms allows (`max(1 MiB, in-use bytes / 8)`): from then on its clones,
+/// releases and interning hits write nothing shared, and it is never freed. 1 if the atom
+/// is permanent now (atoms of up to 7 bytes and static ones always are), else 0 (also for
+/// NULL, invalid or released handles, and for atoms of tables made with `dt_table_new`,
+/// which can be freed). The global table also makes an atom permanent by itself when two
+/// threads raise its count at the same moment.
+///
+/// Thread safety: any thread.
+#[no_mangle]
+pub extern "C" fn dt_atom_make_permanent(a: *const dt_atom) -> c_int {
+    guarded(|| atom_ref(a).map_or(0, |a| c_int::from(a.make_permanent())))
+}
+
 /// The bytes of `*a`: `*data` (not NUL-terminated) and `*len`. Atoms of up to 7 bytes
 /// live in the word itself, so `*data` may point INTO `*a`: valid while `*a` stays put
 /// and is not released.

@@ -98,6 +98,11 @@ pub struct dt_memory_report {
     pub inserts: u64,
     /// Unused atoms (no reference left) freed by sweeps.
     pub removals: u64,
+    /// Atoms the global table made permanent (`dt_atom_make_permanent`), among `atoms`:
+    /// never unused, never freed.
+    pub permanent_atoms: usize,
+    /// Their headers and bytes, among `header_bytes` and `char_bytes`.
+    pub permanent_bytes: usize,
 }
 
 impl From<&MemoryReport> for dt_memory_report {
@@ -119,6 +124,8 @@ impl From<&MemoryReport> for dt_memory_report {
             locked_misses: r.locked_misses,
             inserts: r.inserts,
             removals: r.removals,
+            permanent_atoms: r.permanent_atoms,
+            permanent_bytes: r.permanent_bytes,
         }
     }
 }
@@ -133,7 +140,7 @@ fn report_json(r: &MemoryReport) -> String {
         "{{\"atoms\":{},\"unused_atoms\":{},\"unused_bytes\":{},\"unused_bytes_limit\":{},\
          \"table_bytes\":{},\"header_bytes\":{},\"char_bytes\":{},\"static_char_bytes\":{},\"static_atoms\":{},\"declared_atoms\":{},\"slop_bytes\":{},\
          \"total_bytes\":{},\"locked_lookups\":{},\"locked_hits\":{},\"locked_misses\":{},\"inserts\":{},\
-         \"removals\":{},\"mean_probe\":{},\"max_probe\":{}}}",
+         \"removals\":{},\"mean_probe\":{},\"max_probe\":{},\"permanent_atoms\":{},\"permanent_bytes\":{}}}",
         r.atoms,
         r.unused_atoms,
         r.unused_bytes,
@@ -152,7 +159,9 @@ fn report_json(r: &MemoryReport) -> String {
         r.inserts,
         r.removals,
         r.mean_probe,
-        r.max_probe
+        r.max_probe,
+        r.permanent_atoms,
+        r.permanent_bytes
     );
     json
 }

@@ -79,6 +79,32 @@ static void clone_release_and_released_handles(void) {
     EXPECT_STATUS(DT_OK, dt_atom_release(&c));
 }
 
+static void a_permanent_atom_stays_after_its_last_release(void) {
+    const char *text = "test_atom.c: an atom made permanent, then released";
+    dt_atom a = atom_of(text);
+    EXPECT(dt_atom_make_permanent(&a) == 1);
+    EXPECT(dt_atom_make_permanent(&a) == 1);
+    dt_memory_report report;
+    EXPECT_STATUS(DT_OK, dt_table_memory_report(GLOBAL, &report));
+    EXPECT(report.permanent_atoms >= 1 && report.permanent_bytes >= strlen(text));
+    EXPECT_STATUS(DT_OK, dt_atom_release(&a));
+    /* Found with no reference left: a counted atom would be unused, and not found. */
+    dt_atom found = {0};
+    EXPECT_STATUS(DT_OK, dt_table_lookup_bytes(GLOBAL, (const uint8_t *)text, strlen(text), &found));
+    EXPECT_STATUS(DT_OK, dt_atom_release(&found));
+    dt_atom short_one = atom_of("short");
+    EXPECT(dt_atom_make_permanent(&short_one) == 1);
+    EXPECT(dt_atom_make_permanent(NULL) == 0);
+    dt_table *local = NULL;
+    EXPECT_STATUS(DT_OK, dt_table_new(&local));
+    dt_atom l = {0};
+    EXPECT_STATUS(DT_OK, dt_table_intern_bytes(local, LIT("an atom of a table that can be freed"), &l));
+    EXPECT(dt_atom_make_permanent(&l) == 0);
+    EXPECT_STATUS(DT_OK, dt_atom_release(&l));
+    EXPECT(dt_atom_make_permanent(&l) == 0);
+    EXPECT_STATUS(DT_OK, dt_table_free(local));
+}
+
 static void short_atoms_live_in_the_word(void) {
     dt_atom a = atom_of("seven!!");
     const uint8_t *data = NULL;
@@ -119,6 +145,7 @@ int main(void) {
     RUN(lookup_never_inserts);
     RUN(clone_release_and_released_handles);
     RUN(short_atoms_live_in_the_word);
+    RUN(a_permanent_atom_stays_after_its_last_release);
     RUN(atom_to_str_shares_the_bytes);
     RUN(bad_arguments_to_from_bytes);
     FINISH();
