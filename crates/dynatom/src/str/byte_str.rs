@@ -268,6 +268,14 @@ impl ByteStr {
                 }
                 StrWord::heap(block.clone(), offset + start, bytes.len())
             }
+            // An owner's bytes follow the same policy, the owner's whole bytes being the
+            // parent buffer: a small part is copied out so it never keeps the owner alive.
+            StrForm::Owned { block, offset, .. } => {
+                if block.len() >= RETAIN_CHECK_MIN_PARENT && bytes.len() * RETAIN_MAX_RATIO < block.len() {
+                    return Some(ByteStr::copy_from_slice(bytes));
+                }
+                StrWord::owned(block.counted(), offset + start, bytes.len())
+            }
             StrForm::Static(parent) => StrWord::from_static(&parent[start..end]),
             StrForm::Inline(_) => unreachable!("slices of inline strings fit inline"),
         };
@@ -284,6 +292,7 @@ impl ByteStr {
         }
         let word = match self.word.form() {
             StrForm::Heap { block, offset, .. } => StrWord::heap(block.clone(), offset + start, bytes.len()),
+            StrForm::Owned { block, offset, .. } => StrWord::owned(block.counted(), offset + start, bytes.len()),
             StrForm::Static(parent) => StrWord::from_static(&parent[start..end]),
             StrForm::Inline(_) => unreachable!("pieces of inline strings fit inline"),
         };

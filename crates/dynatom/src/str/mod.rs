@@ -7,6 +7,7 @@ mod byte_traits;
 mod concat;
 mod conversions;
 mod format;
+mod from_owner;
 mod intern;
 mod str_traits;
 
