@@ -345,11 +345,13 @@ impl ExactSink {
 impl Clone for StrWord {
     #[inline]
     fn clone(&self) -> StrWord {
-        match self.form() {
-            // The copy below needs a count of its own; take it and keep it.
-            StrForm::Heap { block, .. } => std::mem::forget(block.clone()),
-            StrForm::Owned { block, .. } => std::mem::forget(block.counted()),
-            StrForm::Inline(_) | StrForm::Static(_) => {}
+        // The copy below needs a count of its own; take it and keep it.
+        match self.tag() {
+            TAG_HEAP => std::mem::forget(self.block().clone()),
+            // SAFETY: the owned form's word 0 holds a count of its control block, which
+            // `self` keeps for the borrow.
+            TAG_OWNED => std::mem::forget(unsafe { Owned::borrow_raw(self.owned_ptr()) }.counted()),
+            _ => {}
         }
         // SAFETY: inline and static forms hold no ownership, and for the heap and owned
         // forms the count the copy owns was just taken: a bitwise copy is then a valid
@@ -419,6 +421,30 @@ mod tests {
         assert_eq!(whole.clone().bits(), whole.bits());
         assert_ne!(whole.bits(), part.bits());
         assert_eq!(part.bits().0, whole.bits().0, "same block pointer");
+    }
+
+    #[test]
+    fn owned_views_share_one_control_block() {
+        use crate::repr::owned::NewOwned;
+        let owner = b"bytes an owner keeps, viewed through two ranges".to_vec();
+        let at = owner.as_ptr();
+        let block = NewOwned::new(owner, Fallibility::Infallible).unwrap().share();
+        let whole = StrWord::owned_whole(block.clone());
+        let part = StrWord::owned(block, 6, 2);
+        assert_eq!(whole.as_bytes().as_ptr(), at);
+        assert_eq!(part.as_bytes(), b"an");
+        assert!(matches!(part.form(), StrForm::Owned { offset: 6, len: 2, .. }));
+        assert_eq!(whole.clone().bits(), whole.bits());
+        assert_eq!(part.bits().0, whole.bits().0, "same control block");
+        assert_eq!(whole.bits().0 & TAG_MASK, TAG_OWNED);
+    }
+
+    #[test]
+    #[should_panic(expected = "range outside the owner's bytes")]
+    fn owned_views_stay_inside_the_bytes() {
+        use crate::repr::owned::NewOwned;
+        let block = NewOwned::new(vec![7u8; 20], Fallibility::Infallible).unwrap().share();
+        let _ = StrWord::owned(block, 10, 11);
     }
 
     #[test]
