@@ -259,8 +259,9 @@ impl StrWord {
 
     /// A cheap test that two words could be a handle: a valid tag, a non-zero first word,
     /// an 8-aligned block pointer, an inline length of at most 15, a non-null static
-    /// pointer, a heap range that does not overflow. It cannot tell a live block from a
-    /// freed or forged one.
+    /// pointer, a heap range that does not overflow; for the owned form, a non-null
+    /// 8-aligned control block pointer and such a range. It cannot tell a live block from
+    /// a freed or forged one.
     #[inline]
     pub(crate) fn raw_words_plausible(words: [usize; 2]) -> bool {
         let [word0, word1] = words;
