@@ -1,8 +1,9 @@
 //! `Str`, `Atom` and `AtomTable` operations against `String` and a map of live atoms:
-//! creation (inline, heap, static, from bytes), slices, clones, interning into the
-//! global and a local table, lookups, drops, comparisons and hashes; `is_interned` against
-//! what `intern` then does, also for buffers an adopting local table holds. At the end
-//! every handle is dropped, and no table may still hold one of the texts.
+//! creation (inline, heap, static, from bytes, over an owner's bytes), slices, clones,
+//! interning into the global and a local table, lookups, drops, comparisons and hashes;
+//! `is_interned` against what `intern` then does, also for buffers an adopting local
+//! table holds. At the end every handle is dropped, and no table may still hold one of
+//! the texts.
 
 #![no_main]
 
@@ -25,6 +26,11 @@ enum Make {
     FromString,
     Static(u8),
     Builder,
+    /// Over the bytes of an owner (`Str::from_owner`): a `String`, or a `Box<[u8]>`
+    /// that keeps them (short texts are copied inline and the owner dropped).
+    Owned {
+        boxed: bool,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -126,6 +132,16 @@ impl Model {
                     Make::Static(k) => {
                         let s = Str::from_static(STATICS[k as usize % STATICS.len()]);
                         return self.push_str(s.clone(), s.as_str().to_owned());
+                    }
+                    Make::Owned { boxed } => {
+                        let s = if boxed {
+                            Str::from_owner(text.clone().into_bytes().into_boxed_slice()).ok()
+                        } else {
+                            Str::from_owner(text.clone()).ok()
+                        };
+                        let s = s.expect("a String's bytes are text");
+                        assert_eq!(s.is_inline(), text.len() <= 15);
+                        s
                     }
                     Make::Builder => {
                         let mut builder = dynatom::StrBuilder::new();

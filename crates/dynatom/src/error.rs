@@ -1,4 +1,5 @@
-//! The errors of fallible constructors ([`StrError`]) and of building ([`BuildError`]).
+//! The errors of fallible constructors ([`StrError`], and [`FromOwnerError`], which hands
+//! a refused owner back) and of building ([`BuildError`]).
 
 use std::fmt;
 
@@ -64,6 +65,116 @@ impl std::error::Error for StrError {
 impl From<std::str::Utf8Error> for StrError {
     fn from(err: std::str::Utf8Error) -> StrError {
         StrError::InvalidUtf8(err)
+    }
+}
+
+/// Why [`ByteStr::try_from_owner`](crate::ByteStr::try_from_owner),
+/// [`Str::from_owner`](crate::Str::from_owner) or
+/// [`Str::try_from_owner`](crate::Str::try_from_owner) refused an owner, with the owner
+/// itself, handed back untouched (not dropped, its bytes not copied).
+///
+/// The reason is a [`StrError`]: [`StrError::InvalidUtf8`] (text only),
+/// [`StrError::TooLong`] (more than [`Str::MAX_LEN`](crate::Str::MAX_LEN) bytes), or
+/// [`StrError::AllocFailed`] (the `try_` constructors, when the control block could not
+/// be allocated). `?` turns it into that `StrError`, dropping the owner.
+///
+/// ```
+/// use dynatom::{Str, StrError};
+///
+/// let err = Str::from_owner(vec![b'o', b'k', 0xff]).unwrap_err();
+/// assert!(matches!(err.reason(), StrError::InvalidUtf8(e) if e.valid_up_to() == 2));
+/// assert_eq!(err.to_string(), "invalid UTF-8: invalid utf-8 sequence of 1 bytes from index 2");
+/// assert_eq!(err.into_owner(), vec![b'o', b'k', 0xff]); // nothing lost
+/// ```
+pub struct FromOwnerError<O> {
+    owner: O,
+    reason: StrError,
+}
+
+impl<O> FromOwnerError<O> {
+    pub(crate) fn new(owner: O, reason: StrError) -> FromOwnerError<O> {
+        FromOwnerError { owner, reason }
+    }
+
+    /// Why the owner was refused.
+    ///
+    /// ```
+    /// let err = dynatom::Str::from_owner(vec![0xc3]).unwrap_err();
+    /// assert!(matches!(err.reason(), dynatom::StrError::InvalidUtf8(_)));
+    /// ```
+    #[must_use]
+    pub fn reason(&self) -> &StrError {
+        &self.reason
+    }
+
+    /// The owner, borrowed.
+    ///
+    /// ```
+    /// let err = dynatom::Str::from_owner(vec![0xc3]).unwrap_err();
+    /// assert_eq!(err.owner(), &vec![0xc3]);
+    /// ```
+    #[must_use]
+    pub fn owner(&self) -> &O {
+        &self.owner
+    }
+
+    /// The owner, given back.
+    ///
+    /// ```
+    /// let err = dynatom::Str::from_owner(Box::<[u8]>::from(&b"\xff not text"[..])).unwrap_err();
+    /// let owner: Box<[u8]> = err.into_owner();
+    /// assert_eq!(&owner[..], b"\xff not text");
+    /// ```
+    #[must_use = "dropping the owner is what `drop(err)` does"]
+    pub fn into_owner(self) -> O {
+        self.owner
+    }
+
+    /// The owner and the reason.
+    ///
+    /// ```
+    /// use dynatom::{Str, StrError};
+    ///
+    /// let (owner, reason) = Str::from_owner(vec![b'a', 0x80]).unwrap_err().into_parts();
+    /// assert_eq!(owner, vec![b'a', 0x80]);
+    /// assert!(matches!(reason, StrError::InvalidUtf8(_)));
+    /// ```
+    #[must_use]
+    pub fn into_parts(self) -> (O, StrError) {
+        (self.owner, self.reason)
+    }
+}
+
+impl<O> fmt::Debug for FromOwnerError<O> {
+    /// Names the owner's type rather than printing it (an owner may hold megabytes, and
+    /// need not be `Debug`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FromOwnerError")
+            .field("owner", &std::any::type_name::<O>())
+            .field("reason", &self.reason)
+            .finish()
+    }
+}
+
+impl<O> fmt::Display for FromOwnerError<O> {
+    /// The reason's message (the same as [`StrError`]'s).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.reason, f)
+    }
+}
+
+impl<O> std::error::Error for FromOwnerError<O> {
+    /// The reason's own source (the [`Utf8Error`](std::str::Utf8Error) of invalid text):
+    /// the message already is the reason's.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.reason)
+    }
+}
+
+impl<O> From<FromOwnerError<O>> for StrError {
+    /// The reason; the owner is dropped.
+    fn from(err: FromOwnerError<O>) -> StrError {
+        err.reason
     }
 }
 

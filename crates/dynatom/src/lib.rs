@@ -129,7 +129,8 @@
 //! fails when a file outside this list gains `unsafe`, or a file in it no longer has any.
 //!
 //! * The raw layouts, one module each: `repr/heap.rs` (the heap block: header, bytes,
-//!   reference count), `repr/str_word.rs` (the 16-byte [`ByteStr`] word),
+//!   reference count), `repr/owned.rs` (the control block of a string over an owner's
+//!   bytes: count, owner, its bytes' pointer), `repr/str_word.rs` (the 16-byte [`ByteStr`] word),
 //!   `repr/atom_word.rs` (the 8-byte [`ByteAtom`] word), `repr/growable.rs` (a builder's
 //!   block under construction), `repr/block_cache.rs` (freed large blocks kept for
 //!   reuse), `repr/slab.rs` (a table's size-class slabs, where the atoms it copies in
@@ -183,6 +184,9 @@
 //!   maps, in insertion order), [`Interner`] and [`SyncInterner`] (as the sequence of
 //!   their strings in symbol order, so symbols survive a round trip; a [`Resolver`]
 //!   serializes the same way) and [`Symbol`] (as its index).
+//! * `bytes`: `From<bytes::Bytes> for ByteStr` and `From<ByteStr> for bytes::Bytes`,
+//!   neither copying the bytes (the first goes through [`ByteStr::from_owner`], the
+//!   second makes the handle the `Bytes`' owner).
 //! * `stats`: [`SmallMapStats`], counters of hint hits, false matches and unknown-text
 //!   lookups in the small maps (off: zero cost).
 //! * `glibc-slop` (off by default; glibc targets): memory reports give allocator slop.
@@ -319,7 +323,7 @@ pub use crate::atom::static_set::StaticSet;
 pub use crate::atom::static_set_error::StaticSetError;
 pub use crate::atom::table::AtomTable;
 pub use crate::builder::{ByteStrBuilder, PartialWrite, Piece, Pieces, StrBuilder};
-pub use crate::error::{BuildError, StrError};
+pub use crate::error::{BuildError, FromOwnerError, StrError};
 #[cfg(feature = "interner")]
 pub use crate::interner::{Interner, InternerError, Limits, Resolver, Symbol, SyncInterner};
 pub use crate::memory_report::MemoryReport;

@@ -31,6 +31,7 @@
 use std::str::Utf8Error;
 
 use crate::repr::growable::GrowableBlock;
+use crate::repr::owned::NewOwned;
 use crate::repr::str_word::ExactSink;
 
 /// Byte containers whose bytes a [`Utf8`] may vouch for.
@@ -66,6 +67,15 @@ unsafe impl ByteView for ExactSink {
     #[inline]
     fn bytes(&self) -> &[u8] {
         self.filled()
+    }
+}
+
+// SAFETY: the bytes are the owner's first `as_ref` answer, recorded once and never
+// changed (the owner is never asked again).
+unsafe impl<O> ByteView for NewOwned<O> {
+    #[inline]
+    fn bytes(&self) -> &[u8] {
+        NewOwned::bytes(self)
     }
 }
 

@@ -38,7 +38,9 @@ proptest! {
         let copied = ByteStr::copy_from_slice(&model);
         let from_vec = ByteStr::from(model.clone());
         let fallible = ByteStr::try_copy_from_slice(&model).unwrap();
-        for s in [&copied, &from_vec, &fallible] {
+        let owned = ByteStr::from_owner(model.clone());
+        let owned_box = ByteStr::try_from_owner(model.clone().into_boxed_slice()).unwrap();
+        for s in [&copied, &from_vec, &fallible, &owned, &owned_box] {
             prop_assert_eq!(s.as_bytes(), &model[..]);
             prop_assert_eq!(s.len(), model.len());
             prop_assert_eq!(s.is_empty(), model.is_empty());
@@ -58,6 +60,14 @@ proptest! {
         if a == b {
             prop_assert_eq!(sa.hash64(), sb.hash64());
         }
+        // A string over an owner's bytes compares, hashes and orders as the copy does.
+        let (oa, ob) = (ByteStr::from_owner(a.clone()), ByteStr::from_owner(b.clone()));
+        prop_assert_eq!(oa == sb, a == b);
+        prop_assert_eq!(oa == ob, a == b);
+        prop_assert_eq!(oa.cmp(&sb), a.cmp(&b));
+        prop_assert_eq!(std_hash(&oa), std_hash(&a[..]));
+        prop_assert_eq!(oa.hash64(), sa.hash64());
+        prop_assert_eq!(oa.intern(), sa.intern());
         let (ia, ib) = (sa.intern(), sb.intern());
         prop_assert_eq!(ia == ib, a == b);
         prop_assert_eq!(sa == sb, a == b, "interning changes no answer");
@@ -69,8 +79,9 @@ proptest! {
     }
 
     #[test]
-    fn slices_agree_with_vec_indexing(model in bytes(), start in 0usize..3100, len in 0usize..3100) {
-        let s = ByteStr::from(&model[..]);
+    fn slices_agree_with_vec_indexing(model in bytes(), start in 0usize..3100, len in 0usize..3100, owned: bool) {
+        // The heap (or inline) copy, or a string over an owner's bytes: the same policy.
+        let s = if owned { ByteStr::from_owner(model.clone()) } else { ByteStr::from(&model[..]) };
         let end = start.saturating_add(len);
         match model.get(start..end) {
             Some(expected) => {
@@ -95,8 +106,8 @@ proptest! {
     }
 
     #[test]
-    fn slice_ref_shares_every_part(model in bytes(), start in 0usize..3100, len in 0usize..3100) {
-        let s = ByteStr::from(&model[..]);
+    fn slice_ref_shares_every_part(model in bytes(), start in 0usize..3100, len in 0usize..3100, owned: bool) {
+        let s = if owned { ByteStr::from_owner(model.clone()) } else { ByteStr::from(&model[..]) };
         let start = start.min(model.len());
         let end = start.saturating_add(len).min(model.len());
         let part = s.slice_ref(&s[start..end]);

@@ -7,7 +7,7 @@
 //! arrangement can hide interleavings the other finds.
 #![cfg(loom)]
 
-use dynatom::{Atom, AtomTable, Str};
+use dynatom::{Atom, AtomTable, ByteStr, Str};
 use loom::thread;
 
 const TEXT: &str = "a text long enough to be filed in the table";
@@ -263,4 +263,46 @@ fn dropper_sweeps_while_another_thread_revives() {
             assert_eq!(Atom::from(TEXT), atom);
         },
     );
+}
+
+/// An owner that counts its drops (a plain counter: the assertion's, not the model's).
+struct CountedOwner(Vec<u8>, std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl AsRef<[u8]> for CountedOwner {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Drop for CountedOwner {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Clones, takes a part of and drops a handle of a string over an owner's bytes.
+fn share_and_drop(s: ByteStr) {
+    let part = s.slice_ref(&s[2..30]);
+    let again = part.clone();
+    drop(s);
+    assert_eq!(again, TEXT.as_bytes()[2..30]);
+    drop(part);
+    drop(again);
+}
+
+/// A string over an owner's bytes: two threads clone, slice and drop their handles, so
+/// either may release the last one while the other clones. The owner is dropped exactly
+/// once, after both are done with it, and the control block is freed (loom checks its
+/// allocations).
+#[test]
+fn owner_last_release_races_clone() {
+    loom::model(|| {
+        let drops = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let s = ByteStr::from_owner(CountedOwner(TEXT.as_bytes().to_vec(), drops.clone()));
+        let theirs = s.clone();
+        let spawned = thread::spawn(move || share_and_drop(theirs));
+        share_and_drop(s);
+        spawned.join().unwrap();
+        assert_eq!(drops.load(std::sync::atomic::Ordering::SeqCst), 1);
+    });
 }

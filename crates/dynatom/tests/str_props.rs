@@ -29,7 +29,8 @@ proptest! {
         let from_string = Str::from(model.clone());
         let from_bytes = Str::from_utf8(model.clone().into_bytes()).unwrap();
         let from_slice = Str::from_utf8_slice(model.as_bytes()).unwrap();
-        for s in [&from_ref, &from_string, &from_bytes, &from_slice] {
+        let from_owner = Str::from_owner(model.clone()).unwrap();
+        for s in [&from_ref, &from_string, &from_bytes, &from_slice, &from_owner] {
             prop_assert_eq!(s.as_str(), model.as_str());
             prop_assert_eq!(s.len(), model.len());
             prop_assert_eq!(s.is_inline(), model.len() <= 15);
@@ -45,6 +46,10 @@ proptest! {
         prop_assert_eq!(sa.cmp(&sb), a.cmp(&b));
         prop_assert_eq!(std_hash(&sa), std_hash(a.as_str()));
         prop_assert_eq!(std_hash(&sa) == std_hash(&sb), std_hash(&a) == std_hash(&b));
+        let oa = Str::from_owner(a.clone()).unwrap();
+        prop_assert_eq!(oa == sb, a == b);
+        prop_assert_eq!(oa.cmp(&sb), a.cmp(&b));
+        prop_assert_eq!(std_hash(&oa), std_hash(a.as_str()));
         // Cached hashes and interning change no answer.
         let _ = (sa.hash64(), sb.hash64());
         prop_assert_eq!(sa == sb, a == b);
@@ -56,8 +61,8 @@ proptest! {
     }
 
     #[test]
-    fn slices_agree_with_str_indexing(model in text(), start in 0usize..3100, len in 0usize..3100) {
-        let s = Str::from(model.as_str());
+    fn slices_agree_with_str_indexing(model in text(), start in 0usize..3100, len in 0usize..3100, owned: bool) {
+        let s = if owned { Str::from_owner(model.clone()).unwrap() } else { Str::from(model.as_str()) };
         let end = start.saturating_add(len);
         let expected = model.get(start..end);
         let got = s.get_slice(start..end);

@@ -15,5 +15,6 @@ pub(crate) mod declared;
 pub(crate) mod growable;
 pub(crate) mod heap;
 pub(crate) mod late_sets;
+pub(crate) mod owned;
 pub(crate) mod slab;
 pub(crate) mod str_word;

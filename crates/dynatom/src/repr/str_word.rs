@@ -4,7 +4,7 @@
 //!
 //! # Memory layout
 //!
-//! Two words; the two low bits of the first word say which of three forms it is.
+//! Two words; the two low bits of the first word say which of four forms it is.
 //!
 //! ```text
 //!            byte 0            bytes 1..8              bytes 8..16
@@ -19,16 +19,25 @@
 //! static   +---------------------------------------+------------------------+
 //!          | len << 2 | 0b10                       | pointer to the bytes   |
 //!          +---------------------------------------+------------------------+
+//! owned    +---------------------------------------+------------------------+
+//!          | control block pointer | 0b11          | offset:u32 << 32 | len |
+//!          +---------------------------------------+------------------------+
 //! ```
 //!
-//! Word 0 is never zero (the inline and static tags are non-zero, a block pointer is
-//! non-null), which gives `Option<ByteStr>` its niche. The layout assumes a 64-bit
+//! The owned form is the heap form for bytes that live in memory someone else owns
+//! (`ByteStr::from_owner`): word 0 points at a control block ([`super::owned`]: a count,
+//! the owner, and the pointer and length of its bytes), tagged `0b11`, and word 1 is a
+//! range of those bytes packed as the heap form packs its own.
+//!
+//! Word 0 is never zero (the inline, static and owned tags are non-zero, a block pointer
+//! is non-null), which gives `Option<ByteStr>` its niche. The layout assumes a 64-bit
 //! little-endian target: the inline length must be the first byte in memory.
 
 use std::num::NonZeroUsize;
 use std::ptr::NonNull;
 
 use super::heap::{Block, UninitBlock};
+use super::owned::{Owned, OwnedRef};
 use crate::error::{Fallibility, StrError};
 
 #[cfg(not(all(target_pointer_width = "64", target_endian = "little")))]
@@ -38,6 +47,7 @@ const TAG_MASK: usize = 0b11;
 const TAG_HEAP: usize = 0b00;
 const TAG_INLINE: usize = 0b01;
 const TAG_STATIC: usize = 0b10;
+const TAG_OWNED: usize = 0b11;
 const LEN_SHIFT: u32 = 2;
 
 /// Strings up to this many bytes are stored inside the handle.
@@ -55,16 +65,18 @@ const _: () = {
 };
 
 // SAFETY: the inline and static forms are plain data (static bytes are `&'static [u8]`,
-// which is Send + Sync); the heap form holds a `Block`, which is Send + Sync.
+// which is Send + Sync); the heap form holds a `Block` and the owned form an `Owned`,
+// both Send + Sync.
 unsafe impl Send for StrWord {}
 // SAFETY: as for `Send`.
 unsafe impl Sync for StrWord {}
 
-/// The three forms, borrowed.
+/// The four forms, borrowed.
 pub(crate) enum StrForm<'a> {
     Inline(&'a [u8]),
     Static(&'static [u8]),
     Heap { block: &'a Block, offset: usize, len: usize },
+    Owned { block: OwnedRef<'a>, offset: usize, len: usize },
 }
 
 impl StrWord {
@@ -128,6 +140,30 @@ impl StrWord {
         StrWord { word0: block.into_raw().cast(), word1: std::ptr::without_provenance(packed) }
     }
 
+    /// A view of the whole of an owner's bytes, taking over the block's count.
+    ///
+    /// # Panics
+    /// If the bytes are longer than [`MAX_LEN`](super::heap::MAX_LEN) (the caller checks).
+    #[inline]
+    pub(crate) fn owned_whole(block: Owned) -> StrWord {
+        let len = block.len();
+        StrWord::owned(block, 0, len)
+    }
+
+    /// A view of `len` bytes at `offset` of an owner's bytes, taking over the block's
+    /// count.
+    ///
+    /// # Panics
+    /// If the range lies outside the bytes, or past [`MAX_LEN`](super::heap::MAX_LEN).
+    #[inline]
+    pub(crate) fn owned(block: Owned, offset: usize, len: usize) -> StrWord {
+        let end = offset.checked_add(len).expect("range overflow");
+        assert!(end <= block.len() && end <= super::heap::MAX_LEN, "range outside the owner's bytes");
+        let packed = (offset << 32) | len;
+        let word0 = block.into_raw().cast::<u8>().map_addr(|addr| addr | TAG_OWNED);
+        StrWord { word0, word1: std::ptr::without_provenance(packed) }
+    }
+
     #[inline]
     fn tag(&self) -> usize {
         self.word0.as_ptr().addr() & TAG_MASK
@@ -148,11 +184,28 @@ impl StrWord {
                 // SAFETY: the static form was built from a `&'static [u8]` of this length.
                 StrForm::Static(unsafe { std::slice::from_raw_parts(self.word1, len) })
             }
+            TAG_OWNED => {
+                let packed = self.word1.addr();
+                // SAFETY: the owned form's word 0 is a control block pointer owning one
+                // count, which `self` keeps for the borrow's lifetime.
+                let block = unsafe { Owned::borrow_raw(self.owned_ptr()) };
+                StrForm::Owned { block, offset: packed >> 32, len: packed & 0xFFFF_FFFF }
+            }
             _ => {
                 let packed = self.word1.addr();
                 StrForm::Heap { block: self.block(), offset: packed >> 32, len: packed & 0xFFFF_FFFF }
             }
         }
+    }
+
+    /// The control block pointer of an owned-form word, untagged.
+    #[inline]
+    fn owned_ptr(&self) -> NonNull<super::owned::Control> {
+        debug_assert_eq!(self.tag(), TAG_OWNED);
+        let untagged = self.word0.as_ptr().map_addr(|addr| addr & !TAG_MASK);
+        // SAFETY: an owned-form word 0 is a tagged control block pointer, non-null once
+        // untagged (blocks are allocations).
+        unsafe { NonNull::new_unchecked(untagged) }.cast()
     }
 
     /// The block of a heap-form word.
@@ -170,6 +223,7 @@ impl StrWord {
             StrForm::Inline(bytes) => bytes,
             StrForm::Static(bytes) => bytes,
             StrForm::Heap { block, offset, len } => &block.bytes()[offset..offset + len],
+            StrForm::Owned { block, offset, len } => &block.bytes()[offset..offset + len],
         }
     }
 
@@ -205,8 +259,9 @@ impl StrWord {
 
     /// A cheap test that two words could be a handle: a valid tag, a non-zero first word,
     /// an 8-aligned block pointer, an inline length of at most 15, a non-null static
-    /// pointer, a heap range that does not overflow. It cannot tell a live block from a
-    /// freed or forged one.
+    /// pointer, a heap range that does not overflow; for the owned form, a non-null
+    /// 8-aligned control block pointer and such a range. It cannot tell a live block from
+    /// a freed or forged one.
     #[inline]
     pub(crate) fn raw_words_plausible(words: [usize; 2]) -> bool {
         let [word0, word1] = words;
@@ -220,7 +275,12 @@ impl StrWord {
             }
             TAG_INLINE => (word0 & 0xFF) >> LEN_SHIFT <= INLINE_CAPACITY,
             TAG_STATIC => word1 != 0 || word0 >> LEN_SHIFT == 0,
-            _ => false,
+            _ => {
+                let (offset, len) = (word1 >> 32, word1 & 0xFFFF_FFFF);
+                word0 & !TAG_MASK != 0
+                    && word0 & 0b111 == TAG_OWNED
+                    && offset.checked_add(len).is_some_and(|end| end <= super::heap::MAX_LEN)
+            }
         }
     }
 }
@@ -286,12 +346,17 @@ impl ExactSink {
 impl Clone for StrWord {
     #[inline]
     fn clone(&self) -> StrWord {
-        if self.tag() == TAG_HEAP {
-            // The copy below needs a count of its own; take it and keep it.
-            std::mem::forget(self.block().clone());
+        // The copy below needs a count of its own; take it and keep it.
+        match self.tag() {
+            TAG_HEAP => std::mem::forget(self.block().clone()),
+            // SAFETY: the owned form's word 0 holds a count of its control block, which
+            // `self` keeps for the borrow.
+            TAG_OWNED => std::mem::forget(unsafe { Owned::borrow_raw(self.owned_ptr()) }.counted()),
+            _ => {}
         }
-        // SAFETY: inline and static forms hold no ownership, and for the heap form the
-        // count the copy owns was just taken: a bitwise copy is then a valid clone.
+        // SAFETY: inline and static forms hold no ownership, and for the heap and owned
+        // forms the count the copy owns was just taken: a bitwise copy is then a valid
+        // clone.
         unsafe { std::ptr::read(self) }
     }
 }
@@ -299,10 +364,15 @@ impl Clone for StrWord {
 impl Drop for StrWord {
     #[inline]
     fn drop(&mut self) {
-        if self.tag() == TAG_HEAP {
+        match self.tag() {
             // SAFETY: the heap form owns one count of the block in word 0, given up here
             // exactly once.
-            drop(unsafe { Block::from_raw(self.word0.cast()) });
+            TAG_HEAP => drop(unsafe { Block::from_raw(self.word0.cast()) }),
+            // SAFETY: the owned form owns one count of the control block in word 0 (tag
+            // cleared), given up here exactly once. The last count drops the owner, whose
+            // panic, if any, unwinds from here after the block is freed.
+            TAG_OWNED => drop(unsafe { Owned::from_raw(self.owned_ptr()) }),
+            _ => {}
         }
     }
 }
@@ -352,6 +422,30 @@ mod tests {
         assert_eq!(whole.clone().bits(), whole.bits());
         assert_ne!(whole.bits(), part.bits());
         assert_eq!(part.bits().0, whole.bits().0, "same block pointer");
+    }
+
+    #[test]
+    fn owned_views_share_one_control_block() {
+        use crate::repr::owned::NewOwned;
+        let owner = b"bytes an owner keeps, viewed through two ranges".to_vec();
+        let at = owner.as_ptr();
+        let block = NewOwned::new(owner, Fallibility::Infallible).unwrap().share();
+        let whole = StrWord::owned_whole(block.clone());
+        let part = StrWord::owned(block, 6, 2);
+        assert_eq!(whole.as_bytes().as_ptr(), at);
+        assert_eq!(part.as_bytes(), b"an");
+        assert!(matches!(part.form(), StrForm::Owned { offset: 6, len: 2, .. }));
+        assert_eq!(whole.clone().bits(), whole.bits());
+        assert_eq!(part.bits().0, whole.bits().0, "same control block");
+        assert_eq!(whole.bits().0 & TAG_MASK, TAG_OWNED);
+    }
+
+    #[test]
+    #[should_panic(expected = "range outside the owner's bytes")]
+    fn owned_views_stay_inside_the_bytes() {
+        use crate::repr::owned::NewOwned;
+        let block = NewOwned::new(vec![7u8; 20], Fallibility::Infallible).unwrap().share();
+        let _ = StrWord::owned(block, 10, 11);
     }
 
     #[test]

@@ -22,6 +22,8 @@ pub(crate) const RETAIN_MAX_RATIO: usize = 8;
 ///   plus the promise that the bytes are text:
 ///   [`Str::as_byte_str`](crate::Str::as_byte_str) is free, and [`ByteStr::to_text`] checks
 ///   UTF-8 once.
+/// * Bytes the program already owns (a `Vec<u8>`, `bytes::Bytes`, a mapped file) become a
+///   `ByteStr` without a copy: [`ByteStr::from_owner`].
 /// * Making one never hashes and never touches a table; [`ByteStr::intern`] does, adopting
 ///   the buffer. Equal bytes are the same atom whether they came in as bytes or as text.
 /// * Clone is O(1); [`ByteStr::slice`] takes any byte range in O(1).
@@ -220,7 +222,10 @@ impl ByteStr {
     /// Retention policy (as [`Str::slice`](crate::Str::slice)): a result of up to 15 bytes
     /// is stored inline; a result shorter than 1/8 of a parent buffer of 1 KiB or more is
     /// copied out, so a tiny slice never pins a large buffer; anything else shares the
-    /// parent's buffer.
+    /// parent's buffer. The bytes of an owner ([`ByteStr::from_owner`]) are one parent
+    /// buffer too: for zero-copy parsing of a large buffer, take parts with
+    /// [`ByteStr::slice_ref`], which shares (or stores up to 15 bytes inline) and never
+    /// allocates.
     ///
     /// # Panics
     /// If the range is out of bounds or starts after it ends. The message names the
@@ -268,6 +273,14 @@ impl ByteStr {
                 }
                 StrWord::heap(block.clone(), offset + start, bytes.len())
             }
+            // An owner's bytes follow the same policy, the owner's whole bytes being the
+            // parent buffer: a small part is copied out so it never keeps the owner alive.
+            StrForm::Owned { block, offset, .. } => {
+                if block.len() >= RETAIN_CHECK_MIN_PARENT && bytes.len() * RETAIN_MAX_RATIO < block.len() {
+                    return Some(ByteStr::copy_from_slice(bytes));
+                }
+                StrWord::owned(block.counted(), offset + start, bytes.len())
+            }
             StrForm::Static(parent) => StrWord::from_static(&parent[start..end]),
             StrForm::Inline(_) => unreachable!("slices of inline strings fit inline"),
         };
@@ -284,6 +297,7 @@ impl ByteStr {
         }
         let word = match self.word.form() {
             StrForm::Heap { block, offset, .. } => StrWord::heap(block.clone(), offset + start, bytes.len()),
+            StrForm::Owned { block, offset, .. } => StrWord::owned(block.counted(), offset + start, bytes.len()),
             StrForm::Static(parent) => StrWord::from_static(&parent[start..end]),
             StrForm::Inline(_) => unreachable!("pieces of inline strings fit inline"),
         };
@@ -291,8 +305,8 @@ impl ByteStr {
     }
 
     /// `part`, a byte slice borrowed from this string, as a [`ByteStr`] in O(1) without
-    /// allocating: inline if it fits, else sharing this string's buffer (the `bytes`
-    /// crate's `Bytes::slice_ref`). An empty `part` gives an empty `ByteStr` wherever it
+    /// allocating: inline if it fits, else sharing this string's buffer or owner (the
+    /// `bytes` crate's `Bytes::slice_ref`). The way to take parts for zero-copy parsing. An empty `part` gives an empty `ByteStr` wherever it
     /// points.
     ///
     /// # Panics

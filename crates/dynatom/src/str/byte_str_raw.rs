@@ -139,8 +139,14 @@ mod tests {
     #[test]
     fn every_form_round_trips_through_words() {
         let heap = ByteStr::copy_from_slice(b"a heap string \xff with a byte that is not UTF-8");
-        let forms =
-            [ByteStr::new(), ByteStr::from_static(b"static"), ByteStr::from(&b"inline\0"[..]), heap.slice(2..30)];
+        let owned = ByteStr::from_owner(b"bytes an owner keeps, \xff and all, viewed in place".to_vec());
+        let forms = [
+            ByteStr::new(),
+            ByteStr::from_static(b"static"),
+            ByteStr::from(&b"inline\0"[..]),
+            heap.slice(2..30),
+            owned.slice(1..40),
+        ];
         for s in forms {
             let expected = s.as_bytes().to_vec();
             let words = s.into_raw();
@@ -187,5 +193,12 @@ mod tests {
         assert!(!ByteStr::raw_words_plausible([0x1000 | 0b100, 0]), "misaligned block");
         assert!(!ByteStr::raw_words_plausible([(16 << 2) | 0b01, 0]), "inline length 16");
         assert!(!ByteStr::raw_words_plausible([(3 << 2) | 0b10, 0]), "static bytes at null");
+        assert!(!ByteStr::raw_words_plausible([0x1000 | 0b111, 0]), "misaligned control block");
+        assert!(!ByteStr::raw_words_plausible([0x1000 | 0b011, (1 << 32) | 0xFFFF_FFFF]), "range past MAX_LEN");
+        let words = ByteStr::from_owner(b"an owner's bytes given to C as two words".to_vec()).slice(3..30).into_raw();
+        assert_eq!(words[0] & 0b111, 0b011, "the owned form's tag");
+        assert!(ByteStr::raw_words_plausible(words));
+        // SAFETY: from `into_raw`, taken back once.
+        drop(unsafe { ByteStr::from_raw(words) });
     }
 }

@@ -1,6 +1,7 @@
 //! Strings and atoms, both ways: interning a [`Str`] or [`ByteStr`] (the table adopts a
-//! whole heap buffer whose text is new, so interning copies nothing) and handing an
-//! atom's text back out as a string in O(1).
+//! whole heap buffer whose text is new, so interning copies nothing; the bytes of an
+//! owner, `from_owner`, are copied: atoms own their bytes) and handing an atom's text back
+//! out as a string in O(1).
 
 use std::convert::Infallible;
 
@@ -14,7 +15,8 @@ use crate::error::{Fallibility, StrError};
 impl Str {
     /// The global atom for this text. O(1) if the string is already interned; a heap
     /// string spanning its whole buffer is adopted when its text is new (no copy); a
-    /// slice of a larger buffer is copied, so an atom never pins a parent.
+    /// slice of a larger buffer is copied, so an atom never pins a parent, and so is a
+    /// string over an owner's bytes ([`Str::from_owner`]): an atom never keeps an owner.
     ///
     /// ```
     /// use dynatom::Str;
@@ -93,8 +95,8 @@ impl Str {
 impl ByteStr {
     /// The global atom for these bytes: O(1) if already interned; a heap string spanning
     /// its whole buffer is adopted when the bytes are new (no copy); a slice of a larger
-    /// buffer is copied, so an atom never pins a parent. The same atom as text of equal
-    /// bytes would get.
+    /// buffer is copied, so an atom never pins a parent, and so are an owner's bytes
+    /// ([`ByteStr::from_owner`]). The same atom as text of equal bytes would get.
     ///
     /// ```
     /// use dynatom::{Atom, ByteAtom, ByteStr};

@@ -7,6 +7,7 @@ mod byte_traits;
 mod concat;
 mod conversions;
 mod format;
+mod from_owner;
 mod intern;
 mod str_traits;
 
@@ -24,6 +25,8 @@ use crate::utf8::Utf8;
 ///   hash and flags) followed by the bytes. Texts of 32 KiB and more get room for
 ///   one of 8 size classes per doubling (at most 1/8 more, powers of two exact), so that
 ///   a [`StrBuilder`](crate::StrBuilder)'s doubled buffer can become the string as it is.
+/// * Text the program already owns (a `String`, a mapped file) becomes a `Str` without a
+///   copy, checked once: [`Str::from_owner`].
 /// * Making a `Str` never hashes and never touches a table; [`Str::intern`] does that on
 ///   demand, adopting the buffer instead of copying it.
 /// * Clone is O(1); [`Str::slice`] is O(1) for any range and shares the buffer.
@@ -245,7 +248,10 @@ impl Str {
     ///
     /// Retention policy: a result of up to 15 bytes is stored inline; a result shorter
     /// than 1/8 of a parent buffer of 1 KiB or more is copied out, so a tiny slice never
-    /// pins a large buffer; anything else shares the parent's buffer.
+    /// pins a large buffer; anything else shares the parent's buffer. An owner's text
+    /// ([`Str::from_owner`]) is one parent buffer too: for zero-copy parsing take parts
+    /// with [`Str::slice_ref`], which shares (or stores up to 15 bytes inline) and never
+    /// allocates.
     ///
     /// # Panics
     /// Like `&s[range]`: if the range is out of bounds or not on char boundaries. The
