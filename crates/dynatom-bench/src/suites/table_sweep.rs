@@ -147,6 +147,8 @@ fn size_table(r: &Results, ctx: &Ctx, figure: &str) -> Table {
     t
 }
 
+/// One line per peer against table size, both axes log10: the peers lie orders of
+/// magnitude apart at small sizes (ustr's up-front tables), which a linear axis flattens.
 fn chart(r: &Results, ctx: &Ctx, rep: &mut Report, figure: &str, file: &str, spec: &LineChart) {
     let series: Vec<Series> = peers::all_global()
         .iter()
@@ -155,6 +157,8 @@ fn chart(r: &Results, ctx: &Ctx, rep: &mut Report, figure: &str, file: &str, spe
             points: sizes(ctx.scale)
                 .iter()
                 .filter_map(|&n| r.median(&Job::new(p, CORPUS, &param(n)), figure).map(|v| (n as f64, v)))
+                // A log axis has no place for a figure ≤ 0; the table still shows it.
+                .filter(|&(_, v)| v > 0.0)
                 .collect(),
         })
         .collect();
@@ -190,7 +194,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
             x_desc: "distinct keys in the table",
             y_desc: "ns per intern (lower is better)",
             log_x: true,
-            log_y: false,
+            log_y: true,
         },
     );
     rep.heading("Resident bytes per atom beyond the characters");
@@ -206,7 +210,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
             x_desc: "distinct keys in the table",
             y_desc: "resident bytes per atom beyond the characters",
             log_x: true,
-            log_y: false,
+            log_y: true,
         },
     );
     speed_target(r, ctx, rep);
