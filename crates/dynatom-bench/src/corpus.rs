@@ -159,22 +159,29 @@ pub fn identifier(rng: &mut Rng) -> String {
     s
 }
 
-/// Zipf(s = 1) ranks over `n` items via an inverted cumulative table.
+/// Zipf(s = 1) ranks over `n` items, each item at least once, shuffled.
 fn zipf_stream(rng: &mut Rng, n: usize, len: usize) -> Vec<u32> {
+    // Make sure every distinct string appears at least once, then draw the rest.
+    let mut tokens: Vec<u32> = (0..n as u32).collect();
+    tokens.extend(zipf_draws(rng, n, len.saturating_sub(n)));
+    rng.shuffle(&mut tokens);
+    tokens
+}
+
+/// `len` ranks drawn Zipf(s = 1) over `0..n` via an inverted cumulative table.
+fn zipf_draws(rng: &mut Rng, n: usize, len: usize) -> Vec<u32> {
     let mut cdf = Vec::with_capacity(n);
     let mut total = 0.0;
     for r in 0..n {
         total += 1.0 / (r as f64 + 1.0);
         cdf.push(total);
     }
-    // Make sure every distinct string appears at least once, then draw the rest.
-    let mut tokens: Vec<u32> = (0..n as u32).collect();
-    while tokens.len() < len {
-        let x = rng.f64() * total;
-        tokens.push(cdf.partition_point(|&c| c < x).min(n - 1) as u32);
-    }
-    rng.shuffle(&mut tokens);
-    tokens
+    (0..len)
+        .map(|_| {
+            let x = rng.f64() * total;
+            cdf.partition_point(|&c| c < x).min(n - 1) as u32
+        })
+        .collect()
 }
 
 fn identifiers(scale: Scale) -> Corpus {
@@ -195,18 +202,35 @@ fn words(scale: Scale) -> Corpus {
     Corpus { distinct, tokens }
 }
 
-fn keys(scale: Scale) -> Corpus {
+/// `n` distinct cache-style keys (`user:<id>:<kind>`), the strings of the `keys` corpus.
+fn distinct_keys(n: usize, rng: &mut Rng) -> Vec<String> {
     const KINDS: &[&str] = &["profile", "session", "cart", "settings", "avatar", "friends", "inbox", "feed"];
+    distinct_from(n, rng, |r| format!("user:{}:{}", r.below(10_000_000), KINDS[r.below(KINDS.len())]))
+}
+
+fn keys(scale: Scale) -> Corpus {
     let mut rng = Rng::new(0x4E);
     let n_tokens = scale.div(1_000_000);
-    let distinct = distinct_from(n_tokens / 10, &mut rng, |r| {
-        format!("user:{}:{}", r.below(10_000_000), KINDS[r.below(KINDS.len())])
-    });
+    let distinct = distinct_keys(n_tokens / 10, &mut rng);
     let mut tokens: Vec<u32> = (0..distinct.len() as u32).collect();
     while tokens.len() < n_tokens {
         tokens.push(rng.below(distinct.len()) as u32);
     }
     rng.shuffle(&mut tokens);
+    Corpus { distinct, tokens }
+}
+
+/// The table-size sweep's input: `n` distinct keys (the `keys` corpus's kind of string),
+/// each once in generation order (every one a miss), then `n` hits drawn Zipf(s = 1) over
+/// the keys, the hot ranks given to keys in a shuffled order so that popularity does not
+/// follow insertion order. Fixed seed: every child rebuilds the same stream.
+pub fn key_sweep(n: usize) -> Corpus {
+    let mut rng = Rng::new(0x5EE9);
+    let distinct = distinct_keys(n, &mut rng);
+    let mut key_of_rank: Vec<u32> = (0..n as u32).collect();
+    rng.shuffle(&mut key_of_rank);
+    let mut tokens: Vec<u32> = (0..n as u32).collect();
+    tokens.extend(zipf_draws(&mut rng, n, n).into_iter().map(|rank| key_of_rank[rank as usize]));
     Corpus { distinct, tokens }
 }
 
@@ -318,6 +342,22 @@ mod tests {
             assert_eq!(set.len(), a.distinct.len(), "{name} distinct strings repeat");
         }
         assert_eq!(load("identifiers", Scale::Quick, None).unwrap().tokens.len(), 100_000);
+    }
+
+    #[test]
+    fn the_key_sweep_interns_each_key_once_then_as_many_skewed_hits() {
+        let sweep = key_sweep(1_000);
+        assert_eq!(sweep.distinct.len(), 1_000);
+        assert_eq!(sweep.tokens.len(), 2_000);
+        assert!(sweep.tokens[..1_000].iter().enumerate().all(|(i, &t)| t as usize == i));
+        assert_eq!(sweep.tokens, key_sweep(1_000).tokens);
+        // Skewed: the hottest key takes far more than a uniform draw's one hit in a thousand.
+        let mut hits = vec![0usize; 1_000];
+        for &t in &sweep.tokens[1_000..] {
+            hits[t as usize] += 1;
+        }
+        assert!(hits.iter().max().copied().unwrap_or(0) >= 50, "{:?}", &hits[..10]);
+        assert!(sweep.distinct[0].starts_with("user:"));
     }
 
     #[test]

@@ -20,6 +20,7 @@ mod luajit_model;
 mod luajit_real;
 mod peers;
 mod report;
+mod resident;
 mod results;
 mod static_crates;
 mod suites;

@@ -125,11 +125,50 @@ fn churn_and_fill_latency_suites_run_and_check_answers() {
 }
 
 #[test]
+fn memory_and_table_sweep_suites_report_resident_bytes() {
+    let dir = scratch("resident");
+    let json = dir.join("figures.json");
+    for (suite, figures) in [
+        ("memory", &["overhead_per_string", "resident_per_string"][..]),
+        ("table-sweep", &["ns_per_intern", "resident_per_atom"]),
+    ] {
+        let out = bench()
+            .args(["--quick", "--reps", "1", "--only", suite, "--out"])
+            .arg(&dir)
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{suite}: {}", String::from_utf8_lossy(&out.stderr));
+        let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+        assert!(!md.contains("| wrong ✗"), "{md}");
+        assert!(md.contains(&format!("(`{suite}`)")), "{md}");
+        assert!(md.contains("resident") && md.contains("- Target:"), "{md}");
+        let all: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let all = all["figures"].as_array().unwrap();
+        for figure in figures {
+            // RssAnon is Linux's: elsewhere the resident cells read "—".
+            if figure.starts_with("resident") && !cfg!(target_os = "linux") {
+                continue;
+            }
+            let dynatom = all
+                .iter()
+                .find(|f| f["suite"] == suite && f["peer"] == "dynatom Atom" && f["figure"] == *figure)
+                .unwrap_or_else(|| panic!("{suite}: no {figure} for dynatom"));
+            assert!(dynatom["median"].as_f64().is_some_and(f64::is_finite), "{suite} {figure}: {dynatom}");
+        }
+    }
+    assert!(dir.join("table-sweep-ns.svg").exists());
+    assert!(dir.join("table-sweep-resident.svg").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn help_lists_every_suite() {
     let out = bench().arg("--help").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let text = String::from_utf8_lossy(&out.stderr);
-    for suite in ["intern-global", "churn", "fill-latency", "memory", "small-map", "counted"] {
+    for suite in ["intern-global", "churn", "fill-latency", "memory", "table-sweep", "small-map", "counted"] {
         assert!(text.contains(&format!("  {suite} ")), "{suite} missing from:\n{text}");
     }
 }

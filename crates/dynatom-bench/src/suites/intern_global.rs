@@ -101,7 +101,7 @@ impl GlobalVisitor for Run<'_> {
 
 /// A wrong answer must not win: equal strings share a handle, different ones do not,
 /// and every handle reads back its own token.
-fn check<G: GlobalInterner>(g: &G, handles: &[G::Handle], tokens: &[&str], distinct: usize, out: &mut ChildOutput) {
+pub fn check<G: GlobalInterner>(g: &G, handles: &[G::Handle], tokens: &[&str], distinct: usize, out: &mut ChildOutput) {
     let set: HashSet<&G::Handle> = handles.iter().collect();
     if set.len() != distinct {
         out.fail(format!("{} distinct handles for {distinct} distinct strings", set.len()));

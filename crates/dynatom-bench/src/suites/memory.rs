@@ -6,12 +6,16 @@
 //! adds the slop and glibc's chunk header for every live block to the overhead: what the
 //! process really holds per string, whichever way an interner gets its memory. The handles
 //! themselves live in a vector allocated before the measurement, so they are not counted
-//! (their size is shown).
+//! (their size is shown). A fourth figure, *resident*, is what the kernel sees: the
+//! `RssAnon` delta of the fresh child over the intern loop, each reading after
+//! `malloc_trim(0)`, per string beyond its characters, with the handles' vector made
+//! resident before the first reading so it stays out of the delta (see `resident.rs`).
 
 use super::{ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::alloc_count::counting;
 use crate::peers::{self, GlobalInterner, GlobalVisitor, LocalInterner, LocalVisitor};
 use crate::report::{cell, combine, fmt_num, fmt_ratio, pairwise_target, Report, Table};
+use crate::resident::{per_atom_beyond_chars, prefault_spare_capacity, resident_anon_bytes, PackedTexts};
 
 pub const SUITE: SuiteDef = SuiteDef {
     name: "memory",
@@ -42,7 +46,7 @@ fn jobs(ctx: &Ctx) -> Vec<Job> {
 const MALLOC_CHUNK_HEADER: f64 = 8.0;
 
 struct Run<'a> {
-    distinct: &'a [String],
+    distinct: &'a [&'a str],
 }
 
 impl Run<'_> {
@@ -50,7 +54,7 @@ impl Run<'_> {
     /// allocator's view: counted as requested bytes with no slop.
     fn figures(&self, out: &mut ChildOutput, snap: crate::alloc_count::Snapshot, mapped: usize, handle_size: usize) {
         let n = self.distinct.len() as f64;
-        let chars: usize = self.distinct.iter().map(String::len).sum();
+        let chars = self.chars();
         let overhead = ((snap.live_bytes as f64 + mapped as f64) - chars as f64) / n;
         let slop = snap.live_slop as f64 / n;
         out.fig("overhead_per_string", overhead);
@@ -60,8 +64,20 @@ impl Run<'_> {
         out.fig("handle_bytes", handle_size as f64);
     }
 
+    fn chars(&self) -> usize {
+        self.distinct.iter().map(|s| s.len()).sum()
+    }
+
+    /// The resident figure from the readings around the loop; a missing reading (not
+    /// Linux) leaves the figure out, so its cell reads "—".
+    fn resident(&self, out: &mut ChildOutput, before: Option<usize>, after: Option<usize>) {
+        if let Some(per_string) = per_atom_beyond_chars(before, after, self.distinct.len(), self.chars()) {
+            out.fig("resident_per_string", per_string);
+        }
+    }
+
     fn check<'s>(&self, out: &mut ChildOutput, texts: impl Iterator<Item = &'s str>) {
-        if let Some(i) = texts.zip(self.distinct).position(|(a, b)| a != b) {
+        if let Some(i) = texts.zip(self.distinct).position(|(a, b)| a != *b) {
             out.fail(format!("string {i} does not round-trip"));
         }
     }
@@ -72,6 +88,8 @@ impl GlobalVisitor for Run<'_> {
     fn visit<G: GlobalInterner>(self) -> ChildOutput {
         let mut out = ChildOutput::default();
         let mut handles = Vec::with_capacity(self.distinct.len());
+        prefault_spare_capacity(&mut handles);
+        let resident_before = resident_anon_bytes();
         let (g, snap) = counting(|| {
             let g = G::create();
             for s in self.distinct {
@@ -79,6 +97,8 @@ impl GlobalVisitor for Run<'_> {
             }
             g
         });
+        let resident_after = resident_anon_bytes();
+        self.resident(&mut out, resident_before, resident_after);
         // The child process is fresh: whatever the interner mapped, it mapped in the window
         // (asking before it would make dynatom's global table outside the count).
         let mapped = g.mapped_bytes();
@@ -94,6 +114,8 @@ impl LocalVisitor for Run<'_> {
     fn visit<L: LocalInterner>(self) -> ChildOutput {
         let mut out = ChildOutput::default();
         let mut syms = Vec::with_capacity(self.distinct.len());
+        prefault_spare_capacity(&mut syms);
+        let resident_before = resident_anon_bytes();
         let (table, snap) = counting(|| {
             let mut t = L::create();
             for s in self.distinct {
@@ -101,6 +123,8 @@ impl LocalVisitor for Run<'_> {
             }
             t
         });
+        let resident_after = resident_anon_bytes();
+        self.resident(&mut out, resident_before, resident_after);
         let mapped = table.mapped_bytes();
         self.figures(&mut out, snap, mapped, std::mem::size_of::<L::Symbol>());
         self.check(&mut out, syms.iter().map(|s| table.resolve(s)));
@@ -110,8 +134,10 @@ impl LocalVisitor for Run<'_> {
 }
 
 fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
-    let corpus = ctx.load_corpus(&job.corpus);
-    let run = Run { distinct: &corpus.distinct };
+    // The corpus's own allocations are freed before any reading (see `resident.rs`).
+    let packed = PackedTexts::new(ctx.load_corpus(&job.corpus).distinct.iter().map(String::as_str));
+    let distinct = packed.strs();
+    let run = Run { distinct: &distinct };
     if peers::all_global().contains(&job.peer.as_str()) {
         peers::visit_any_global(&job.peer, run)
     } else {
@@ -132,9 +158,13 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
          blocks' rounding to 8 bytes is in the overhead); *held* = overhead + slop + glibc's \
          8-byte chunk header per live malloc block, per string: the bytes the process really \
          holds beyond the characters, however the interner gets its memory (the targets read \
-         *overhead*); handles are stored in a vector allocated beforehand and not counted (their \
-         size is its own column). dynatom's atoms of ≤7 bytes live inside the handle, so \
-         short-string corpora can show less than zero.",
+         *overhead*); *resident* = the growth of the process's resident anonymous memory \
+         (`RssAnon` of /proc/self/status, each reading after `malloc_trim(0)`) over the intern \
+         loop, less the strings' own bytes, per string: what the kernel sees, the same measure for \
+         every peer (whole 4 KiB pages, so small corpora read coarser; \"—\" where the OS has no \
+         `RssAnon`); handles are stored in a vector allocated (and, for *resident*, touched) \
+         beforehand and not counted (their size is its own column). dynatom's atoms of ≤7 bytes \
+         live inside the handle, so short-string corpora can show less than zero.",
     );
     let reference = peers::GLOBAL[0];
     let mut t = Table::new(&[
@@ -144,6 +174,8 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
         "vs dynatom",
         "slop B/string",
         "held B/string",
+        "vs dynatom",
+        "resident B/string",
         "vs dynatom",
         "allocations/string",
         "handle B",
@@ -165,6 +197,8 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
                 cell(r, &job, "slop_per_string"),
                 cell(r, &job, "held_per_string"),
                 vs_reference(&job, "held_per_string"),
+                cell(r, &job, "resident_per_string"),
+                vs_reference(&job, "resident_per_string"),
                 cell(r, &job, "allocs_per_string"),
                 cell(r, &job, "handle_bytes"),
             ]);
@@ -207,6 +241,24 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
         met,
     );
     interner_target(r, ctx, rep);
+    resident_target(r, ctx, rep);
+}
+
+/// The atom table's resident-memory target: dynatom's global table holds no more resident
+/// bytes per atom than internment's never-freeing `Intern`, on every corpus.
+fn resident_target(r: &Results, ctx: &Ctx, rep: &mut Report) {
+    const BAR: &str = "internment Intern";
+    pairwise_target(
+        rep,
+        &format!("atoms: resident bytes per distinct string ≤ {BAR}'s, every corpus"),
+        &ctx.corpora(),
+        "B",
+        |corpus| {
+            let median = |peer: &str| r.median(&Job::new(peer, corpus, "-"), "resident_per_string");
+            (median(peers::all_global()[0]), median(BAR))
+        },
+        |ours, bar| ours <= bar,
+    );
 }
 
 /// The symbol interner's memory target: `Interner` keeps ≤12 B per distinct string beyond the characters, and no more

@@ -18,6 +18,7 @@ pub mod scaling;
 pub mod small_map;
 pub mod static_atoms;
 pub mod substrings;
+pub mod table_sweep;
 
 use crate::corpus::Scale;
 use crate::report::Report;
@@ -72,6 +73,7 @@ pub const SUITES: &[SuiteDef] = &[
     intern_local::SUITE,
     intern_sync::SUITE,
     memory::SUITE,
+    table_sweep::SUITE,
     lazy_vs_eager::SUITE,
     luajit::SUITE,
     atom_to_string::SUITE,
