@@ -137,7 +137,8 @@ pub fn child(rec: &mut Recorder, peer: &str, quick: bool) -> Result<(), String> 
     let held_local: Vec<Atom> = twins.iter().map(|t| local.intern(t)).collect();
     let registered = registered_atoms()?;
     let as_str_len = |a: &Atom| a.as_str().len();
-    let (lasting, lasting_atoms) = permanent_rows_atoms(if peer == STATIC { "lasting" } else { "counted" }, peer == STATIC)?;
+    let (lasting, lasting_atoms) =
+        permanent_rows_atoms(if peer == STATIC { "lasting" } else { "counted" }, peer == STATIC)?;
     let clone_drop = |a: &Atom| {
         drop(black_box(a.clone()));
         0

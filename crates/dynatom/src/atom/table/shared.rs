@@ -65,7 +65,7 @@ use crate::repr::heap::{
     Block, DeadBlock, Fallibility, HEADER_SIZE, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash,
 };
 use crate::repr::slab::{MAX_STRIPES, SlabUsage, Slabs};
-use crate::sync::{AtomicU64, AtomicUsize, Mutex, Ordering, lock};
+use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering, lock};
 
 use super::permanent::Permanent;
 use super::reclaim::{self, Retired};
@@ -210,6 +210,10 @@ pub(crate) struct TableShared {
     waiting_shards: AtomicU64,
     /// The atoms made permanent (global table only; see [`super::permanent`]).
     permanent: Permanent,
+    /// Whether a set registered at run time left some of its texts unfiled here (it ran
+    /// out of memory filing them; global table only): misses then ask for them
+    /// ([`TableShared::late_declared_entry`]), which costs every miss a call otherwise.
+    unfiled_published: AtomicBool,
 }
 
 /// `retain`'s test for a sweep: an unused entry's count is taken back and its block goes
@@ -334,6 +338,7 @@ impl TableShared {
             slabs: Slabs::try_with_stripes(slab_stripes(kind))?,
             waiting_shards: AtomicU64::new(0),
             permanent: Permanent::new(),
+            unfiled_published: AtomicBool::new(false),
         })
     }
 
@@ -524,7 +529,9 @@ impl TableShared {
             shard.counters.record_compared(compared);
         }
         shard.counters.misses += 1;
-        let (atom, raw) = match self.late_declared_entry(bytes, hash) {
+        let late =
+            if self.unfiled_published.load(Ordering::Relaxed) { self.late_declared_entry(bytes, hash) } else { None };
+        let (atom, raw) = match late {
             Some(declared) => declared,
             None => make()?,
         };
@@ -980,9 +987,11 @@ impl TableShared {
     }
 
     /// The global table's entry for a text of a set registered at run time that is not
-    /// filed yet (the registration files them all, unless it ran out of memory doing so):
-    /// only when some set was registered, for texts the prefix filter lets through.
-    #[inline]
+    /// filed yet (the registration files them all, unless it ran out of memory doing so,
+    /// which [`TableShared::unfiled_published`] records): for texts the prefix filter lets
+    /// through.
+    #[cold]
+    #[inline(never)]
     fn late_declared_entry(&self, bytes: &[u8], hash: u64) -> Option<(AtomWord, RawAtom)> {
         if self.kind != TableKind::Global || declared::late_generation() == 0 || !declared::may_be_declared(bytes) {
             return None;
@@ -1052,6 +1061,8 @@ impl TableShared {
             let shard = &mut shards[shard_index(hash)];
             if shard.insert(probe_hash(hash), AtomWord::from_static(entry).raw().as_slot()).is_ok() {
                 shard.counters.inserts += 1;
+            } else {
+                self.unfiled_published.store(true, Ordering::Relaxed);
             }
         }
     }
