@@ -34,7 +34,7 @@ fn sizes(scale: Scale) -> &'static [usize] {
 }
 
 /// The smallest size the speed target covers: below it the whole table fits in L1/L2 and
-/// the issue sets no bar.
+/// the project sets no bar there.
 const TIMED_TARGET_FROM: usize = 10_000;
 
 /// The never-freeing interner whose resident bytes per atom are the memory target's bar.

@@ -426,14 +426,14 @@ impl Block {
         let header = unsafe { ptr.as_ref() };
         let mut count = header.count.load(Ordering::Relaxed);
         loop {
-            if count >= PERMANENT_FROM {
-                // Nothing to count: the block is never freed.
-                return Some(Block { ptr });
-            }
             if count < min {
                 return None;
             }
             if count > MAX_COUNT {
+                if count >= PERMANENT_FROM {
+                    // Nothing to count: the block is never freed.
+                    return Some(Block { ptr });
+                }
                 std::process::abort();
             }
             // Acquire on success pairs with a sweeper's failed 1 -> 0 attempt ordering
@@ -569,8 +569,8 @@ impl Clone for Block {
             return Block { ptr: self.ptr };
         }
         let old = count.fetch_add(1, Ordering::Relaxed);
-        // Between the limit and the permanent zone; a stray add to a block made permanent
-        // since the load above lands in the zone and is harmless.
+        // Past the limit; a stray add to a block made permanent since the load above lands
+        // in the permanent zone and is harmless.
         if old > MAX_COUNT && old < PERMANENT_FROM {
             std::process::abort();
         }
