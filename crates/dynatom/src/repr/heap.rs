@@ -391,20 +391,17 @@ impl Block {
 
     /// # Safety
     /// - `ptr` came from [`Block::into_raw`] (or is a table entry for which
-    ///   [`Block::acquire_entry`] succeeded), and
+    ///   [`Block::acquire_entry_noting`] succeeded), and
     /// - the count it stood for is handed to the returned `Block` exactly once.
     #[inline]
     pub(crate) unsafe fn from_raw(ptr: NonNull<Header>) -> Block {
         Block { ptr }
     }
 
-    /// Takes a new count on a table entry known only by its raw pointer if its count is
-    /// at least `min` (1 revives an unused atom, 2 finds only atoms in use). A count of zero
-    /// is never raised: a block being freed is never revived (as `Weak::upgrade`).
+    /// [`Block::acquire_entry_noting`] for the tests, which need no note of contention.
     ///
     /// # Safety
-    /// - `ptr` points to an allocated block header: the caller reached it through a table
-    ///   that holds a count of it, and the block cannot be freed while the caller looks.
+    /// As for [`Block::acquire_entry_noting`].
     #[cfg(test)]
     pub(crate) unsafe fn acquire_entry(ptr: NonNull<Header>, min: u32) -> Option<Block> {
         let mut contended = false;
@@ -412,13 +409,16 @@ impl Block {
         unsafe { Block::acquire_entry_noting(ptr, min, &mut contended) }
     }
 
-    /// [`Block::acquire_entry`], also saying (in `contended`, set and never cleared)
-    /// whether another thread moved the count while this one raised it: the sign of an
-    /// atom hot enough on several cores to be made permanent. A permanent block is
-    /// handed out without a write.
+    /// Takes a new count on a table entry known only by its raw pointer if its count is
+    /// at least `min` (1 revives an unused atom, 2 finds only atoms in use). A count of zero
+    /// is never raised: a block being freed is never revived (as `Weak::upgrade`). A
+    /// permanent block is handed out without a write. Also says (in `contended`, set and
+    /// never cleared) whether another thread moved the count while this one raised it:
+    /// the sign of an atom hot enough on several cores to be made permanent.
     ///
     /// # Safety
-    /// As for [`Block::acquire_entry`].
+    /// - `ptr` points to an allocated block header: the caller reached it through a table
+    ///   that holds a count of it, and the block cannot be freed while the caller looks.
     #[inline]
     pub(crate) unsafe fn acquire_entry_noting(ptr: NonNull<Header>, min: u32, contended: &mut bool) -> Option<Block> {
         debug_assert!(min >= 1);
