@@ -258,6 +258,35 @@ static void a_release_may_call_back_into_the_library(void) {
     EXPECT_STATUS(DT_OK, dt_str_release(&s));
 }
 
+/* A piece list holds a reference: its free is the last release, and a release that runs
+ * there may use the library (objects included). */
+static void release_making_pieces(void *ctx) {
+    dt_pieces *p = NULL;
+    reentered_ok = dt_pieces_new(&p) == DT_OK && dt_pieces_append_bytes(p, LIT("inside a release")) == DT_OK &&
+                   dt_pieces_free(p) == DT_OK;
+    release_owner(ctx);
+}
+
+static void a_piece_list_keeps_the_string_until_freed(void) {
+    owner_t o;
+    owner_init(&o, LONG_TEXT);
+    dt_str s;
+    dt_pieces *p = NULL;
+    reentered_ok = 0;
+    EXPECT_STATUS(DT_OK, dt_str_from_external(o.buf, o.len, release_making_pieces, &o, &s));
+    EXPECT_STATUS(DT_OK, dt_pieces_new(&p));
+    EXPECT_STATUS(DT_OK, dt_pieces_append_str(p, &s));
+    EXPECT_STATUS(DT_OK, dt_str_release(&s));
+    EXPECT_STATUS(DT_OK, dt_pieces_append_bytes(p, LIT("!")));
+    EXPECT(calls(&o) == 0 && dt_pieces_len(p) == strlen(LONG_TEXT) + 1);
+    dt_str joined; /* two pieces joined: a new string (valgrind: the caller's bytes still live) */
+    EXPECT_STATUS(DT_OK, dt_pieces_to_str(p, &joined));
+    EXPECT(holds(&joined, "bytes the C program owns, longer than fifteen!", NULL));
+    EXPECT_STATUS(DT_OK, dt_pieces_free(p));
+    EXPECT(calls(&o) == 1 && reentered_ok);
+    EXPECT_STATUS(DT_OK, dt_str_release(&joined));
+}
+
 static void interning_copies_the_bytes(void) {
     static const char text[] = "test_external.c: an external string interned into the global table";
     owner_t o;
@@ -291,6 +320,7 @@ int main(void) {
     RUN(errors_are_statuses_and_never_release);
     RUN(the_text_variant_refuses_invalid_utf8);
     RUN(a_release_may_call_back_into_the_library);
+    RUN(a_piece_list_keeps_the_string_until_freed);
     RUN(interning_copies_the_bytes);
     FINISH();
 }
