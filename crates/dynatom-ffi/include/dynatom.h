@@ -289,6 +289,16 @@ typedef struct dt_static_entry {
 } dt_static_entry;
 
 /**
+ * The function `dt_str_from_external` calls, once, when the library is done with C's
+ * memory: `release(ctx)`, from whichever thread releases the string's last handle (or
+ * from the creating call itself for strings of up to 15 bytes, which are copied). It
+ * must not unwind (a C++ exception or a `longjmp` out of it is undefined behaviour); it
+ * may call any `dt_` function, the library holding no lock while it runs. NULL: the
+ * memory outlives every use (a literal, static data) and nothing is called.
+ */
+typedef void (*dt_release_fn)(void *ctx);
+
+/**
  * Where a table's memory goes and how its lookups went (a copy, taken at one moment).
  */
 typedef struct dt_memory_report {
@@ -735,6 +745,51 @@ const char *dt_status_message(dt_status status);
  * Thread safety: any thread.
  */
 enum dt_status dt_str_from_bytes(const uint8_t *data, size_t len, struct dt_str *out);
+
+/**
+ * A new string in `*out` over the `len` bytes at `data`, which the caller already owns
+ * and the library does NOT copy (past 15 bytes): one allocation for a small control
+ * block, no hashing. Any bytes are fine; `dt_str_from_external_utf8` checks for text.
+ *
+ * The caller's promise: the bytes stay readable and unchanged until `release(ctx)` is
+ * called (with a NULL `release`: for the rest of the process, e.g. static data).
+ *
+ * - On `DT_OK`, `release(ctx)` (unless NULL) is called exactly once: when the last
+ *   handle of the string (clones and slices included) is released, on whichever thread
+ *   that is. Strings of up to 15 bytes are copied into the handle instead, and
+ *   `release(ctx)` is called before this function returns; NULL `data` with `len == 0`
+ *   is such a string (the empty one).
+ * - On any error, `release` is NOT called: the caller still owns the memory and `*out`
+ *   is untouched. `DT_ERR_NULL` for a NULL `out`, or NULL `data` with `len > 0`;
+ *   `DT_ERR_TOO_LONG` past `DT_MAX_LEN` (checked before any byte is read);
+ *   `DT_ERR_ALLOC` if the control block cannot be allocated.
+ * - `release` must not unwind; it may call any `dt_` function (the library holds no
+ *   lock while it runs). Releasing a handle twice is `DT_ERR_RELEASED`, as for every
+ *   string, and does not call `release` again.
+ * - `dt_str_bytes` of a longer string returns `data` itself; interning it
+ *   (`dt_table_intern_str`) copies the bytes into the table, so an atom never keeps the
+ *   caller's memory.
+ *
+ * Thread safety: any thread; `release` may run on any thread.
+ */
+enum dt_status dt_str_from_external(const uint8_t *data,
+                                    size_t len,
+                                    dt_release_fn release,
+                                    void *ctx,
+                                    struct dt_str *out);
+
+/**
+ * `dt_str_from_external` for text: the same string, ownership and `release` rules, but
+ * the bytes must be UTF-8 (checked once, here): `DT_ERR_UTF8` otherwise, and `release`
+ * is not called (the caller still owns the memory).
+ *
+ * Thread safety: any thread; `release` may run on any thread.
+ */
+enum dt_status dt_str_from_external_utf8(const uint8_t *data,
+                                         size_t len,
+                                         dt_release_fn release,
+                                         void *ctx,
+                                         struct dt_str *out);
 
 /**
  * The empty string, in `*out` (allocates nothing; releasing it is allowed and does

@@ -134,9 +134,13 @@ typedef struct dt_memory_report {
   uint64_t inserts; uint64_t removals;
 } dt_memory_report;
 
+typedef void (*dt_release_fn)(void *ctx);
+
 const char *dt_status_message(dt_status s);
 
 dt_status dt_str_from_bytes(const uint8_t *p, size_t len, dt_str *out);
+dt_status dt_str_from_external(const uint8_t *p, size_t len, dt_release_fn release, void *ctx, dt_str *out);
+dt_status dt_str_from_external_utf8(const uint8_t *p, size_t len, dt_release_fn release, void *ctx, dt_str *out);
 dt_status dt_str_empty(dt_str *out);
 dt_status dt_str_clone(const dt_str *s, dt_str *out);
 dt_status dt_str_release(dt_str *s);

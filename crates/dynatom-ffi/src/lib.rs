@@ -53,7 +53,10 @@
 //! descriptors) and `objects` (the opaque objects: shells that are never given back to the
 //! allocator, each with a state word that names its kind while it is live and says
 //! "freed" after); `set_copy` keeps a static set's copy for the process, or frees it when
-//! the library refuses the set. Another, `test_hooks`, holds the global allocator that can be told
+//! the library refuses the set; `external` is the owner of C memory that a string reads
+//! without copying (`dt_str_from_external`): it reads those bytes, calls the caller's
+//! `release`, and declares the owner `Send + Sync` on the contract the header states.
+//! Another, `test_hooks`, holds the global allocator that can be told
 //! to fail for tests; it is compiled only with the `test-hooks` feature, which the
 //! production library does not have. The `*_api` modules above them contain no `unsafe`
 //! at all.
@@ -74,6 +77,7 @@
 mod atom_api;
 mod block_cache_api;
 mod builder_api;
+mod external;
 mod guard;
 mod handles;
 mod interner_api;
@@ -91,6 +95,7 @@ mod test_hooks;
 pub use crate::atom_api::*;
 pub use crate::block_cache_api::*;
 pub use crate::builder_api::*;
+pub use crate::external::dt_release_fn;
 pub use crate::interner_api::*;
 pub use crate::pieces_api::*;
 pub use crate::static_set_api::*;

@@ -1,9 +1,10 @@
 //! `dt_str_*`: byte strings from C.
 
-use std::ffi::c_int;
+use std::ffi::{c_int, c_void};
 
-use dynatom_core::ByteStr;
+use dynatom_core::{ByteStr, FromOwnerError, Str};
 
+use crate::external::{dt_release_fn, External};
 use crate::guard::{guarded, status};
 use crate::handles::{release_str, str_ref, str_to_c};
 use crate::pointers::{array, bytes, Out};
@@ -22,6 +23,76 @@ pub extern "C" fn dt_str_from_bytes(data: *const u8, len: usize, out: *mut dt_st
         out.write(str_to_c(s));
         Ok(())
     })
+}
+
+/// A new string in `*out` over the `len` bytes at `data`, which the caller already owns
+/// and the library does NOT copy (past 15 bytes): one allocation for a small control
+/// block, no hashing. Any bytes are fine; `dt_str_from_external_utf8` checks for text.
+///
+/// The caller's promise: the bytes stay readable and unchanged until `release(ctx)` is
+/// called (with a NULL `release`: for the rest of the process, e.g. static data).
+///
+/// - On `DT_OK`, `release(ctx)` (unless NULL) is called exactly once: when the last
+///   handle of the string (clones and slices included) is released, on whichever thread
+///   that is. Strings of up to 15 bytes are copied into the handle instead, and
+///   `release(ctx)` is called before this function returns; NULL `data` with `len == 0`
+///   is such a string (the empty one).
+/// - On any error, `release` is NOT called: the caller still owns the memory and `*out`
+///   is untouched. `DT_ERR_NULL` for a NULL `out`, or NULL `data` with `len > 0`;
+///   `DT_ERR_TOO_LONG` past `DT_MAX_LEN` (checked before any byte is read);
+///   `DT_ERR_ALLOC` if the control block cannot be allocated.
+/// - `release` must not unwind; it may call any `dt_` function (the library holds no
+///   lock while it runs). Releasing a handle twice is `DT_ERR_RELEASED`, as for every
+///   string, and does not call `release` again.
+/// - `dt_str_bytes` of a longer string returns `data` itself; interning it
+///   (`dt_table_intern_str`) copies the bytes into the table, so an atom never keeps the
+///   caller's memory.
+///
+/// Thread safety: any thread; `release` may run on any thread.
+#[no_mangle]
+pub extern "C" fn dt_str_from_external(
+    data: *const u8,
+    len: usize,
+    release: dt_release_fn,
+    ctx: *mut c_void,
+    out: *mut dt_str,
+) -> dt_status {
+    status(|| {
+        let out = Out::new(out)?;
+        let owner = External::new(data, len, release, ctx)?;
+        let s = ByteStr::try_from_owner(owner).map_err(refused)?;
+        out.write(str_to_c(s));
+        Ok(())
+    })
+}
+
+/// `dt_str_from_external` for text: the same string, ownership and `release` rules, but
+/// the bytes must be UTF-8 (checked once, here): `DT_ERR_UTF8` otherwise, and `release`
+/// is not called (the caller still owns the memory).
+///
+/// Thread safety: any thread; `release` may run on any thread.
+#[no_mangle]
+pub extern "C" fn dt_str_from_external_utf8(
+    data: *const u8,
+    len: usize,
+    release: dt_release_fn,
+    ctx: *mut c_void,
+    out: *mut dt_str,
+) -> dt_status {
+    status(|| {
+        let out = Out::new(out)?;
+        let owner = External::new(data, len, release, ctx)?;
+        let s = Str::try_from_owner(owner).map_err(refused)?;
+        out.write(str_to_c(s.into_byte_str()));
+        Ok(())
+    })
+}
+
+/// A refused owner goes back to C without its `release` call.
+fn refused(err: FromOwnerError<External>) -> dt_status {
+    let (owner, reason) = err.into_parts();
+    owner.disown();
+    reason.into()
 }
 
 /// The empty string, in `*out` (allocates nothing; releasing it is allowed and does
