@@ -2,7 +2,7 @@
 //! two cheapest suites. No timing assertions: only that the run completes and writes
 //! what it promises, and that bad arguments are refused.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn bench() -> Command {
@@ -14,6 +14,26 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// Runs `suite` quick, once, into `dir` and `json`; checks that it succeeded, that every
+/// peer's answers passed, and that its section and targets are in the report. Returns the
+/// report and the figures.
+fn run_quick_suite(suite: &str, dir: &Path, json: &Path) -> (String, Vec<serde_json::Value>) {
+    let out = bench()
+        .args(["--quick", "--reps", "1", "--only", suite, "--out"])
+        .arg(dir)
+        .arg("--json")
+        .arg(json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{suite}: {}", String::from_utf8_lossy(&out.stderr));
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(!md.contains("| wrong ✗"), "{md}");
+    assert!(md.contains(&format!("(`{suite}`)")), "{md}");
+    assert!(md.contains("- Target:"), "{md}");
+    let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+    (md, figures["figures"].as_array().unwrap().clone())
 }
 
 #[test]
@@ -71,21 +91,9 @@ fn build_and_small_map_suites_run_and_check_answers() {
     let dir = scratch("build-small-map");
     let json = dir.join("figures.json");
     for suite in ["build", "small-map"] {
-        let out = bench()
-            .args(["--quick", "--reps", "1", "--only", suite, "--out"])
-            .arg(&dir)
-            .arg("--json")
-            .arg(&json)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{suite}: {}", String::from_utf8_lossy(&out.stderr));
-        let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
-        assert!(!md.contains("| wrong ✗"), "{md}");
-        assert!(md.contains(&format!("(`{suite}`)")), "{md}");
+        let (md, figures) = run_quick_suite(suite, &dir, &json);
         assert!(md.contains("vs dynatom"), "{md}");
-        assert!(md.contains("- Target:"), "{md}");
-        let figures: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        assert!(figures["figures"].as_array().unwrap().iter().any(|f| f["suite"] == suite), "{suite}");
+        assert!(figures.iter().any(|f| f["suite"] == suite), "{suite}");
     }
     assert!(dir.join("small-map-lookup.svg").exists());
     let _ = std::fs::remove_dir_all(&dir);
@@ -132,20 +140,8 @@ fn memory_and_table_sweep_suites_report_resident_bytes() {
         ("memory", &["overhead_per_string", "resident_per_string"][..]),
         ("table-sweep", &["ns_per_intern", "resident_per_atom"]),
     ] {
-        let out = bench()
-            .args(["--quick", "--reps", "1", "--only", suite, "--out"])
-            .arg(&dir)
-            .arg("--json")
-            .arg(&json)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{suite}: {}", String::from_utf8_lossy(&out.stderr));
-        let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
-        assert!(!md.contains("| wrong ✗"), "{md}");
-        assert!(md.contains(&format!("(`{suite}`)")), "{md}");
-        assert!(md.contains("resident") && md.contains("- Target:"), "{md}");
-        let all: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        let all = all["figures"].as_array().unwrap();
+        let (md, all) = run_quick_suite(suite, &dir, &json);
+        assert!(md.contains("resident"), "{md}");
         for figure in figures {
             // RssAnon is Linux's: elsewhere the resident cells read "—".
             if figure.starts_with("resident") && !cfg!(target_os = "linux") {

@@ -132,6 +132,7 @@ typedef struct dt_memory_report {
   int64_t slop_bytes;
   uint64_t locked_lookups; uint64_t locked_hits; uint64_t locked_misses;
   uint64_t inserts; uint64_t removals;
+  size_t permanent_atoms; size_t permanent_bytes;
 } dt_memory_report;
 
 typedef void (*dt_release_fn)(void *ctx);
@@ -155,6 +156,7 @@ dt_status dt_atom_clone(const dt_atom *a, dt_atom *out);
 dt_status dt_atom_release(dt_atom *a);
 int dt_atom_equal(const dt_atom *a, const dt_atom *b);
 uint64_t dt_atom_hash(const dt_atom *a);
+int dt_atom_make_permanent(const dt_atom *a);
 dt_status dt_atom_bytes(const dt_atom *a, const uint8_t **data, size_t *len);
 dt_status dt_atom_to_str(const dt_atom *a, dt_str *out);
 
@@ -222,6 +224,7 @@ typedef struct dtlua_atom { uint64_t w; int32_t id; int32_t claims; } dtlua_atom
 dt_status dtlua_atom_clone(const dtlua_atom *a, dtlua_atom *out) __asm__("dt_atom_clone");
 dt_status dtlua_atom_release(dtlua_atom *a) __asm__("dt_atom_release");
 uint64_t dtlua_atom_hash(const dtlua_atom *a) __asm__("dt_atom_hash");
+int dtlua_atom_make_permanent(const dtlua_atom *a) __asm__("dt_atom_make_permanent");
 dt_status dtlua_atom_bytes(const dtlua_atom *a, const uint8_t **data, size_t *len) __asm__("dt_atom_bytes");
 dt_status dtlua_atom_to_str(const dtlua_atom *a, dt_str *out) __asm__("dt_atom_to_str");
 dt_status dtlua_pieces_append_atom(dt_pieces *p, const dtlua_atom *a) __asm__("dt_pieces_append_atom");
@@ -971,6 +974,14 @@ function atom_methods.hash(a)
   return C.dtlua_atom_hash(a)
 end
 
+--- a:make_permanent(): true if the atom is permanent now (its clones and releases write
+--- nothing shared, and it is never freed): the global table's atoms, within its budget for
+--- permanent atoms; atoms of up to 7 bytes are permanent already. False for a released
+--- atom or one of a table made with dynatom.table().
+function atom_methods.make_permanent(a)
+  return C.dtlua_atom_make_permanent(a) == 1
+end
+
 -- A second object holding its own reference to `a`'s atom, for dynatom.put's pins: never
 -- handed to the program (it is not the atom's object, so not the same table key).
 local function pin_of(a)
@@ -1377,6 +1388,8 @@ local REPORT_FIELDS = {
   "locked_misses",
   "inserts",
   "removals",
+  "permanent_atoms",
+  "permanent_bytes",
 }
 
 local function memory_report(ptr)
