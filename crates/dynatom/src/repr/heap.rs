@@ -479,6 +479,17 @@ impl Block {
         }
     }
 
+    /// Gives a permanent block back a plain count of 1 (its table's), so that a sweep can
+    /// free it: for loom's models, which must end with every allocation freed.
+    ///
+    /// # Safety
+    /// `ptr` is a permanent entry of the caller's table, and no handle of it is left.
+    #[cfg(loom)]
+    pub(crate) unsafe fn demote_for_model(ptr: NonNull<Header>) {
+        // SAFETY: the caller guarantees the block is allocated (its table holds it).
+        unsafe { ptr.as_ref() }.count.store(1, Ordering::Relaxed);
+    }
+
     /// Whether a table entry's count is permanent ([`Block::make_permanent`]).
     ///
     /// # Safety

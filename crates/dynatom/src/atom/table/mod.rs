@@ -491,6 +491,15 @@ impl AtomTable {
         self.shared.set_permanent_on_contention(on);
     }
 
+    /// Turns the global table's permanent atoms back into counted, unused ones, for loom's
+    /// models: they end with no handle left and must free every allocation (`shrink` then
+    /// does). Only in `--cfg loom` builds.
+    #[cfg(loom)]
+    #[doc(hidden)]
+    pub fn demote_permanent_for_model(&self) {
+        self.shared.demote_permanent_for_model();
+    }
+
     /// Whether no atom is filed here.
     ///
     /// ```

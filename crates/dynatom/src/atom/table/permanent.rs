@@ -20,8 +20,10 @@
 //! promoting at once may both pass the check: the budget is overshot by at most one atom
 //! per racing thread.
 
-use crate::repr::atom_word::AtomWord;
-use crate::sync::{AtomicBool, AtomicUsize, Mutex, MutexGuard, Ordering, lock};
+use crate::repr::atom_word::{AtomWord, RawAtom};
+#[cfg(all(unix, not(loom)))]
+use crate::sync::MutexGuard;
+use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering, lock};
 
 /// Permanent atoms' bytes below which promotion is always allowed.
 const BUDGET_FLOOR: usize = 1 << 20;
@@ -31,10 +33,10 @@ pub(super) struct Permanent {
     /// Headers and characters of the atoms made permanent (the memory report counts the
     /// atoms themselves, from the entries).
     bytes: AtomicUsize,
-    /// Their addresses. The table's slots hold entries tagged with hash bits, which leak
+    /// Their entries. The table's slots hold entries tagged with hash bits, which leak
     /// checkers cannot follow, and no handle may be left: this list keeps the atoms that
     /// are never freed visibly reachable (valgrind would call them lost).
-    entries: Mutex<Vec<usize>>,
+    entries: Mutex<Vec<RawAtom>>,
     /// Whether contended hits promote (explicit requests always may).
     on_contention: AtomicBool,
 }
@@ -42,6 +44,13 @@ pub(super) struct Permanent {
 impl Permanent {
     pub(super) fn new() -> Permanent {
         Permanent { bytes: AtomicUsize::new(0), entries: Mutex::new(Vec::new()), on_contention: AtomicBool::new(true) }
+    }
+
+    /// Takes the list of permanent entries (emptying it), for a loom model's teardown.
+    #[cfg(loom)]
+    pub(super) fn take_for_model(&self) -> Vec<RawAtom> {
+        self.bytes.store(0, Ordering::Relaxed);
+        std::mem::take(&mut *lock(&self.entries))
     }
 
     /// Whether a contended hit makes its atom permanent.
@@ -55,7 +64,8 @@ impl Permanent {
 
     /// The lock a promotion takes, for the fork handlers: held across `fork`, so that
     /// the child never finds it taken by a thread that does not exist there.
-    pub(super) fn hold_for_fork(&self) -> MutexGuard<'_, Vec<usize>> {
+    #[cfg(all(unix, not(loom)))]
+    pub(super) fn hold_for_fork(&self) -> MutexGuard<'_, Vec<RawAtom>> {
         lock(&self.entries)
     }
 
@@ -77,7 +87,7 @@ impl Permanent {
             return false;
         }
         if let Some(bytes) = atom.make_permanent_if_global() {
-            entries.push(atom.raw().as_slot().as_ptr().addr());
+            entries.push(atom.raw());
             self.bytes.fetch_add(bytes, Ordering::Relaxed);
         }
         atom.is_permanent()

@@ -596,6 +596,19 @@ impl TableShared {
         }
     }
 
+    /// Turns every permanent atom back into a counted, unused one (a loom model's
+    /// teardown: no handle is left, and the model must free every allocation).
+    #[cfg(loom)]
+    pub(crate) fn demote_permanent_for_model(&self) {
+        for raw in self.permanent.take_for_model() {
+            if let Some(block) = raw.block_ptr() {
+                // SAFETY: a permanent entry of this table (the global one), which holds
+                // it; the model has dropped every handle.
+                unsafe { crate::repr::heap::Block::demote_for_model(block) };
+            }
+        }
+    }
+
     /// Whether contended hits make atoms permanent (the global table's; others never do).
     pub(crate) fn set_permanent_on_contention(&self, on: bool) {
         self.permanent.set_on_contention(on);
@@ -1257,7 +1270,7 @@ mod fork {
         reclaimer: Option<reclaim::ForkHold>,
         _cache: cache::ForkHold,
         _statics: MutexGuard<'static, Vec<usize>>,
-        _permanent: MutexGuard<'static, Vec<usize>>,
+        _permanent: MutexGuard<'static, Vec<crate::repr::atom_word::RawAtom>>,
         _shards: Vec<ShardGuard<'static>>,
         _live_tables: MutexGuard<'static, Vec<usize>>,
     }
