@@ -57,13 +57,7 @@ pub extern "C" fn dt_str_from_external(
     ctx: *mut c_void,
     out: *mut dt_str,
 ) -> dt_status {
-    status(|| {
-        let out = Out::new(out)?;
-        let owner = External::new(data, len, release, ctx)?;
-        let s = ByteStr::try_from_owner(owner).map_err(refused)?;
-        out.write(str_to_c(s));
-        Ok(())
-    })
+    from_external(data, len, release, ctx, out, ByteStr::try_from_owner)
 }
 
 /// `dt_str_from_external` for text: the same string, ownership and `release` rules, but
@@ -79,11 +73,23 @@ pub extern "C" fn dt_str_from_external_utf8(
     ctx: *mut c_void,
     out: *mut dt_str,
 ) -> dt_status {
+    from_external(data, len, release, ctx, out, |owner| Str::try_from_owner(owner).map(Str::into_byte_str))
+}
+
+/// The two `dt_str_from_external*` functions, which differ only in how `make` checks the
+/// bytes.
+fn from_external(
+    data: *const u8,
+    len: usize,
+    release: dt_release_fn,
+    ctx: *mut c_void,
+    out: *mut dt_str,
+    make: impl FnOnce(External) -> Result<ByteStr, FromOwnerError<External>>,
+) -> dt_status {
     status(|| {
         let out = Out::new(out)?;
         let owner = External::new(data, len, release, ctx)?;
-        let s = Str::try_from_owner(owner).map_err(refused)?;
-        out.write(str_to_c(s.into_byte_str()));
+        out.write(str_to_c(make(owner).map_err(refused)?));
         Ok(())
     })
 }
