@@ -110,11 +110,49 @@ fn the_same_set_again_costs_nothing_and_another_under_its_name_is_refused() {
     assert_eq!(ByteAtom::from_static_name("again", "ONE"), Some(ByteAtom::new(b"registered many times, kept once")));
 }
 
+/// A permanent atom of a text is in use for good: its set is refused whole, the error says
+/// that waiting cannot help (even when an ordinary atom of another text of the set is in
+/// use too), and nothing of the set is registered.
+#[test]
+fn a_permanent_atom_refuses_its_set_for_good() {
+    const HOT: &str = "made permanent, then declared by a late set";
+    const HELD: &str = "held in a local table, then declared by the same late set";
+    static TEXTS: [StaticText; 2] = [StaticText::new("HELD", HELD.as_bytes()), StaticText::new("HOT", HOT.as_bytes())];
+    let local = AtomTable::new();
+    let held = local.intern(HELD);
+    let hot = Atom::from(HOT);
+    assert!(hot.make_permanent());
+    drop(hot);
+    for _ in 0..3 {
+        let err = AtomTable::register_static_set("permanent", &TEXTS).unwrap_err();
+        assert!(err.is_interned_before() && err.is_interned_permanently(), "{err}");
+        assert!(err.to_string().contains(HOT) && err.to_string().contains("permanent"), "{err}");
+    }
+    drop(held);
+    let err = AtomTable::register_static_set("permanent", &TEXTS).unwrap_err();
+    assert!(err.is_interned_permanently(), "{err}");
+    assert!(AtomTable::registered_static_set("permanent").is_none());
+    all_ways_agree("permanent", HOT, false);
+    all_ways_agree("permanent", HELD, false);
+
+    // An ordinary atom in use is no refusal for good.
+    static ORDINARY: [StaticText; 1] = [StaticText::new("HELD", HELD.as_bytes())];
+    let held = local.intern(HELD);
+    let err = AtomTable::register_static_set("ordinary", &ORDINARY).unwrap_err();
+    assert!(err.is_interned_before() && !err.is_interned_permanently(), "{err}");
+    drop(held);
+    AtomTable::register_static_set("ordinary", &ORDINARY).unwrap();
+    all_ways_agree("ordinary", HELD, true);
+}
+
 /// Threads make atoms of the texts, every way, while a set of them registers: each
 /// thread's atoms agree with each other at every step, and once the registration returns,
-/// all are the declared ones.
+/// all are the declared ones. The threads contend on the same texts, which the global
+/// table would otherwise make permanent (refusing the set for good, as the test above
+/// shows), so automatic promotion is off here, as the registration's documentation asks.
 #[test]
 fn registration_races_interning_and_every_atom_agrees() {
+    AtomTable::global().set_permanent_on_contention(false);
     const TEXTS: [&str; 4] = [
         "raced text one, interned while its set registers",
         "raced text two, interned while its set registers",
@@ -162,7 +200,7 @@ fn registration_races_interning_and_every_atom_agrees() {
     // The threads drop each atom at once, so an attempt finds at most a brief holder.
     let mut refusals = 0;
     while let Err(err) = AtomTable::register_static_set("raced", &DECLARED) {
-        assert!(err.is_interned_before(), "{err}");
+        assert!(err.is_interned_before() && !err.is_interned_permanently(), "{err}");
         refusals += 1;
         assert!(refusals < 100_000, "a set whose texts are only held for a moment never registered");
         thread::yield_now();

@@ -23,7 +23,8 @@ impl StaticSetError {
     /// before the set was registered, is still in use (in the global table or a table
     /// made with [`AtomTable::new`](crate::AtomTable::new) or `with_seed`). Nothing was
     /// registered; unused atoms of its texts were evicted. Once that atom is dropped the
-    /// same set registers.
+    /// same set registers, unless it is permanent (see
+    /// [`is_interned_permanently`](Self::is_interned_permanently)).
     ///
     /// ```
     /// use dynatom::{AtomTable, ByteAtom, StaticText};
@@ -40,6 +41,29 @@ impl StaticSetError {
     #[must_use]
     pub fn is_interned_before(&self) -> bool {
         matches!(self.0, DeclareError::InternedBefore { .. })
+    }
+
+    /// Whether the atom in use that refused the set (see
+    /// [`is_interned_before`](Self::is_interned_before)) is permanent: made so by
+    /// [`Atom::make_permanent`](crate::Atom::make_permanent), or by the global table when
+    /// threads contended on it. It stays in use for the life of the process, so trying
+    /// again cannot succeed. A program that registers sets while other threads may already
+    /// intern their texts turns automatic promotion off first
+    /// ([`AtomTable::set_permanent_on_contention`](crate::AtomTable::set_permanent_on_contention)).
+    ///
+    /// ```
+    /// use dynatom::{Atom, AtomTable, StaticText};
+    ///
+    /// let hot = Atom::from("made permanent before its set, in a doctest");
+    /// assert!(hot.make_permanent());
+    /// drop(hot);
+    /// static TEXTS: [StaticText; 1] = [StaticText::new("HOT", b"made permanent before its set, in a doctest")];
+    /// let err = AtomTable::register_static_set("too late", &TEXTS).unwrap_err();
+    /// assert!(err.is_interned_before() && err.is_interned_permanently());
+    /// ```
+    #[must_use]
+    pub fn is_interned_permanently(&self) -> bool {
+        matches!(self.0, DeclareError::InternedBefore { permanent: true, .. })
     }
 
     /// Whether the set was refused because another set, with other texts, is registered

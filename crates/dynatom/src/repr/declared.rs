@@ -182,7 +182,9 @@ pub(crate) enum DeclareError {
     /// A set registered at run time declares a text of which an ordinary atom is in use
     /// (in the global table or a table made with `AtomTable::new`/`with_seed`): nothing
     /// was registered. (Unused atoms of its texts are no obstacle: they are evicted.)
-    InternedBefore { text: Vec<u8> },
+    /// `permanent` when that atom is permanent, so it stays in use for good and the set can
+    /// never register.
+    InternedBefore { text: Vec<u8>, permanent: bool },
     /// Another set (of `texts` texts) is registered under this name: nothing was
     /// registered.
     NameTaken { set: &'static str, texts: usize },
@@ -200,10 +202,18 @@ impl std::fmt::Display for DeclareError {
             DeclareError::Duplicate { set, text } => {
                 write!(f, "text {:?} is declared twice in set {set:?}", String::from_utf8_lossy(text))
             }
-            DeclareError::InternedBefore { text } => write!(
+            DeclareError::InternedBefore { text, permanent: false } => write!(
                 f,
                 "an atom of {:?} made before its static set was registered is still in use, so the \
                  set was not registered (register sets before their texts are interned)",
+                String::from_utf8_lossy(text)
+            ),
+            DeclareError::InternedBefore { text, permanent: true } => write!(
+                f,
+                "an atom of {:?} made before its static set was registered is permanent (made so on \
+                 request, or by the global table when threads contended on it), so it stays in use \
+                 and the set can never be registered in this process (register sets before their \
+                 texts are interned, or turn off AtomTable::set_permanent_on_contention first)",
                 String::from_utf8_lossy(text)
             ),
             DeclareError::NameTaken { set, texts } => {

@@ -281,7 +281,8 @@ impl AtomTable {
     /// # Errors
     /// Nothing is registered when the set is refused:
     /// [`StaticSetError::is_interned_before`] when an ordinary atom of one of its texts
-    /// is in use in any table (drop it, or register the set before interning); a text
+    /// is in use in any table (drop it, or register the set before interning; a permanent
+    /// atom is in use for good: [`StaticSetError::is_interned_permanently`]); a text
     /// twice in the set, a text whose key collides with another set's text, or another set
     /// already registered under the same name.
     ///

@@ -992,8 +992,9 @@ impl TableShared {
                 let raw = AtomWord::from_static(entry).raw();
                 Ok((AtomWord::from_declared_bits(text.bits()), raw))
             });
-            if !matches!(filed, Ok(atom) if atom.bits() == text.bits()) {
-                result = result.and(Err(DeclareError::InternedBefore { text: text.bytes().to_vec() }));
+            if !matches!(&filed, Ok(atom) if atom.bits() == text.bits()) {
+                let permanent = matches!(&filed, Ok(atom) if atom.is_permanent());
+                result = result.and(Err(DeclareError::InternedBefore { text: text.bytes().to_vec(), permanent }));
             }
         }
         result
@@ -1017,8 +1018,9 @@ impl TableShared {
     }
 
     /// Under the locks of every shard of this table (`shards`): evicts the unused atoms of
-    /// `texts`, and returns the first of them that has an atom in use (which stays).
-    fn evict_unused_of(&self, shards: &mut [ShardGuard<'_>], texts: &HashSet<&[u8]>) -> Option<Vec<u8>> {
+    /// `texts`, and returns one of them that has an atom in use (which stays), a permanent
+    /// one if any, with whether it is.
+    fn evict_unused_of(&self, shards: &mut [ShardGuard<'_>], texts: &HashSet<&[u8]>) -> Option<(Vec<u8>, bool)> {
         let mut to_sweep = [false; SHARD_COUNT];
         for bytes in texts {
             let hash = self.hash(bytes);
@@ -1033,7 +1035,10 @@ impl TableShared {
             let (mut dead, mut dead_bytes) = (Vec::new(), 0);
             let mut sweep = sweep_into(&mut dead, &mut dead_bytes, |raw| {
                 // SAFETY: kept, so the table still holds its count, under the lock.
-                in_use.get_or_insert_with(|| unsafe { raw.bytes() }.to_vec());
+                let (bytes, permanent) = unsafe { (raw.bytes(), raw.is_permanent()) };
+                if in_use.as_ref().is_none_or(|(_, seen): &(Vec<u8>, bool)| !seen && permanent) {
+                    in_use = Some((bytes.to_vec(), permanent));
+                }
             });
             shard.retain(
                 |entry| {
@@ -1186,14 +1191,17 @@ pub(crate) fn register_late_set(global: &TableShared, registration: &LateRegistr
     let tables: Vec<&TableShared> = std::iter::once(global).chain(others).collect();
     let mut locked: Vec<Vec<ShardGuard<'_>>> =
         tables.iter().map(|table| table.shards.iter().map(|padded| padded.slots.lock()).collect()).collect();
-    let mut in_use = None;
+    // A permanent atom is reported first: it is the refusal that waiting cannot lift.
+    let mut in_use: Option<(Vec<u8>, bool)> = None;
     for (table, shards) in tables.iter().zip(locked.iter_mut()) {
-        if let Some(text) = table.evict_unused_of(shards, &texts) {
-            in_use.get_or_insert(text);
+        if let Some(found) = table.evict_unused_of(shards, &texts)
+            && in_use.as_ref().is_none_or(|(_, permanent)| !permanent && found.1)
+        {
+            in_use = Some(found);
         }
     }
-    if let Some(text) = in_use {
-        return Err(DeclareError::InternedBefore { text });
+    if let Some((text, permanent)) = in_use {
+        return Err(DeclareError::InternedBefore { text, permanent });
     }
     registration.publish();
     global.file_published_texts(&mut locked[0], &long);
