@@ -40,7 +40,7 @@ static void never_initialised_and_released_handles_are_told_apart(void) {
 }
 
 static void string_words_without_a_strings_shape_are_invalid(void) {
-    str_reports((dt_str){0x3, 0}, DT_ERR_INVALID_HANDLE);           /* tag 0b11: no form */
+    str_reports((dt_str){0x3, 0}, DT_ERR_INVALID_HANDLE);           /* tag 0b11 (owned) without its block */
     str_reports((dt_str){0x1 | (16 << 2), 0}, DT_ERR_INVALID_HANDLE); /* inline, 16 bytes */
     str_reports((dt_str){0x1004, 20}, DT_ERR_INVALID_HANDLE);        /* misaligned block */
     /* A block range past DT_MAX_LEN: offset 0xFFFFFFFF + length 2. */

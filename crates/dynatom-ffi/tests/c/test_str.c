@@ -83,7 +83,7 @@ static void released_and_invalid_handles_are_reported(void) {
     dt_str zero = {0, 0};
     EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_str_release(&zero));
     EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_str_slice(&zero, 0, 0, &out));
-    dt_str garbage = {3, 0}; /* tag 0b11: no form of string */
+    dt_str garbage = {3, 0}; /* tag 0b11 (owned) without its block */
     EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_str_release(&garbage));
     EXPECT_STATUS(DT_ERR_INVALID_HANDLE, dt_table_intern_str(dt_table_global(), &garbage, &(dt_atom){0}));
     EXPECT(out.w0 == 0 && out.w1 == 0 && data == NULL); /* untouched */
