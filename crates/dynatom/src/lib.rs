@@ -147,7 +147,11 @@
 //!   byte handle as machine words, for the C ABI, and what its bytes promise to
 //!   `utf8.rs`).
 //! * The atom table's shard code, which reads entries under their shard's lock:
-//!   `atom/table/shared.rs` and `atom/table/report_collect.rs` (memory reports; with
+//!   `atom/table/shared.rs` with its parts `atom/table/shared/late_registration.rs`
+//!   (static sets registered at run time, checked against every live table),
+//!   `atom/table/shared/process_hooks.rs` (the exit-time sweep, the locks held across
+//!   `fork`, the unused-atom hook) and `atom/table/shared/shared_ref.rs` (the table's
+//!   counted handle), and `atom/table/report_collect.rs` (memory reports; with
 //!   `glibc-slop`, also glibc's `malloc_usable_size`), and the lock-free slot array and the
 //!   reclamation of what its readers may still see: `atom/table/slots.rs` and
 //!   `atom/table/reclaim.rs`, with the set's own tests and loom models

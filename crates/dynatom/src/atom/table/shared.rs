@@ -54,18 +54,25 @@
 //!   table skips that check: its pressure already counts every unused atom, and a check
 //!   walks the whole shard, a pause of tens of microseconds in the middle of a fill.
 
-use std::collections::HashSet;
 use std::ptr::NonNull;
 
 use crate::error::{MAX_LEN, StrError};
 use crate::hash::{self, TextHash};
 use crate::repr::atom_word::{AtomWord, RawAtom};
-use crate::repr::declared::{self, DeclareError, LateRegistration, StaticText};
+use crate::repr::declared::{self, DeclareError, StaticText};
 use crate::repr::heap::{
     Block, DeadBlock, Fallibility, HEADER_SIZE, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash,
 };
 use crate::repr::slab::{MAX_STRIPES, SlabUsage, Slabs};
 use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering, lock};
+
+mod late_registration;
+mod process_hooks;
+mod shared_ref;
+
+pub(crate) use late_registration::register_late_set;
+pub(crate) use process_hooks::note_global_unused;
+pub(crate) use shared_ref::SharedRef;
 
 use super::permanent::Permanent;
 use super::reclaim::{self, Retired};
@@ -322,8 +329,8 @@ impl TableShared {
             crate::repr::heap::set_unused_hook(note_global_unused);
         }
         if kind == TableKind::Global {
-            sweep_global_table_at_exit();
-            fork::keep_locks_across_fork();
+            process_hooks::sweep_global_table_at_exit();
+            process_hooks::keep_locks_across_fork();
         }
         Ok(TableShared {
             text_hash: TextHash::new(seed),
@@ -1017,74 +1024,6 @@ impl TableShared {
         Some((AtomWord::from_declared_bits(bits), AtomWord::from_static(entry).raw()))
     }
 
-    /// Under the locks of every shard of this table (`shards`): evicts the unused atoms of
-    /// `texts`, and returns one of them that has an atom in use (which stays), a permanent
-    /// one if any, with whether it is.
-    fn evict_unused_of(&self, shards: &mut [ShardGuard<'_>], texts: &HashSet<&[u8]>) -> Option<(Vec<u8>, bool)> {
-        let mut to_sweep = [false; SHARD_COUNT];
-        for bytes in texts {
-            let hash = self.hash(bytes);
-            let at = shard_index(hash);
-            if shards[at].find(probe_hash(hash), |entry| is_entry_for(RawAtom::from_slot(entry), hash, bytes)).is_some()
-            {
-                to_sweep[at] = true;
-            }
-        }
-        let mut in_use = None;
-        for (index, shard) in shards.iter_mut().enumerate().filter(|(index, _)| to_sweep[*index]) {
-            let (mut dead, mut dead_bytes) = (Vec::new(), 0);
-            let mut sweep = sweep_into(&mut dead, &mut dead_bytes, |raw| {
-                // SAFETY: kept, so the table still holds its count, under the lock.
-                let (bytes, permanent) = unsafe { (raw.bytes(), raw.is_permanent()) };
-                if in_use.as_ref().is_none_or(|(_, seen): &(Vec<u8>, bool)| !seen && permanent) {
-                    in_use = Some((bytes.to_vec(), permanent));
-                }
-            });
-            shard.retain(
-                |entry| {
-                    // SAFETY: `retain` passes entries of the locked shard, whose counts the
-                    // table holds.
-                    let bytes = unsafe { RawAtom::from_slot(entry).bytes() };
-                    !texts.contains(bytes) || sweep(entry)
-                },
-                |_| {},
-            );
-            drop(sweep);
-            shard.counters.removals += dead.len() as u64;
-            if !dead.is_empty() {
-                // SAFETY: unlinked above (no reader pinning from now on can find them),
-                // retired once; the list is dropped with the table.
-                unsafe { shard.retired.retire_all(dead.into_iter().map(DeadBlock::into_retirable), dead_bytes) };
-                self.collect_shard(index, shard);
-            }
-        }
-        in_use
-    }
-
-    /// Files `texts` (declared by a set just published, none filed yet) as immortal
-    /// entries, under the locks of every shard (`shards`). Running out of memory here
-    /// leaves a text for the first miss of it to file (see `late_declared_entry`).
-    fn file_published_texts(&self, shards: &mut [ShardGuard<'_>], texts: &[&'static StaticText]) {
-        debug_assert!(self.kind == TableKind::Global);
-        let entries =
-            StaticEntry::leak_all(texts.iter().map(|text| (text.bytes(), self.hash(text.bytes()), text.bits())));
-        if entries.is_empty() {
-            return;
-        }
-        lock(&self.static_entries).push(entries.as_ptr().addr());
-        for entry in entries {
-            let entry = NonNull::from(entry);
-            // SAFETY: just leaked: immortal.
-            let hash = unsafe { StaticEntry::hash(entry) };
-            let shard = &mut shards[shard_index(hash)];
-            if shard.insert(probe_hash(hash), AtomWord::from_static(entry).raw().as_slot()).is_ok() {
-                shard.counters.inserts += 1;
-            } else {
-                self.unfiled_published.store(true, Ordering::Relaxed);
-            }
-        }
-    }
-
     /// The atom for `bytes` if one is in use. Never files or revives anything.
     pub(crate) fn lookup(&self, bytes: &[u8]) -> Option<AtomWord> {
         let hash = self.hash(bytes);
@@ -1156,58 +1095,6 @@ impl TableShared {
     }
 }
 
-/// The tables other than the global one that are alive (their `TableShared`'s addresses):
-/// a set registered at run time is checked against each. A table is listed by
-/// [`SharedRef::try_new`] and unlisted by the drop of its last handle, under this lock.
-#[cfg(not(loom))]
-static LIVE_TABLES: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-
-/// Registers the set `registration` checked: with every shard of every table locked
-/// (the global one, then the live others), the unused atoms of its texts are evicted; if
-/// an atom of one of them is still in use the set is refused whole, else it is published
-/// and its texts filed in the global table before any shard opens again. So no table
-/// ever holds an ordinary atom of a declared text beside its declared one.
-pub(crate) fn register_late_set(global: &TableShared, registration: &LateRegistration) -> Result<(), DeclareError> {
-    let long: Vec<&'static StaticText> = registration
-        .fresh()
-        .iter()
-        .copied()
-        .filter(|text| text.bytes().len() > crate::repr::atom_word::INLINE_ATOM_CAPACITY)
-        .collect();
-    if long.is_empty() {
-        // Texts of up to 7 bytes are atoms by value in every table: nothing to check.
-        registration.publish();
-        return Ok(());
-    }
-    let texts: HashSet<&[u8]> = long.iter().map(|text| text.bytes()).collect();
-    #[cfg(not(loom))]
-    let live = lock(&LIVE_TABLES);
-    #[cfg(not(loom))]
-    // SAFETY: a listed table is alive: the drop of its last handle unlists it under the
-    // lock held here (until after the guards below are dropped) before freeing it.
-    let others = live.iter().map(|&address| unsafe { &*std::ptr::with_exposed_provenance::<TableShared>(address) });
-    #[cfg(loom)]
-    let others = std::iter::empty::<&TableShared>();
-    let tables: Vec<&TableShared> = std::iter::once(global).chain(others).collect();
-    let mut locked: Vec<Vec<ShardGuard<'_>>> =
-        tables.iter().map(|table| table.shards.iter().map(|padded| padded.slots.lock()).collect()).collect();
-    // A permanent atom is reported first: it is the refusal that waiting cannot lift.
-    let mut in_use: Option<(Vec<u8>, bool)> = None;
-    for (table, shards) in tables.iter().zip(locked.iter_mut()) {
-        if let Some(found) = table.evict_unused_of(shards, &texts)
-            && in_use.as_ref().is_none_or(|(_, permanent)| !permanent && found.1)
-        {
-            in_use = Some(found);
-        }
-    }
-    if let Some((text, permanent)) = in_use {
-        return Err(DeclareError::InternedBefore { text, permanent });
-    }
-    registration.publish();
-    global.file_published_texts(&mut locked[0], &long);
-    Ok(())
-}
-
 /// Whether `raw` is the entry for `bytes` under `hash`: the cached hash first (one read of
 /// the header), the bytes only when it matches.
 #[inline]
@@ -1228,228 +1115,6 @@ fn entry_probe_hash(entry: NonNull<u8>) -> u64 {
 pub(crate) fn for_each_entry(shard: &ShardGuard<'_>, mut visit: impl FnMut(RawAtom)) {
     shard.for_each(|entry| visit(RawAtom::from_slot(entry)));
 }
-
-/// Has the process sweep the global table when it exits (from `atexit`, so before a leak
-/// checker's own exit handler, registered earlier, looks): the unused atoms it frees would
-/// otherwise be reachable only through tagged slot words, which LeakSanitizer and
-/// valgrind do not recognise as pointers. Atoms still in use are reachable through their
-/// handles. Sweeping is safe while other threads still run.
-#[cfg(not(loom))]
-fn sweep_global_table_at_exit() {
-    extern "C" fn sweep() {
-        crate::atom::table::AtomTable::global().shrink();
-    }
-    unsafe extern "C" {
-        fn atexit(callback: extern "C" fn()) -> std::ffi::c_int;
-    }
-    // SAFETY: `atexit` is the C library's; `sweep` is a plain function that unwinds into
-    // no C frame (shrink does not panic: it only locks, compares and frees).
-    let _ = unsafe { atexit(sweep) };
-}
-
-#[cfg(loom)]
-fn sweep_global_table_at_exit() {}
-
-/// Keeps the global table usable in a child of `fork()`.
-///
-/// A lock held by another thread when a threaded program forks stays locked for good in
-/// the child, where that thread does not exist: the exit-time sweep (and any intern) would
-/// wait on it forever. So the forking thread takes the fork gate (`sync::fork_gate`: no
-/// start-up step or static-set registration is then under way), then every lock the global
-/// table uses (the list of live tables, its shards' in order, the static entries', the
-/// block cache's, then the reclaimer's: the order the crate's own paths nest them in) and
-/// releases them on both sides after it. In the child the reclaimer also forgets the records of the threads that
-/// did not survive the fork. A child may then use the global table as the parent did.
-/// Tables made with `AtomTable::new()` or `with_seed` are not covered: like any structure
-/// behind a lock, one that another thread was writing when the process forked must not
-/// be used in the child.
-#[cfg(all(unix, not(loom)))]
-mod fork {
-    use std::cell::RefCell;
-
-    use super::ShardGuard;
-    use crate::atom::table::reclaim;
-    use crate::repr::block_cache::cache;
-    use crate::sync::fork_gate;
-    use crate::sync::{MutexGuard, lock};
-
-    struct Held {
-        // Dropped in declaration order: the reverse of the order they were taken in.
-        reclaimer: Option<reclaim::ForkHold>,
-        _cache: cache::ForkHold,
-        _statics: MutexGuard<'static, Vec<usize>>,
-        _permanent: MutexGuard<'static, Vec<crate::repr::atom_word::RawAtom>>,
-        _shards: Vec<ShardGuard<'static>>,
-        _live_tables: MutexGuard<'static, Vec<usize>>,
-    }
-
-    std::thread_local! {
-        static HELD: RefCell<Option<Held>> = const { RefCell::new(None) };
-    }
-
-    fn prepare() {
-        // The fork gate is held: the global table is either made or not begun.
-        let Some(table) = crate::atom::table::global_table_if_made() else { return };
-        let table = table.shared();
-        let held = Held {
-            _live_tables: lock(&super::LIVE_TABLES),
-            _shards: table.shards.iter().map(|padded| padded.slots.lock()).collect(),
-            _statics: lock(&table.static_entries),
-            _permanent: table.permanent.hold_for_fork(),
-            _cache: cache::hold_for_fork(),
-            reclaimer: Some(reclaim::hold_for_fork()),
-        };
-        // A fork from a thread whose locals are being destroyed goes unprotected: the
-        // locks are released at once.
-        let _ = HELD.try_with(|slot| *slot.borrow_mut() = Some(held));
-    }
-
-    fn in_parent() {
-        let _ = HELD.try_with(|slot| drop(slot.borrow_mut().take()));
-    }
-
-    fn in_child() {
-        let _ = HELD.try_with(|slot| {
-            if let Some(mut held) = slot.borrow_mut().take()
-                && let Some(reclaimer) = held.reclaimer.take()
-            {
-                reclaimer.release_in_child();
-            }
-        });
-    }
-
-    static HOOKS: fork_gate::ForkHooks = fork_gate::ForkHooks { prepare, in_parent, in_child };
-
-    /// Has the fork gate's handlers (registered with `pthread_atfork`, and taking the
-    /// gate first) take the global table's locks too.
-    pub(super) fn keep_locks_across_fork() {
-        fork_gate::set_fork_hooks(&HOOKS);
-    }
-}
-
-#[cfg(not(all(unix, not(loom))))]
-mod fork {
-    pub(super) fn keep_locks_across_fork() {}
-}
-
-/// The hook `repr::heap` calls when a global atom becomes unused.
-#[cfg(not(loom))]
-pub(crate) fn note_global_unused(hash: u64, bytes: usize) {
-    // SAFETY: `AtomTable::global` installs this hook only once the table is in place, and
-    // whoever calls it read the hook from its `OnceLock` after that. Asked with a check,
-    // the table cost every intern-then-drop of an unused atom three instructions more.
-    let table = unsafe { crate::atom::table::global_table_if_made().unwrap_unchecked() };
-    table.shared().note_unused(hash, bytes);
-}
-
-/// Under loom: the hook, which finds the global table of the model that runs.
-#[cfg(loom)]
-fn note_global_unused(hash: u64, bytes: usize) {
-    if let Some(table) = crate::atom::table::global_table_if_made() {
-        table.shared().note_unused(hash, bytes);
-    }
-}
-
-/// A counted handle to a [`TableShared`]: what `Arc<TableShared>` would be, but made
-/// fallibly, so that running out of memory for a new table is an error (`Arc` has no
-/// stable fallible constructor). Under loom it is loom's `Arc`, which the models track.
-#[cfg(not(loom))]
-pub(crate) struct SharedRef {
-    ptr: NonNull<Counted>,
-}
-
-#[cfg(not(loom))]
-struct Counted {
-    count: AtomicUsize,
-    table: TableShared,
-}
-
-// SAFETY: a shared reference to a `TableShared`, which is `Sync` and `Send` (its shards
-// are behind locks and atomics); the count is atomic, as `Arc`'s.
-#[cfg(not(loom))]
-unsafe impl Send for SharedRef {}
-// SAFETY: as above.
-#[cfg(not(loom))]
-unsafe impl Sync for SharedRef {}
-
-#[cfg(not(loom))]
-impl SharedRef {
-    /// `table` behind a new handle, or the allocation failure.
-    pub(crate) fn try_new(table: TableShared) -> Result<SharedRef, StrError> {
-        let layout = std::alloc::Layout::new::<Counted>();
-        // SAFETY: `Counted` is not zero-sized.
-        let Some(ptr) = NonNull::new(unsafe { std::alloc::alloc(layout) }.cast::<Counted>()) else {
-            return Err(StrError::AllocFailed { size: layout.size() });
-        };
-        let listed = table.kind != TableKind::Global;
-        // SAFETY: a fresh allocation with `Counted`'s layout.
-        unsafe { ptr.as_ptr().write(Counted { count: AtomicUsize::new(1), table }) };
-        let shared = SharedRef { ptr };
-        if listed {
-            lock(&LIVE_TABLES).push(std::ptr::from_ref::<TableShared>(&*shared).expose_provenance());
-        }
-        Ok(shared)
-    }
-}
-
-#[cfg(not(loom))]
-impl std::ops::Deref for SharedRef {
-    type Target = TableShared;
-
-    fn deref(&self) -> &TableShared {
-        // SAFETY: the allocation lives while any handle does; this is one.
-        unsafe { &self.ptr.as_ref().table }
-    }
-}
-
-#[cfg(not(loom))]
-impl Clone for SharedRef {
-    fn clone(&self) -> SharedRef {
-        // SAFETY: as in `deref`.
-        let counted = unsafe { self.ptr.as_ref() };
-        // Relaxed, and the abort past `isize::MAX`, as `Arc::clone`: a new handle is made
-        // from one that already keeps the table alive.
-        if counted.count.fetch_add(1, Ordering::Relaxed) > isize::MAX as usize {
-            std::process::abort();
-        }
-        SharedRef { ptr: self.ptr }
-    }
-}
-
-#[cfg(not(loom))]
-impl Drop for SharedRef {
-    fn drop(&mut self) {
-        // SAFETY: as in `deref`.
-        let counted = unsafe { self.ptr.as_ref() };
-        // Release, then Acquire before freeing, as `Arc`'s drop: every other handle's uses
-        // happen before the table is dropped.
-        if counted.count.fetch_sub(1, Ordering::Release) != 1 {
-            return;
-        }
-        crate::sync::fence(Ordering::Acquire);
-        if counted.table.kind != TableKind::Global {
-            let mut live = lock(&LIVE_TABLES);
-            let address = std::ptr::from_ref::<TableShared>(&counted.table).addr();
-            if let Some(at) = live.iter().position(|&listed| listed == address) {
-                live.swap_remove(at);
-            }
-            // The last table gone, the list gives its memory back: a program that makes
-            // and drops a table ends where it began.
-            if live.is_empty() {
-                *live = Vec::new();
-            }
-        }
-        // SAFETY: the last handle: nothing else refers to the allocation, made by
-        // `try_new` with this layout, dropped and freed once.
-        unsafe {
-            std::ptr::drop_in_place(self.ptr.as_ptr());
-            std::alloc::dealloc(self.ptr.as_ptr().cast(), std::alloc::Layout::new::<Counted>());
-        }
-    }
-}
-
-#[cfg(loom)]
-pub(crate) type SharedRef = crate::sync::Arc<TableShared>;
 
 impl Drop for TableShared {
     fn drop(&mut self) {
