@@ -105,6 +105,12 @@
 #define DT_MAX_LEN (size_t)UINT32_MAX
 
 /**
+ * The largest id a `ctx` for `dt_release_queue_push` may carry: ids live in the low 32
+ * bits of `ctx`, tags in the high 32.
+ */
+#define DT_RELEASE_QUEUE_MAX_ID (uint64_t)UINT32_MAX
+
+/**
  * The result of every fallible call. `DT_OK` is 0; every other value is an error whose
  * text `dt_status_message` gives. On an error, nothing was consumed unless the
  * function's documentation says so, and out-parameters are left as they were.
@@ -666,6 +672,46 @@ enum dt_status dt_pieces_to_str(const struct dt_pieces *p, struct dt_str *out);
  * Thread safety: one thread, with no other call on this list running.
  */
 enum dt_status dt_pieces_free(struct dt_pieces *p);
+
+/**
+ * A `dt_release_fn` for `dt_str_from_external` and `dt_str_from_external_utf8`: files
+ * `ctx` (a tag from `dt_release_queue_new_tag` plus an id of at most
+ * `DT_RELEASE_QUEUE_MAX_ID`, cast to a pointer; it is never dereferenced) on the
+ * library's release queue and returns, calling no code of the caller's. Collect it with
+ * `dt_release_queue_drain`. Should the queue fail to grow (allocation failure), the
+ * entry is dropped: its memory is then never given back, which leaks it but never frees
+ * it early.
+ *
+ * Thread safety: any thread, at any time (it takes a short lock, which `fork()` holds
+ * across the fork, so a child can push and drain).
+ */
+void dt_release_queue_push(void *ctx);
+
+/**
+ * Writes a tag of the release queue's to `*tag`: a value whose low 32 bits are zero,
+ * different on every call in this process (never 0). Build each `ctx` for
+ * `dt_release_queue_push` as `(void *)(uintptr_t)(tag | id)` and collect them with
+ * `dt_release_queue_drain(tag, ...)`. Every user of the queue in a process (each Lua
+ * state of the LuaJIT module, say) takes its own tag, so that none drains another's ids.
+ * `DT_ERR_NULL` for a NULL `tag`; `DT_ERR_LIMIT` once 2^32 - 1 tags were handed out.
+ *
+ * Thread safety: any thread.
+ */
+enum dt_status dt_release_queue_new_tag(uint64_t *tag);
+
+/**
+ * Moves up to `cap` entries filed by `dt_release_queue_push` whose `ctx` carries `tag`
+ * (its high 32 bits) from the queue to `ids`, oldest first, as the ids alone (the low 32
+ * bits), and writes how many to `*count`. Entries of other tags stay queued. When
+ * `*count == cap` more may be waiting: call again. Each pushed entry is drained exactly
+ * once. `DT_ERR_NULL` for a NULL `count`, or a NULL `ids` with a non-zero `cap`;
+ * `DT_ERR_RANGE` for a `tag` with any of its low 32 bits set (not a tag); on an error
+ * nothing is drained.
+ *
+ * Thread safety: any thread. Drains of one tag may run at once (each entry goes to one
+ * of them); a drain runs no code of the caller's.
+ */
+enum dt_status dt_release_queue_drain(uint64_t tag, uint64_t *ids, size_t cap, size_t *count);
 
 /**
  * Registers the static set `set` (`set_len` bytes of UTF-8) of `count` entries, as the

@@ -99,6 +99,18 @@
 -- `dynatom.trim_block_cache()` empties it). `dynatom.retain_freed_memory(bytes)` also
 -- opts the whole process's malloc into reusing freed memory.
 --
+-- Wrapped memory: dynatom.wrap(cdata, len [, on_release]) (and wrap_utf8, which checks
+-- the bytes are UTF-8) makes a str over memory the program owns (an FFI buffer) without
+-- copying it; the module anchors the cdata (in a table, under an integer id) while any
+-- handle may read it. The last handle's release may happen in a finaliser, in compiled
+-- code or on another thread, where calling into Lua is not allowed, so it only files the
+-- id on the library's release queue (dt_release_queue_push, in C); the module drains
+-- the queue, unanchors the cdata and calls on_release(cdata) at the start of the next
+-- dynatom.wrap or wrap_utf8 and in dynatom.collect_releases(), never elsewhere. The
+-- queue is one per process: each Lua state drains only the ids filed under its own tag
+-- (dt_release_queue_new_tag). Wrapped bytes are not counted as external memory (the
+-- program allocated them); their release counts as freed, as a slice's does.
+--
 -- Errors from the library raise Lua errors carrying `dt_status_message`'s text.
 local ffi = require("ffi")
 local bit = require("bit")
@@ -159,6 +171,10 @@ uint64_t dt_atom_hash(const dt_atom *a);
 int dt_atom_make_permanent(const dt_atom *a);
 dt_status dt_atom_bytes(const dt_atom *a, const uint8_t **data, size_t *len);
 dt_status dt_atom_to_str(const dt_atom *a, dt_str *out);
+
+void dt_release_queue_push(void *ctx);
+dt_status dt_release_queue_new_tag(uint64_t *tag);
+dt_status dt_release_queue_drain(uint64_t tag, uint64_t *ids, size_t cap, size_t *count);
 
 size_t dt_block_cache_set_limit(size_t bytes);
 size_t dt_block_cache_trim(void);
@@ -1106,6 +1122,125 @@ Atom = ffi.metatype("dtlua_atom", {
 })
 
 M.Str, M.Atom = Str, Atom
+
+-- Wrapped memory (dynatom.wrap, see "Wrapped memory" at the top). Each wrapped cdata
+-- gets an id; `anchored[id]` keeps the cdata alive and `on_release_of[id]` holds its
+-- callback (false for none) while the library may read the bytes. The library's release
+-- of the last handle runs wherever that handle dies (a finaliser, compiled code, another
+-- thread), so it must not call into Lua: the `release` callback is the library's
+-- dt_release_queue_push, which only files `tag | id`, and collect_releases() drains the
+-- ids filed under this state's tag and unanchors them here, on a Lua call.
+local RELEASE_QUEUE_MAX_ID = 0xFFFFFFFF
+local release_push = ffi.cast("dt_release_fn", C.dt_release_queue_push)
+local release_tag -- this Lua state's tag (a uint64_t): other states' ids never reach it
+do
+  local out_tag = ffi.new("uint64_t[1]")
+  local st = C.dt_release_queue_new_tag(out_tag)
+  if st ~= 0 then
+    fail(st)
+  end
+  release_tag = out_tag[0]
+end
+local DRAIN_BATCH = 64
+local drained_ids = ffi.new("uint64_t[?]", DRAIN_BATCH)
+local drained_count = ffi.new("size_t[1]")
+local anchored = {} -- id -> the wrapped cdata
+local on_release_of = {} -- id -> on_release, or false
+local anchored_count = 0
+local free_wrap_ids = {} -- a stack of ids whose cdata was unanchored
+local free_wrap_top = 0
+local wrap_id_count = 0 -- ids ever handed out: the largest id
+
+local function unanchor(id)
+  local cdata, on_release = anchored[id], on_release_of[id]
+  anchored[id] = nil
+  on_release_of[id] = nil
+  anchored_count = anchored_count - 1
+  free_wrap_top = free_wrap_top + 1
+  free_wrap_ids[free_wrap_top] = id
+  return cdata, on_release
+end
+
+--- dynatom.collect_releases(): unanchors every wrapped cdata whose last handle was
+--- released since the last drain and calls its on_release(cdata), here. Returns how many
+--- it handled. wrap and wrap_utf8 call it first too. An error raised by an on_release is
+--- raised again after the others have run (each is called once, error or not).
+function M.collect_releases()
+  local handled = 0
+  local first_error
+  repeat
+    local st = C.dt_release_queue_drain(release_tag, drained_ids, DRAIN_BATCH, drained_count)
+    if st ~= 0 then
+      fail(st, 2)
+    end
+    local n = tonumber(drained_count[0])
+    for k = 0, n - 1 do
+      local cdata, on_release = unanchor(tonumber(drained_ids[k]))
+      handled = handled + 1
+      if on_release then
+        local ok, err = pcall(on_release, cdata)
+        if not ok and first_error == nil then
+          first_error = err
+        end
+      end
+    end
+  until n < DRAIN_BATCH
+  if first_error ~= nil then
+    error(first_error, 0)
+  end
+  return handled
+end
+
+local function wrap(make, cdata, len, on_release)
+  M.collect_releases()
+  if on_release ~= nil and type(on_release) ~= "function" then
+    error("dynatom: on_release must be a function, got " .. type(on_release), 3)
+  end
+  local id
+  if free_wrap_top > 0 then
+    id = free_wrap_ids[free_wrap_top]
+    free_wrap_top = free_wrap_top - 1
+  else
+    if wrap_id_count >= RELEASE_QUEUE_MAX_ID then
+      error("dynatom: too many wrapped cdata at once", 3)
+    end
+    wrap_id_count = wrap_id_count + 1
+    id = wrap_id_count
+  end
+  anchored[id] = cdata
+  on_release_of[id] = on_release or false
+  anchored_count = anchored_count + 1
+  local out = Str()
+  local st = make(cdata, len, release_push, ffi.cast("void *", release_tag + id), out)
+  if st ~= 0 then
+    -- The library refused the memory and will never release it: the caller still owns
+    -- it, so it is unanchored now and on_release is not called.
+    unanchor(id)
+    fail(st, 3)
+  end
+  return out
+end
+
+--- dynatom.wrap(cdata, len [, on_release]): a str over the `len` bytes at `cdata`,
+--- without copying them (up to 15 bytes are copied into the handle). The cdata is
+--- anchored while any handle (clones and slices included) may read it; after the last
+--- one is released, the next collect_releases() (or wrap) unanchors it and calls
+--- on_release(cdata). The bytes must not change until then.
+function M.wrap(cdata, len, on_release)
+  return wrap(C.dt_str_from_external, cdata, len, on_release)
+end
+
+--- dynatom.wrap_utf8(cdata, len [, on_release]): dynatom.wrap for text: raises
+--- "dynatom: bytes are not valid UTF-8" (and anchors nothing, calls nothing) otherwise.
+function M.wrap_utf8(cdata, len, on_release)
+  return wrap(C.dt_str_from_external_utf8, cdata, len, on_release)
+end
+
+--- dynatom.wrapped(): how many wrapped cdata the module anchors now (their releases not
+--- yet collected).
+function M.wrapped()
+  return anchored_count
+end
 
 
 --- dynatom.is_str(v), dynatom.is_atom(v)

@@ -55,7 +55,10 @@
 //! "freed" after); `set_copy` keeps a static set's copy for the process, or frees it when
 //! the library refuses the set; `external` is the owner of C memory that a string reads
 //! without copying (`dt_str_from_external`): it reads those bytes, calls the caller's
-//! `release`, and declares the owner `Send + Sync` on the contract the header states.
+//! `release`, and declares the owner `Send + Sync` on the contract the header states;
+//! `release_queue` is a `release` callback that only files its `ctx` for the program to
+//! drain later (for runtimes whose code may not run where a handle dies), with no
+//! `unsafe` of its own.
 //! Another, `test_hooks`, holds the global allocator that can be told
 //! to fail for tests; it is compiled only with the `test-hooks` feature, which the
 //! production library does not have. The `*_api` modules above them contain no `unsafe`
@@ -84,6 +87,7 @@ mod interner_api;
 mod objects;
 mod pieces_api;
 mod pointers;
+mod release_queue;
 mod set_copy;
 mod static_set_api;
 mod status;
@@ -98,6 +102,7 @@ pub use crate::builder_api::*;
 pub use crate::external::dt_release_fn;
 pub use crate::interner_api::*;
 pub use crate::pieces_api::*;
+pub use crate::release_queue::*;
 pub use crate::static_set_api::*;
 pub use crate::status::{dt_status, dt_status_code, dt_status_message};
 pub use crate::str_api::*;

@@ -173,6 +173,14 @@ impl<T> FreedShells<T> {
     }
 }
 
+/// Takes [`QUEUES`], the lock that `fork()` holds across the fork, for another of the
+/// library's short critical sections (the release queue's): a lock taken only while this
+/// guard is held is never held by another thread at a fork, so a child finds it free.
+pub(crate) fn lock_across_fork() -> MutexGuard<'static, ()> {
+    keep_queues_across_fork();
+    QUEUES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// Has `fork()` take [`QUEUES`] before it forks and release it on both sides after, so
 /// that a child of a threaded program can make and free objects. Registered once, on
 /// the first queue access (before which no queue lock can be held).

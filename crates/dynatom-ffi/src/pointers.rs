@@ -50,6 +50,28 @@ pub(crate) fn array<'a, T>(items: *const T, count: usize) -> Result<&'a [T], dt_
     Ok(unsafe { std::slice::from_raw_parts(items, count) })
 }
 
+/// Borrows C's writable array of `count` elements (a buffer the call fills). `count == 0`
+/// accepts NULL.
+pub(crate) fn array_mut<'a, T: Copy>(items: *mut T, count: usize) -> Result<&'a mut [T], dt_status> {
+    if count == 0 {
+        return Ok(&mut []);
+    }
+    if items.is_null() {
+        return Err(dt_status::DT_ERR_NULL);
+    }
+    if count > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
+        return Err(dt_status::DT_ERR_TOO_LONG);
+    }
+    if !items.is_aligned() {
+        return Err(dt_status::DT_ERR_INVALID_HANDLE);
+    }
+    // SAFETY: non-NULL, aligned (checked above), and by the header's rule `count`
+    // writable elements that nothing else touches during the call; the byte size fits in
+    // isize (checked above). `T` is a plain word (`Copy`, any bit pattern valid), so the
+    // slice may be read before it is written.
+    Ok(unsafe { std::slice::from_raw_parts_mut(items, count) })
+}
+
 /// A checked out-parameter: non-NULL and aligned. It is checked when the call starts
 /// (so bad arguments fail before anything happens) but written only at the end, so
 /// that it may alias an input handle (`dt_str_slice(&s, 0, 1, &s)`) without a

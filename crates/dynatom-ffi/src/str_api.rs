@@ -57,7 +57,7 @@ pub extern "C" fn dt_str_from_external(
     ctx: *mut c_void,
     out: *mut dt_str,
 ) -> dt_status {
-    from_external(data, len, release, ctx, out, ByteStr::try_from_owner)
+    status(|| from_external(data, len, release, ctx, out, ByteStr::try_from_owner))
 }
 
 /// `dt_str_from_external` for text: the same string, ownership and `release` rules, but
@@ -73,11 +73,11 @@ pub extern "C" fn dt_str_from_external_utf8(
     ctx: *mut c_void,
     out: *mut dt_str,
 ) -> dt_status {
-    from_external(data, len, release, ctx, out, |owner| Str::try_from_owner(owner).map(Str::into_byte_str))
+    status(|| from_external(data, len, release, ctx, out, |owner| Str::try_from_owner(owner).map(Str::into_byte_str)))
 }
 
 /// The two `dt_str_from_external*` functions, which differ only in how `make` checks the
-/// bytes.
+/// bytes. Each runs it inside its own `status(||`, as every entry point does.
 fn from_external(
     data: *const u8,
     len: usize,
@@ -85,13 +85,11 @@ fn from_external(
     ctx: *mut c_void,
     out: *mut dt_str,
     make: impl FnOnce(External) -> Result<ByteStr, FromOwnerError<External>>,
-) -> dt_status {
-    status(|| {
-        let out = Out::new(out)?;
-        let owner = External::new(data, len, release, ctx)?;
-        out.write(str_to_c(make(owner).map_err(refused)?));
-        Ok(())
-    })
+) -> Result<(), dt_status> {
+    let out = Out::new(out)?;
+    let owner = External::new(data, len, release, ctx)?;
+    out.write(str_to_c(make(owner).map_err(refused)?));
+    Ok(())
 }
 
 /// A refused owner goes back to C without its `release` call.
