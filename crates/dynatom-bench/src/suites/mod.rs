@@ -14,6 +14,7 @@ pub mod intern_sync;
 pub mod lazy_vs_eager;
 pub mod luajit;
 pub mod memory;
+pub mod openresty;
 pub mod scaling;
 pub mod small_map;
 pub mod static_atoms;
@@ -76,6 +77,7 @@ pub const SUITES: &[SuiteDef] = &[
     table_sweep::SUITE,
     lazy_vs_eager::SUITE,
     luajit::SUITE,
+    openresty::SUITE,
     atom_to_string::SUITE,
     substrings::SUITE,
     handles::SUITE,
