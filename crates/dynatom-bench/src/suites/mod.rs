@@ -14,6 +14,7 @@ pub mod intern_sync;
 pub mod lazy_vs_eager;
 pub mod luajit;
 pub mod memory;
+pub mod owned_buffers;
 pub mod scaling;
 pub mod small_map;
 pub mod static_atoms;
@@ -78,6 +79,7 @@ pub const SUITES: &[SuiteDef] = &[
     luajit::SUITE,
     atom_to_string::SUITE,
     substrings::SUITE,
+    owned_buffers::SUITE,
     handles::SUITE,
     build::SUITE,
     small_map::SUITE,
