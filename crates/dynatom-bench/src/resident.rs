@@ -45,9 +45,22 @@ pub fn resident_anon_bytes() -> Option<usize> {
     parse_rss_anon(&status)
 }
 
+/// `RssFile` of this process in bytes: the pages of mapped files it has resident, which
+/// `RssAnon` leaves out (they belong to the page cache and can be dropped and read back
+/// from the file at any time). `None` where there is no such line.
+pub fn resident_file_bytes() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    parse_status_kib(&status, "RssFile:")
+}
+
 /// The `RssAnon:   1234 kB` line of a `/proc/<pid>/status` text, in bytes.
 fn parse_rss_anon(status: &str) -> Option<usize> {
-    let line = status.lines().find_map(|l| l.strip_prefix("RssAnon:"))?;
+    parse_status_kib(status, "RssAnon:")
+}
+
+/// A `Field:   1234 kB` line of a `/proc/<pid>/status` text, in bytes.
+fn parse_status_kib(status: &str, field: &str) -> Option<usize> {
+    let line = status.lines().find_map(|l| l.strip_prefix(field))?;
     let kib: usize = line.trim().strip_suffix("kB")?.trim().parse().ok()?;
     Some(kib * 1024)
 }
@@ -103,6 +116,7 @@ mod tests {
         let status = "Name:\tx\nVmRSS:\t  9000 kB\nRssAnon:\t    1234 kB\nRssFile:\t  77 kB\n";
         assert_eq!(parse_rss_anon(status), Some(1234 * 1024));
         assert_eq!(parse_rss_anon("VmRSS:\t 1 kB\n"), None);
+        assert_eq!(parse_status_kib(status, "RssFile:"), Some(77 * 1024));
     }
 
     #[test]

@@ -160,11 +160,44 @@ fn memory_and_table_sweep_suites_report_resident_bytes() {
 }
 
 #[test]
+fn owned_buffers_suite_checks_parts_and_reports_its_figures() {
+    let dir = scratch("owned-buffers");
+    let json = dir.join("figures.json");
+    let (md, all) = run_quick_suite("owned-buffers", &dir, &json);
+    assert!(md.contains("| String per line |"), "{md}");
+    let figure = |peer: &str, name: &str| {
+        all.iter()
+            .find(|f| f["suite"] == "owned-buffers" && f["peer"] == peer && f["figure"] == name)
+            .and_then(|f| f["median"].as_f64())
+            .unwrap_or_else(|| panic!("no {name} for {peer}"))
+    };
+    let mut wanted = vec![
+        ("dynatom ByteAtom + slice_ref", "ns_per_request"),
+        ("dynatom ByteAtom + slice_ref", "allocs_per_request"),
+        ("Bytes slices", "buffers_held"),
+        ("dynatom ByteStr::from_owner(mmap)", "ms_total"),
+    ];
+    // RssAnon and RssFile are Linux's: elsewhere those cells read "—".
+    if cfg!(target_os = "linux") {
+        wanted.extend([("String copies", "resident_kept_bytes"), ("String per line", "anon_growth_mib")]);
+    }
+    for (peer, name) in wanted {
+        assert!(figure(peer, name).is_finite(), "{peer} {name}");
+    }
+    // Every kept `Bytes` slice holds a buffer of its own; a kept dynatom value holds none.
+    assert!(figure("Bytes slices", "buffers_held") > 0.0);
+    assert_eq!(figure("dynatom ByteAtom + slice_ref", "buffers_held"), 0.0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn help_lists_every_suite() {
     let out = bench().arg("--help").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let text = String::from_utf8_lossy(&out.stderr);
-    for suite in ["intern-global", "churn", "fill-latency", "memory", "table-sweep", "small-map", "counted"] {
+    for suite in
+        ["intern-global", "churn", "fill-latency", "memory", "table-sweep", "small-map", "owned-buffers", "counted"]
+    {
         assert!(text.contains(&format!("  {suite} ")), "{suite} missing from:\n{text}");
     }
 }

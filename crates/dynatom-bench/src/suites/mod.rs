@@ -15,6 +15,7 @@ pub mod lazy_vs_eager;
 pub mod luajit;
 pub mod memory;
 pub mod openresty;
+pub mod owned_buffers;
 pub mod scaling;
 pub mod small_map;
 pub mod static_atoms;
@@ -80,6 +81,7 @@ pub const SUITES: &[SuiteDef] = &[
     openresty::SUITE,
     atom_to_string::SUITE,
     substrings::SUITE,
+    owned_buffers::SUITE,
     handles::SUITE,
     build::SUITE,
     small_map::SUITE,
