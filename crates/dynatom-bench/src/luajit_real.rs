@@ -2,13 +2,16 @@
 //! `lua/luajit_cache.lua` makes each value as a Lua string, a `string.buffer` or a dynatom
 //! str (through `crates/dynatom-ffi/lua/dynatom.lua`), times each creation with
 //! `clock_gettime` through the FFI and prints the latencies and the process's peak RSS;
-//! `lua/header_keys.lua` times table lookups keyed by header names or by their atoms.
+//! `lua/header_keys.lua` times table lookups keyed by header names or by their atoms;
+//! `lua/wrap_values.lua` makes values that arrive in FFI buffers into strings, by
+//! `ffi.string` copies or by `dynatom.wrap`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const CACHE_SCRIPT: &str = include_str!("../lua/luajit_cache.lua");
 const HEADER_SCRIPT: &str = include_str!("../lua/header_keys.lua");
+const WRAP_SCRIPT: &str = include_str!("../lua/wrap_values.lua");
 
 /// The environment variable through which the parent hands the built library to the
 /// children (and the module finds it: `dynatom.lua` reads `DYNATOM_LIB`).
@@ -191,6 +194,32 @@ pub fn run_headers(variant: &str, lookups: usize, lib: Option<&Path>) -> Result<
     let args = vec![variant.to_string(), lookups.to_string()];
     let text = run_script("header-keys", HEADER_SCRIPT, &args, lib)?;
     field(&text, "ns_per_lookup").ok_or_else(|| "no ns_per_lookup from luajit".into())
+}
+
+/// One run of the wrapped-values workload.
+pub struct WrapRun {
+    /// Thread CPU ns per value: the buffer, its bytes and (but for `buffer-only`) the string.
+    pub ns_per_value: f64,
+    /// The luajit process's VmHWM at the end, in KiB.
+    pub peak_rss_kib: f64,
+}
+
+/// Runs the wrapped-values workload one way (`ffi-string`, `wrap` or `buffer-only`):
+/// `count` values of `size` bytes, the last `keep` kept alive.
+pub fn run_wrap(way: &str, size: usize, count: usize, keep: usize, lib: Option<&Path>) -> Result<WrapRun, String> {
+    if way == "wrap" && lib.is_none() {
+        return Err("library not built".into());
+    }
+    let args: Vec<String> = vec![way.into(), size.to_string(), count.to_string(), keep.to_string()];
+    let text = run_script("wrap-values", WRAP_SCRIPT, &args, lib)?;
+    let checksum = field(&text, "checksum").ok_or("no checksum from luajit")?;
+    if checksum != (size * keep.min(count)) as f64 {
+        return Err(format!("luajit kept {checksum} bytes of values, expected {}", size * keep.min(count)));
+    }
+    Ok(WrapRun {
+        ns_per_value: field(&text, "ns_per_value").ok_or("no ns_per_value from luajit")?,
+        peak_rss_kib: field(&text, "peak_rss_kib").ok_or("no peak RSS from luajit")?,
+    })
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! Suite `luajit`: the OpenResty cache workload run
 //! inside Debian's `luajit` three ways side by side — Lua strings (interned at creation),
 //! LuaJIT's `string.buffer`, and dynatom strs through the LuaJIT module — and a table keyed
-//! by request-header names, Lua strings against dynatom atoms as keys.
+//! by request-header names, Lua strings against dynatom atoms as keys; and values that
+//! arrive in FFI buffers made into strings by `ffi.string` or `dynatom.wrap`.
 
 use super::{quantile, ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::charts::{self, LineChart, Series};
@@ -49,6 +50,24 @@ const KEY_ROWS: &[(&str, &str, &str)] = &[
     (KEYS_DYNATOM_BYTES, "dynatom-bytes", KEYS_NATIVE_BYTES),
 ];
 const HEADERS: &str = "headers";
+
+const WRAPPED: &str = "wrapped";
+const WRAP_FFI_STRING: &str = "`ffi.string` copy";
+const WRAP_DYNATOM: &str = "`dynatom.wrap`";
+const WRAP_BUFFER_ONLY: &str = "the buffer alone";
+/// The wrapped-values rows: the row and the script's way.
+const WRAP_ROWS: &[(&str, &str)] =
+    &[(WRAP_FFI_STRING, "ffi-string"), (WRAP_DYNATOM, "wrap"), (WRAP_BUFFER_ONLY, "buffer-only")];
+/// (value size, values in the timed loop, values kept alive) at full scale; quick runs a
+/// tenth of the values.
+const WRAP_SHAPES: &[(usize, usize, usize)] = &[(64, 200_000, 1000), (4 << 10, 50_000, 100), (1 << 20, 500, 10)];
+
+fn wrap_count(scale: Scale, count: usize) -> usize {
+    match scale {
+        Scale::Full => count,
+        Scale::Quick => count / 10,
+    }
+}
 
 const SIZES_FULL: &[usize] = &[64, 4 << 10, 64 << 10, 1 << 20];
 const SIZES_QUICK: &[usize] = &[64, 64 << 10];
@@ -125,6 +144,11 @@ fn jobs(ctx: &Ctx) -> Vec<Job> {
     for (row, _, _) in KEY_ROWS {
         v.push(Job::new(row, HEADERS, &n));
     }
+    for &(size, _, _) in WRAP_SHAPES {
+        for (row, _) in WRAP_ROWS {
+            v.push(Job::new(row, WRAPPED, &size.to_string()));
+        }
+    }
     v
 }
 
@@ -140,6 +164,19 @@ fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
         let variant = KEY_ROWS.iter().find(|(row, _, _)| *row == job.peer).map(|(_, v, _)| *v).expect("key row");
         match luajit_real::run_headers(variant, n, lib.as_deref()) {
             Ok(ns) => out.fig("ns_per_lookup", ns),
+            Err(why) => out.fail(why),
+        }
+        return out;
+    }
+    if job.corpus == WRAPPED {
+        let size: usize = job.param.parse().expect("size");
+        let way = WRAP_ROWS.iter().find(|(row, _)| *row == job.peer).map(|(_, way)| *way).expect("wrap row");
+        let &(_, count, keep) = WRAP_SHAPES.iter().find(|(s, _, _)| *s == size).expect("wrap size");
+        match luajit_real::run_wrap(way, size, wrap_count(ctx.scale, count), keep, lib.as_deref()) {
+            Ok(run) => {
+                out.fig("ns_per_value", run.ns_per_value);
+                out.fig("peak_rss_mib", run.peak_rss_kib / 1024.0);
+            }
             Err(why) => out.fail(why),
         }
         return out;
@@ -323,7 +360,53 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
          run; median of repetitions."
     ));
     rep.table(&kt);
+    wrapped_values(r, ctx, rep);
     targets(r, ctx, rep, native_ns);
+}
+
+/// The wrapped-values table: per size, ns per value and peak RSS of each way.
+fn wrapped_values(r: &Results, ctx: &Ctx, rep: &mut Report) {
+    rep.para(&format!(
+        "Values that arrive in FFI buffers (`lua/wrap_values.lua`), as a socket read leaves them: each \
+         value gets a fresh `ffi.new` buffer with distinct bytes, then becomes a Lua string by \
+         `ffi.string(buffer, size)` (a copy that LuaJIT interns) or a dynatom str by \
+         `dynatom.wrap(buffer, size)` (no copy: the buffer stays anchored while the str lives, and is \
+         let go by a later wrap after the collector releases the str). The last values stay alive in a \
+         ring, as in a cache (1,000 of 64 B, 100 of 4 KiB, 10 of 1 MiB); {} of 64 B, {} of 4 KiB and \
+         {} of 1 MiB are timed after the ring has filled once. Thread CPU ns per value for the whole \
+         step (buffer, bytes, string); \"the buffer alone\" times the step without a string. Peak RSS \
+         is the process's VmHWM. Ratio = `ffi.string` ÷ `dynatom.wrap` (above 1: wrap is faster). \
+         Median of repetitions, each a fresh `luajit`.",
+        wrap_count(ctx.scale, WRAP_SHAPES[0].1),
+        wrap_count(ctx.scale, WRAP_SHAPES[1].1),
+        wrap_count(ctx.scale, WRAP_SHAPES[2].1),
+    ));
+    let mut t = Table::new(&[
+        "value size",
+        "`ffi.string` ns",
+        "`dynatom.wrap` ns",
+        "buffer alone ns",
+        "ffi.string ÷ wrap",
+        "peak RSS MiB (ffi.string / wrap / buffer)",
+    ]);
+    for &(size, _, _) in WRAP_SHAPES {
+        let job = |row: &str| Job::new(row, WRAPPED, &size.to_string());
+        let (copy, wrap, alone) = (job(WRAP_FFI_STRING), job(WRAP_DYNATOM), job(WRAP_BUFFER_ONLY));
+        t.row(vec![
+            size_label(size),
+            cell(r, &copy, "ns_per_value"),
+            cell(r, &wrap, "ns_per_value"),
+            cell(r, &alone, "ns_per_value"),
+            fmt_ratio(r.median(&copy, "ns_per_value"), r.median(&wrap, "ns_per_value")),
+            format!(
+                "{} / {} / {}",
+                cell(r, &copy, "peak_rss_mib"),
+                cell(r, &wrap, "peak_rss_mib"),
+                cell(r, &alone, "peak_rss_mib")
+            ),
+        ]);
+    }
+    rep.table(&t);
 }
 
 /// The CDF of creation latency of the three variants for one workload.
