@@ -16,6 +16,7 @@ mod fixed_seed;
 mod handles;
 mod interners;
 mod maps;
+mod owned_intern;
 mod recorder;
 mod section;
 mod static_atoms;
@@ -48,6 +49,7 @@ const KIND_STR: &str = "str";
 const KIND_BUILD: &str = "build";
 const KIND_CHURN: &str = churn::SUITE;
 const KIND_STATIC: &str = static_atoms::SUITE;
+const KIND_OWNED: &str = owned_intern::SUITE;
 
 fn groups(quick: bool) -> Vec<Group> {
     let mut v = Vec::new();
@@ -71,6 +73,7 @@ fn groups(quick: bool) -> Vec<Group> {
     add(KIND_BUILD, handles::BUILDERS.to_vec(), "-");
     add(KIND_CHURN, churn::peers(), "-");
     add(KIND_STATIC, static_atoms::PEERS.to_vec(), "-");
+    add(KIND_OWNED, owned_intern::PEERS.to_vec(), "-");
     v
 }
 
@@ -113,6 +116,7 @@ pub fn child_main(args: &[String]) -> i32 {
         KIND_BUILD => handles::build_child(&mut rec, peer, quick),
         KIND_CHURN => churn::child(&mut rec, peer, quick),
         KIND_STATIC => static_atoms::child(&mut rec, peer, quick),
+        KIND_OWNED => owned_intern::child(&mut rec, peer, quick),
         other => Err(format!("unknown counted group kind {other:?}")),
     };
     if let Err(e) = result {

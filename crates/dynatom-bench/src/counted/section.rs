@@ -171,6 +171,7 @@ fn targets(run: &CountedRun, baseline: Option<&CountedRun>, rep: &mut Report) {
     small_map_targets(run, rep);
     interner_targets(run, rep);
     churn_target(run, rep);
+    owned_intern_target(run, rep);
     look_target(run, rep);
     static_atoms_targets(run, rep);
     undeclared_intern_target(run, baseline, rep);
@@ -310,6 +311,22 @@ fn churn_target(run: &CountedRun, rep: &mut Report) {
             rep.target(what, format!("{:.2}× ({} vs {} est. cycles)", c / h, fmt(c), fmt(h)), Some(c <= 1.2 * h))
         }
         _ => rep.target(what, "not counted in this run".into(), None),
+    }
+}
+
+/// Interning a slice of an owner's bytes costs what interning the same bytes does.
+fn owned_intern_target(run: &CountedRun, rep: &mut Report) {
+    use super::owned_intern::{param, FROM_BYTES, FROM_OWNED, LEN, OP, SUITE};
+    let what = format!(
+        "counted intern hit of a {LEN}-byte `slice_ref` of an owner's bytes ≤1.05× the est. cycles of the same hit from `&[u8]`"
+    );
+    match (run.est(SUITE, OP, &param(), FROM_OWNED), run.est(SUITE, OP, &param(), FROM_BYTES)) {
+        (Some(owned), Some(bytes)) => rep.target(
+            &what,
+            format!("{:.2}× ({} vs {} est. cycles)", owned / bytes, fmt(owned), fmt(bytes)),
+            Some(owned <= 1.05 * bytes),
+        ),
+        _ => rep.target(&what, "not counted in this run".into(), None),
     }
 }
 
