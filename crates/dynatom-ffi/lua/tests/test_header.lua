@@ -1,6 +1,7 @@
 -- The module's ffi.cdef against include/dynatom.h: every dt_ function the header
 -- declares must be declared in the module too (so the two cannot drift apart), with the
--- same return type and parameter count; and every status name must agree.
+-- same return type and parameter count; every status name must agree; and every struct
+-- the header defines must have the module's size and field offsets.
 local dynatom = require("dynatom")
 local h = require("harness")
 
@@ -58,6 +59,51 @@ test("every status name of the header has the same value in the module", functio
     n = n + 1
   end
   assert(n >= 13, "found only " .. n .. " status values")
+end)
+
+-- name -> { body = "the struct's fields", fields = { names in order } } for every
+-- `typedef struct name { ... } name;` of `text` (comments removed).
+local function structs(text)
+  text = text:gsub("/%*.-%*/", " "):gsub("//[^\n]*", " ")
+  local found = {}
+  for name, body in text:gmatch("typedef%s+struct%s+([%w_]+)%s*(%b{})%s*[%w_]+%s*;") do
+    local fields = {}
+    for statement in body:sub(2, -2):gmatch("([^;]+);") do
+      local declarator = statement:gsub("%b[]", ""):gsub("%s+$", "")
+      fields[#fields + 1] = declarator:match("([%w_]+)$")
+    end
+    found[name] = { body = body, fields = fields }
+  end
+  return found
+end
+
+test("every struct of the header has the module's size and field offsets", function()
+  local ffi = require("ffi")
+  local header = structs(read(HEADER))
+  local count = 0
+  for name, struct in pairs(header) do
+    count = count + 1
+    -- The header's own definition, under another name, beside the module's.
+    local body = struct.body:gsub("%f[%w_](dt_[%w_]+)", "header_%1")
+    ffi.cdef(string.format("typedef struct header_%s %s header_%s;", name, body, name))
+    local theirs, mine = ffi.typeof("header_" .. name), ffi.typeof(name)
+    assert(ffi.sizeof(mine) == ffi.sizeof(theirs),
+      string.format("%s: %d bytes in the module, %d in the header", name, ffi.sizeof(mine), ffi.sizeof(theirs)))
+    assert(#struct.fields > 0, name .. ": no field found")
+    for _, field in ipairs(struct.fields) do
+      local at_mine, at_theirs = ffi.offsetof(mine, field), ffi.offsetof(theirs, field)
+      assert(at_mine == at_theirs,
+        string.format("%s.%s: at %s in the module, %s in the header", name, field, tostring(at_mine), tostring(at_theirs)))
+    end
+  end
+  assert(header.dt_memory_report and #header.dt_memory_report.fields >= 15, "the memory report's fields were not found")
+  assert(count >= 4, "found only " .. count .. " structs in the header")
+end)
+
+test("the struct extractor finds fields through comments and arrays", function()
+  local s = structs("typedef struct dt_x {\n  /** a */ uint64_t a; // b;\n  const uint8_t *p;\n  char tail[4];\n} dt_x;")
+  assert(s.dt_x, "dt_x not found")
+  assert(table.concat(s.dt_x.fields, ",") == "a,p,tail", table.concat(s.dt_x.fields, ","))
 end)
 
 test("the extractor sees through comments and qualifiers", function()
