@@ -28,11 +28,11 @@ pub(crate) fn bytes<'a>(data: *const u8, len: usize) -> Result<&'a [u8], dt_stat
     Ok(unsafe { std::slice::from_raw_parts(data, len) })
 }
 
-/// Borrows C's array of `count` elements (handles, static-set entries). `count == 0`
-/// accepts NULL.
-pub(crate) fn array<'a, T>(items: *const T, count: usize) -> Result<&'a [T], dt_status> {
+/// The checks of both array borrows: `false` for an empty array (NULL accepted), `true`
+/// for `count` elements at a non-NULL, aligned address whose byte size fits in `isize`.
+fn holds_elements<T>(items: *const T, count: usize) -> Result<bool, dt_status> {
     if count == 0 {
-        return Ok(&[]);
+        return Ok(false);
     }
     if items.is_null() {
         return Err(dt_status::DT_ERR_NULL);
@@ -42,6 +42,15 @@ pub(crate) fn array<'a, T>(items: *const T, count: usize) -> Result<&'a [T], dt_
     }
     if !items.is_aligned() {
         return Err(dt_status::DT_ERR_INVALID_HANDLE);
+    }
+    Ok(true)
+}
+
+/// Borrows C's array of `count` elements (handles, static-set entries). `count == 0`
+/// accepts NULL.
+pub(crate) fn array<'a, T>(items: *const T, count: usize) -> Result<&'a [T], dt_status> {
+    if !holds_elements(items, count)? {
+        return Ok(&[]);
     }
     // SAFETY: non-NULL, aligned (checked above), and by the header's rule `count`
     // readable elements; the byte size fits in isize (checked above). `T` here is a
@@ -53,17 +62,8 @@ pub(crate) fn array<'a, T>(items: *const T, count: usize) -> Result<&'a [T], dt_
 /// Borrows C's writable array of `count` elements (a buffer the call fills). `count == 0`
 /// accepts NULL.
 pub(crate) fn array_mut<'a, T: Copy>(items: *mut T, count: usize) -> Result<&'a mut [T], dt_status> {
-    if count == 0 {
+    if !holds_elements(items.cast_const(), count)? {
         return Ok(&mut []);
-    }
-    if items.is_null() {
-        return Err(dt_status::DT_ERR_NULL);
-    }
-    if count > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
-        return Err(dt_status::DT_ERR_TOO_LONG);
-    }
-    if !items.is_aligned() {
-        return Err(dt_status::DT_ERR_INVALID_HANDLE);
     }
     // SAFETY: non-NULL, aligned (checked above), and by the header's rule `count`
     // writable elements that nothing else touches during the call; the byte size fits in

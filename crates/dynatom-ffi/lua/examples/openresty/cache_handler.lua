@@ -36,62 +36,64 @@ local function read_into_buffer(key)
     return buffer, #payload
 end
 
-local atom_cache, atom_entries = {}, 0
+-- A per-worker cache that starts over past CACHE_LIMIT entries (releasing what it held).
+local function new_cache()
+    return { entries = {}, count = 0 }
+end
 
--- Body built once per key with a builder, from the key's atom and the wrapped buffer; the
--- cache holds the wrapped payload too, so its buffer stays anchored while cached.
-function handler.serve_atoms()
+local function remember(cache, key, value)
+    if cache.count >= CACHE_LIMIT then
+        cache.entries, cache.count = {}, 0
+    end
+    cache.entries[key] = value
+    cache.count = cache.count + 1
+    return value
+end
+
+-- Serves the request's key from `cache` (under `key_of(k)`), making the entry with
+-- `make(k, buffer, len)` from the payload's buffer on a miss.
+local function serve(cache, key_of, make)
     local k = ngx.var.arg_k
     if not k then
         return ngx.exit(ngx.HTTP_BAD_REQUEST)
     end
-    local key = dynatom.atom(k)
-    local cached = atom_cache[key]
+    local key = key_of(k)
+    local cached = cache.entries[key]
     if not cached then
         local buffer, len = read_into_buffer(k)
         if not buffer then
             return ngx.exit(ngx.HTTP_BAD_REQUEST)
         end
-        local payload = dynatom.wrap(buffer, len)
-        local body = dynatom.builder(#key + 1 + len)
-        body:put(key)
-        body:put("=")
-        body:put(payload)
-        if atom_entries >= CACHE_LIMIT then
-            atom_cache, atom_entries = {}, 0
-        end
-        cached = { payload = payload, body = body:finish() }
-        atom_cache[key] = cached
-        atom_entries = atom_entries + 1
+        cached = remember(cache, key, make(key, buffer, len))
     end
     ngx.header["X-Payload-Length"] = #cached.payload
     ngx.print(tostring(cached.body))
 end
 
-local string_cache, string_entries = {}, 0
+local atom_cache = new_cache()
+
+-- Body built once per key with a builder, from the key's atom and the wrapped buffer; the
+-- cache holds the wrapped payload too, so its buffer stays anchored while cached. The body
+-- goes out as a Lua string: ngx.print takes no cdata.
+function handler.serve_atoms()
+    serve(atom_cache, dynatom.atom, function(key, buffer, len)
+        local payload = dynatom.wrap(buffer, len)
+        local body = dynatom.builder(#key + 1 + len)
+        body:put(key)
+        body:put("=")
+        body:put(payload)
+        return { payload = payload, body = body:finish() }
+    end)
+end
+
+local string_cache = new_cache()
 
 -- The same on Lua strings: `ffi.string` copies (and LuaJIT interns) each payload.
 function handler.serve_strings()
-    local k = ngx.var.arg_k
-    if not k then
-        return ngx.exit(ngx.HTTP_BAD_REQUEST)
-    end
-    local cached = string_cache[k]
-    if not cached then
-        local buffer, len = read_into_buffer(k)
-        if not buffer then
-            return ngx.exit(ngx.HTTP_BAD_REQUEST)
-        end
+    serve(string_cache, tostring, function(key, buffer, len)
         local payload = ffi.string(buffer, len)
-        if string_entries >= CACHE_LIMIT then
-            string_cache, string_entries = {}, 0
-        end
-        cached = { payload = payload, body = k .. "=" .. payload }
-        string_cache[k] = cached
-        string_entries = string_entries + 1
-    end
-    ngx.header["X-Payload-Length"] = #cached.payload
-    ngx.print(cached.body)
+        return { payload = payload, body = key .. "=" .. payload }
+    end)
 end
 
 return handler

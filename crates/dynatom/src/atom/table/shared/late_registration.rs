@@ -43,14 +43,9 @@ pub(crate) fn register_late_set(global: &TableShared, registration: &LateRegistr
     let tables: Vec<&TableShared> = std::iter::once(global).chain(others).collect();
     let mut locked: Vec<Vec<ShardGuard<'_>>> =
         tables.iter().map(|table| table.shards.iter().map(|padded| padded.slots.lock()).collect()).collect();
-    // A permanent atom is reported first: it is the refusal that waiting cannot lift.
-    let mut in_use: Option<(Vec<u8>, bool)> = None;
+    let mut in_use = None;
     for (table, shards) in tables.iter().zip(locked.iter_mut()) {
-        if let Some(found) = table.evict_unused_of(shards, &texts)
-            && in_use.as_ref().is_none_or(|(_, permanent)| !permanent && found.1)
-        {
-            in_use = Some(found);
-        }
+        table.evict_unused_of(shards, &texts, &mut in_use);
     }
     if let Some((text, permanent)) = in_use {
         return Err(DeclareError::InternedBefore { text, permanent });
@@ -60,11 +55,25 @@ pub(crate) fn register_late_set(global: &TableShared, registration: &LateRegistr
     Ok(())
 }
 
+/// Notes `bytes` as the text that refuses the set, with whether its atom is permanent,
+/// unless a text is noted already; a permanent one replaces an ordinary one, since it is
+/// the refusal that waiting cannot lift.
+fn note_in_use(in_use: &mut Option<(Vec<u8>, bool)>, bytes: &[u8], permanent: bool) {
+    if in_use.as_ref().is_none_or(|(_, noted_permanent)| !noted_permanent && permanent) {
+        *in_use = Some((bytes.to_vec(), permanent));
+    }
+}
+
 impl TableShared {
     /// Under the locks of every shard of this table (`shards`): evicts the unused atoms of
-    /// `texts`, and returns one of them that has an atom in use (which stays), a permanent
-    /// one if any, with whether it is.
-    fn evict_unused_of(&self, shards: &mut [ShardGuard<'_>], texts: &HashSet<&[u8]>) -> Option<(Vec<u8>, bool)> {
+    /// `texts`, and notes in `in_use` those of them that have an atom in use (which stays;
+    /// see [`note_in_use`]).
+    fn evict_unused_of(
+        &self,
+        shards: &mut [ShardGuard<'_>],
+        texts: &HashSet<&[u8]>,
+        in_use: &mut Option<(Vec<u8>, bool)>,
+    ) {
         let mut to_sweep = [false; SHARD_COUNT];
         for bytes in texts {
             let hash = self.hash(bytes);
@@ -74,15 +83,12 @@ impl TableShared {
                 to_sweep[at] = true;
             }
         }
-        let mut in_use = None;
         for (index, shard) in shards.iter_mut().enumerate().filter(|(index, _)| to_sweep[*index]) {
             let (mut dead, mut dead_bytes) = (Vec::new(), 0);
             let mut sweep = sweep_into(&mut dead, &mut dead_bytes, |raw| {
                 // SAFETY: kept, so the table still holds its count, under the lock.
                 let (bytes, permanent) = unsafe { (raw.bytes(), raw.is_permanent()) };
-                if in_use.as_ref().is_none_or(|(_, seen): &(Vec<u8>, bool)| !seen && permanent) {
-                    in_use = Some((bytes.to_vec(), permanent));
-                }
+                note_in_use(in_use, bytes, permanent);
             });
             shard.retain(
                 |entry| {
@@ -102,7 +108,6 @@ impl TableShared {
                 self.collect_shard(index, shard);
             }
         }
-        in_use
     }
 
     /// Files `texts` (declared by a set just published, none filed yet) as immortal
