@@ -18,6 +18,7 @@ mod interners;
 mod maps;
 mod owned_intern;
 mod recorder;
+mod request_heads;
 mod section;
 mod static_atoms;
 
@@ -50,6 +51,7 @@ const KIND_BUILD: &str = "build";
 const KIND_CHURN: &str = churn::SUITE;
 const KIND_STATIC: &str = static_atoms::SUITE;
 const KIND_OWNED: &str = owned_intern::SUITE;
+const KIND_HEADS: &str = request_heads::SUITE;
 
 fn groups(quick: bool) -> Vec<Group> {
     let mut v = Vec::new();
@@ -74,6 +76,7 @@ fn groups(quick: bool) -> Vec<Group> {
     add(KIND_CHURN, churn::peers(), "-");
     add(KIND_STATIC, static_atoms::PEERS.to_vec(), "-");
     add(KIND_OWNED, owned_intern::PEERS.to_vec(), "-");
+    add(KIND_HEADS, request_heads::PEERS.to_vec(), "-");
     v
 }
 
@@ -117,6 +120,7 @@ pub fn child_main(args: &[String]) -> i32 {
         KIND_CHURN => churn::child(&mut rec, peer, quick),
         KIND_STATIC => static_atoms::child(&mut rec, peer, quick),
         KIND_OWNED => owned_intern::child(&mut rec, peer, quick),
+        KIND_HEADS => request_heads::child(&mut rec, peer, quick),
         other => Err(format!("unknown counted group kind {other:?}")),
     };
     if let Err(e) = result {
@@ -359,6 +363,8 @@ fn suite_peers(quick: bool) -> Vec<(&'static str, Vec<&'static str>)> {
         (handles::BUILD_SUITE, handles::BUILDERS.to_vec()),
         (churn::SUITE, churn::peers()),
         (static_atoms::SUITE, static_atoms::PEERS.to_vec()),
+        (owned_intern::SUITE, owned_intern::PEERS.to_vec()),
+        (request_heads::SUITE, request_heads::PEERS.to_vec()),
     ]
 }
 

@@ -16,6 +16,8 @@ const REFERENCES: &[&str] = &[
     "dynatom Str",
     "StrBuilder",
     super::static_atoms::STATIC,
+    super::owned_intern::FROM_BYTES,
+    crate::suites::owned_buffers::DYNATOM_HEADS,
 ];
 
 fn fmt(v: f64) -> String {

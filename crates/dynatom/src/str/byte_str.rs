@@ -291,14 +291,21 @@ impl ByteStr {
     /// same buffer (no retention policy). The range must be in bounds.
     #[inline]
     pub(crate) fn share(&self, start: usize, end: usize) -> ByteStr {
-        let bytes = &self.as_bytes()[start..end];
-        if let Some(word) = StrWord::inline(bytes) {
+        self.share_part(start, &self.as_bytes()[start..end])
+    }
+
+    /// [`ByteStr::share`] of `part`, which is `self[start..start + part.len()]`: the
+    /// caller has read the bytes once already, and an inline part copies from them.
+    #[inline]
+    fn share_part(&self, start: usize, part: &[u8]) -> ByteStr {
+        if let Some(word) = StrWord::inline(part) {
             return ByteStr { word };
         }
+        let len = part.len();
         let word = match self.word.form() {
-            StrForm::Heap { block, offset, .. } => StrWord::heap(block.clone(), offset + start, bytes.len()),
-            StrForm::Owned { block, offset, .. } => StrWord::owned(block.counted(), offset + start, bytes.len()),
-            StrForm::Static(parent) => StrWord::from_static(&parent[start..end]),
+            StrForm::Heap { block, offset, .. } => StrWord::heap(block.clone(), offset + start, len),
+            StrForm::Owned { block, offset, .. } => StrWord::owned(block.counted(), offset + start, len),
+            StrForm::Static(parent) => StrWord::from_static(&parent[start..start + len]),
             StrForm::Inline(_) => unreachable!("pieces of inline strings fit inline"),
         };
         ByteStr { word }
@@ -324,14 +331,16 @@ impl ByteStr {
     #[must_use = "slice_ref makes a new handle and has no other effect"]
     #[track_caller]
     pub fn slice_ref(&self, part: &[u8]) -> ByteStr {
-        let start = (part.as_ptr() as usize).wrapping_sub(self.as_ptr() as usize);
-        if start > self.len() || part.len() > self.len() - start {
+        // Read once: each read of the bytes decodes the handle's form again.
+        let whole = self.as_bytes();
+        let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+        if start > whole.len() || part.len() > whole.len() - start {
             if part.is_empty() {
                 return ByteStr::new();
             }
-            not_a_part("ByteStr", self.len(), part.len());
+            not_a_part("ByteStr", whole.len(), part.len());
         }
-        self.share(start, start + part.len())
+        self.share_part(start, part)
     }
 
     /// The global table's hash of the bytes (the same as
