@@ -733,9 +733,10 @@ enum dt_status dt_release_queue_drain(uint64_t tag, uint64_t *ids, size_t cap, s
  * `DT_ERR_INTERNED_BEFORE`: an atom of one of the set's texts, made before this call, is
  * still held (in the global table or any `dt_table`). Nothing is registered; release
  * that atom, or register sets before interning their texts. Atoms of its texts that were
- * made and released earlier are no obstacle. A permanent atom (`dt_atom_make_permanent`,
- * or one the global table promoted because threads contended on it) is held for good, so
- * then the set can never register in this process.
+ * made and released earlier are no obstacle, unless the global table made one permanent:
+ * a permanent atom (`dt_atom_make_permanent`, or one the global table promoted because
+ * threads contended on it or because it kept being released and made again) is held for
+ * good, so then the set can never register in this process.
  *
  * Registering the same set again (same name, names and texts, in the same order) does
  * nothing and returns `DT_OK`; it copies nothing.

@@ -1,6 +1,6 @@
-//! Permanent atoms of the global table: made so on request or when two threads raise an
-//! atom's count at once, never swept or freed, shown in the memory report, and kept to
-//! the table's budget.
+//! Permanent atoms of the global table: made so on request, when two threads raise an
+//! atom's count at once, or when an atom keeps coming back from unused; never swept or
+//! freed, shown in the memory report, and kept to the table's budget.
 
 use std::sync::Barrier;
 
@@ -85,4 +85,36 @@ fn two_threads_hitting_one_atom_make_it_permanent() {
         }
     });
     assert!(atom.is_permanent(), "two million contended hits per thread and no promotion");
+}
+
+/// The reuse rule, on a fresh thread (whose count of returns starts afresh): with it off,
+/// an atom dropped and interned again stays counted however often it returns; with it on,
+/// the thread's 4th return makes the atom it finds permanent, and no earlier one does.
+#[test]
+fn an_atom_that_keeps_coming_back_from_unused_is_made_permanent() {
+    std::thread::spawn(|| {
+        let global = AtomTable::global();
+        global.set_permanent_on_reuse(false);
+        let counted = "an atom dropped and interned again while the reuse rule is off";
+        for _ in 0..100 {
+            assert!(!Atom::from(counted).is_permanent(), "promoted with the rule off");
+        }
+        global.set_permanent_on_reuse(true);
+        let text = "an atom dropped and interned again, until the table keeps it";
+        drop(Atom::from(text));
+        // Each later intern finds the atom unused (unless a sweep in another test took it
+        // meanwhile: then that intern files it anew, which is no return and samples nothing).
+        let first_permanent = (0..100).find(|_| Atom::from(text).is_permanent());
+        let returns = first_permanent.expect("a hundred returns and no promotion") + 1;
+        assert!(returns >= 4, "promoted at return {returns}, before the thread's 4th");
+        let found = Atom::lookup(text).expect("a permanent atom stays in use");
+        assert!(found.is_permanent());
+        // A local table makes none.
+        let local = AtomTable::new();
+        for _ in 0..100 {
+            assert!(!local.intern(text).is_permanent());
+        }
+    })
+    .join()
+    .expect("the test thread");
 }

@@ -149,10 +149,12 @@ fn a_permanent_atom_refuses_its_set_for_good() {
 /// thread's atoms agree with each other at every step, and once the registration returns,
 /// all are the declared ones. The threads contend on the same texts, which the global
 /// table would otherwise make permanent (refusing the set for good, as the test above
-/// shows), so automatic promotion is off here, as the registration's documentation asks.
+/// shows), and intern them again and again, so automatic promotion (both rules) is off
+/// here, as the registration's documentation asks.
 #[test]
 fn registration_races_interning_and_every_atom_agrees() {
     AtomTable::global().set_permanent_on_contention(false);
+    AtomTable::global().set_permanent_on_reuse(false);
     const TEXTS: [&str; 4] = [
         "raced text one, interned while its set registers",
         "raced text two, interned while its set registers",

@@ -215,18 +215,22 @@ fn concurrent_churn_leaves_nothing_behind() {
     // never dropped, and a shard keeps its smallest slot array once it has one: so the
     // first round sets up the shards these keys use, and the second must end where the
     // first did.
-    // Contended atoms are made permanent there unless told otherwise: they are never
-    // freed, so these two rounds count every atom.
+    // Contended atoms, and atoms that keep coming back from unused, are made permanent
+    // there unless told otherwise: they are never freed, so these two rounds count every
+    // atom.
     let global = AtomTable::global();
     global.set_unused_limit(0);
     global.set_permanent_on_contention(false);
+    global.set_permanent_on_reuse(false);
     churn_round(global, &keys, ops_per_thread());
     let before = LIVE_BYTES.load(Ordering::SeqCst);
     churn_round(global, &keys, ops_per_thread());
     assert_eq!(LIVE_BYTES.load(Ordering::SeqCst), before, "every byte freed (blocks, retired blocks)");
-    // Then as configured by default: whatever contention made permanent stays, the rest
-    // is swept (checked by the round), and the permanent atoms keep to their budget.
+    // Then as configured by default: whatever contention and reuse made permanent stays,
+    // the rest is swept (checked by the round), and the permanent atoms keep to their
+    // budget.
     global.set_permanent_on_contention(true);
+    global.set_permanent_on_reuse(true);
     churn_round(global, &keys, ops_per_thread());
     let report = global.memory_report();
     assert!(report.permanent_bytes <= (1 << 20) + 64 * 1024, "{report}");

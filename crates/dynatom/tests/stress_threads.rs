@@ -29,17 +29,19 @@ fn concurrent_interning_of_equal_text_gives_one_atom() {
     assert_eq!(table.len(), texts.len());
 }
 
-/// Each key's atom ends unused once every thread is done: with contention promotion off,
+/// Each key's atom ends unused once every thread is done: with automatic promotion off,
 /// no count is left behind; with it on, an atom still in use is one the table made
 /// permanent (its count no longer tells).
 #[test]
 fn global_adoption_races_with_interning() {
     AtomTable::global().set_permanent_on_contention(false);
+    AtomTable::global().set_permanent_on_reuse(false);
     adoption_race("global adoption race key");
     for i in 0..7 {
         assert!(Atom::lookup(&format!("global adoption race key {i}")).is_none());
     }
     AtomTable::global().set_permanent_on_contention(true);
+    AtomTable::global().set_permanent_on_reuse(true);
     adoption_race("global adoption race, promoting, key");
     for i in 0..7 {
         let left = Atom::lookup(&format!("global adoption race, promoting, key {i}"));

@@ -13,7 +13,8 @@ impl Atom {
     ///
     /// Atoms of up to 7 bytes, declared and static atoms are permanent already. The global
     /// table also makes an atom permanent by itself when two threads raise its count at
-    /// the same moment. Permanent atoms' headers and characters are kept under
+    /// the same moment, and when it keeps going unused and coming back (see
+    /// [`AtomTable::set_permanent_on_reuse`]). Permanent atoms' headers and characters are kept under
     /// `max(1 MiB, in-use bytes / 8)`; beyond that this returns `false`. Atoms of tables
     /// made with [`AtomTable::new`] or [`AtomTable::with_seed`] are never permanent: such
     /// a table can be dropped, and its atoms with it.

@@ -46,10 +46,11 @@ impl StaticSetError {
     /// Whether the atom in use that refused the set (see
     /// [`is_interned_before`](Self::is_interned_before)) is permanent: made so by
     /// [`Atom::make_permanent`](crate::Atom::make_permanent), or by the global table when
-    /// threads contended on it. It stays in use for the life of the process, so trying
-    /// again cannot succeed. A program that registers sets while other threads may already
-    /// intern their texts turns automatic promotion off first
-    /// ([`AtomTable::set_permanent_on_contention`](crate::AtomTable::set_permanent_on_contention)).
+    /// threads contended on it or it kept coming back from unused. It stays in use for the
+    /// life of the process, so trying again cannot succeed. A program that registers sets
+    /// while its texts may already be interned turns automatic promotion off first
+    /// ([`AtomTable::set_permanent_on_contention`](crate::AtomTable::set_permanent_on_contention),
+    /// [`AtomTable::set_permanent_on_reuse`](crate::AtomTable::set_permanent_on_reuse)).
     ///
     /// ```
     /// use dynatom::{Atom, AtomTable, StaticText};

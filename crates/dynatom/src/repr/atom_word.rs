@@ -30,7 +30,7 @@ use std::num::NonZeroUsize;
 use std::ptr::NonNull;
 
 use super::declared;
-use super::heap::{self, Block, DeadBlock, Header, StaticEntry};
+use super::heap::{self, Block, DeadBlock, Header, HitSigns, StaticEntry};
 use super::str_word::StrWord;
 
 const TAG_INLINE: usize = 0b001;
@@ -449,24 +449,56 @@ impl RawAtom {
     /// As for [`RawAtom::bytes`].
     #[inline]
     pub(crate) unsafe fn acquire(self, revive: bool) -> Option<AtomWord> {
-        let mut contended = false;
+        let mut signs = HitSigns::default();
         // SAFETY: forwarded from this function's contract.
-        unsafe { self.acquire_noting(revive, &mut contended) }
+        unsafe { self.acquire_noting(revive, &mut signs) }
     }
 
-    /// [`RawAtom::acquire`], also setting `contended` when another thread moved the
-    /// entry's count while this one raised it (see [`Block::acquire_entry_noting`]).
+    /// [`RawAtom::acquire`], also noting in `signs` what the raise saw of the entry's
+    /// count (see [`Block::acquire_entry_noting`]).
     ///
     /// # Safety
     /// As for [`RawAtom::bytes`].
     #[inline]
-    pub(crate) unsafe fn acquire_noting(self, revive: bool, contended: &mut bool) -> Option<AtomWord> {
+    pub(crate) unsafe fn acquire_noting(self, revive: bool, signs: &mut HitSigns) -> Option<AtomWord> {
+        // SAFETY: forwarded from this function's contract.
+        let in_use = unsafe { self.acquire_in_use_noting(signs) };
+        if !revive || in_use.is_some() {
+            return in_use;
+        }
+        // SAFETY: as above.
+        unsafe { self.revive_noting(signs) }
+    }
+
+    /// [`RawAtom::acquire_noting`] of an entry in use (the hit's usual case).
+    ///
+    /// # Safety
+    /// As for [`RawAtom::bytes`].
+    #[inline]
+    unsafe fn acquire_in_use_noting(self, signs: &mut HitSigns) -> Option<AtomWord> {
         match self.block_ptr() {
             // SAFETY: forwarded from this function's contract.
-            Some(block) => unsafe { Block::acquire_entry_noting(block, if revive { 1 } else { 2 }, contended) }
-                .map(AtomWord::from_block),
+            Some(block) => unsafe { Block::acquire_entry_noting(block, 2, signs) }.map(AtomWord::from_block),
             None => Some(self.static_atom()),
         }
+    }
+
+    /// [`RawAtom::acquire_noting`] of an entry no handle held: out of line, so that a hit
+    /// of an atom in use tests for this case once and pays nothing more. Notes the return
+    /// in `signs` when it succeeds.
+    ///
+    /// # Safety
+    /// As for [`RawAtom::bytes`].
+    #[cold]
+    #[inline(never)]
+    unsafe fn revive_noting(self, signs: &mut HitSigns) -> Option<AtomWord> {
+        let block = self.block_ptr()?;
+        // SAFETY: forwarded from this function's contract.
+        let revived = unsafe { Block::acquire_entry_noting(block, 1, signs) }.map(AtomWord::from_block);
+        if revived.is_some() {
+            signs.note_revived();
+        }
+        revived
     }
 
     /// Whether the entry is permanent: static, or a block made permanent.

@@ -211,9 +211,10 @@ impl std::fmt::Display for DeclareError {
             DeclareError::InternedBefore { text, permanent: true } => write!(
                 f,
                 "an atom of {:?} made before its static set was registered is permanent (made so on \
-                 request, or by the global table when threads contended on it), so it stays in use \
-                 and the set can never be registered in this process (register sets before their \
-                 texts are interned, or turn off AtomTable::set_permanent_on_contention first)",
+                 request, or by the global table when threads contended on it or it kept coming back \
+                 from unused), so it stays in use and the set can never be registered in this process \
+                 (register sets before their texts are interned, or turn off \
+                 AtomTable::set_permanent_on_contention and set_permanent_on_reuse first)",
                 String::from_utf8_lossy(text)
             ),
             DeclareError::NameTaken { set, texts } => {

@@ -67,6 +67,42 @@ pub(crate) const PERMANENT_FROM: u32 = 1 << 31;
 /// The count a promotion stores: the middle of the permanent zone.
 const PERMANENT: u32 = PERMANENT_FROM | (1 << 30);
 
+/// What a table hit saw of its entry's count while it raised it: the signs a table reads
+/// to make an atom permanent ([`Block::acquire_entry_noting`]). One byte of flags, so
+/// that a hit that saw neither tests it once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct HitSigns(u8);
+
+impl HitSigns {
+    const CONTENDED: u8 = 1;
+    const REVIVED: u8 = 2;
+
+    /// Notes that the hit brought an unused atom back into use: the sign of one that a
+    /// program drops and interns again and again.
+    #[inline]
+    pub(crate) fn note_revived(&mut self) {
+        self.0 |= Self::REVIVED;
+    }
+
+    /// Whether the hit saw either sign.
+    #[inline]
+    pub(crate) fn any(self) -> bool {
+        self.0 != 0
+    }
+
+    /// Another thread moved the count at the same moment.
+    #[inline]
+    pub(crate) fn contended(self) -> bool {
+        self.0 & Self::CONTENDED != 0
+    }
+
+    /// The count was the table's alone: an unused atom came back into use.
+    #[inline]
+    pub(crate) fn revived(self) -> bool {
+        self.0 & Self::REVIVED != 0
+    }
+}
+
 #[repr(C)]
 pub(crate) struct Header {
     count: AtomicU32,
@@ -404,23 +440,23 @@ impl Block {
     /// As for [`Block::acquire_entry_noting`].
     #[cfg(test)]
     pub(crate) unsafe fn acquire_entry(ptr: NonNull<Header>, min: u32) -> Option<Block> {
-        let mut contended = false;
+        let mut signs = HitSigns::default();
         // SAFETY: forwarded from this function's contract.
-        unsafe { Block::acquire_entry_noting(ptr, min, &mut contended) }
+        unsafe { Block::acquire_entry_noting(ptr, min, &mut signs) }
     }
 
     /// Takes a new count on a table entry known only by its raw pointer if its count is
     /// at least `min` (1 revives an unused atom, 2 finds only atoms in use). A count of zero
     /// is never raised: a block being freed is never revived (as `Weak::upgrade`). A
-    /// permanent block is handed out without a write. Also says (in `contended`, set and
-    /// never cleared) whether another thread moved the count while this one raised it:
-    /// the sign of an atom hot enough on several cores to be made permanent.
+    /// permanent block is handed out without a write. Also notes in `signs` (set, never
+    /// cleared) whether another thread moved the count while this one raised it: the sign
+    /// of an atom hot on several cores.
     ///
     /// # Safety
     /// - `ptr` points to an allocated block header: the caller reached it through a table
     ///   that holds a count of it, and the block cannot be freed while the caller looks.
     #[inline]
-    pub(crate) unsafe fn acquire_entry_noting(ptr: NonNull<Header>, min: u32, contended: &mut bool) -> Option<Block> {
+    pub(crate) unsafe fn acquire_entry_noting(ptr: NonNull<Header>, min: u32, signs: &mut HitSigns) -> Option<Block> {
         debug_assert!(min >= 1);
         // SAFETY: the caller guarantees the header is allocated.
         let header = unsafe { ptr.as_ref() };
@@ -445,7 +481,9 @@ impl Block {
                 Err(actual) => {
                     // Another thread moved the count between our load and our exchange:
                     // the atom's line is bouncing between cores.
-                    *contended |= actual != count;
+                    if actual != count {
+                        signs.0 |= HitSigns::CONTENDED;
+                    }
                     count = actual;
                 }
             }

@@ -75,10 +75,10 @@ fn stray_steps_of_racing_handles_stay_in_the_permanent_zone() {
 #[test]
 fn a_contended_raise_is_noted_and_an_uncontended_one_is_not() {
     let (entry, handles) = filed(b"raised with and without a rival", 1);
-    let mut contended = false;
+    let mut signs = HitSigns::default();
     // SAFETY: the entry's count is held by this test.
-    let hit = unsafe { Block::acquire_entry_noting(entry, 2, &mut contended) }.unwrap();
-    assert!(!contended, "nobody else moved the count");
+    let hit = unsafe { Block::acquire_entry_noting(entry, 2, &mut signs) }.unwrap();
+    assert_eq!(signs, HitSigns::default(), "nobody else moved the count, and it was in use");
     drop((hit, handles));
     // SAFETY: as above; the table's count is the last.
     drop(unsafe { Block::reclaim_unused(entry) }.expect("unused"));

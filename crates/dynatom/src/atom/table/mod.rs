@@ -492,6 +492,32 @@ impl AtomTable {
         self.shared.set_permanent_on_contention(on);
     }
 
+    /// Sets whether the table makes an atom permanent by itself when the atom keeps coming
+    /// back from unused (on by default): one in 4 of a thread's interns that find an atom
+    /// no handle held makes that atom permanent, within the permanent budget. An atom a
+    /// program drops and interns again on every request is soon made permanent, and from
+    /// then on its interns and drops write nothing; one interned again now and then
+    /// rarely is. Only the global table makes permanent atoms, so the setting matters only
+    /// there. Off, such atoms stay counted and are swept as usual.
+    ///
+    /// ```
+    /// let global = dynatom::AtomTable::global();
+    /// global.set_permanent_on_reuse(false);
+    /// for _ in 0..100 {
+    ///     let atom = dynatom::Atom::new("interned, dropped, interned again");
+    ///     assert!(!atom.is_permanent());
+    /// }
+    /// global.set_permanent_on_reuse(true);
+    /// let mut made_permanent = false;
+    /// for _ in 0..100 {
+    ///     made_permanent |= dynatom::Atom::new("dropped and interned again, many times").is_permanent();
+    /// }
+    /// assert!(made_permanent);
+    /// ```
+    pub fn set_permanent_on_reuse(&self, on: bool) {
+        self.shared.set_permanent_on_reuse(on);
+    }
+
     /// Turns the global table's permanent atoms back into counted, unused ones, for loom's
     /// models: they end with no handle left and must free every allocation (`shrink` then
     /// does). Only in `--cfg loom` builds.

@@ -9,8 +9,17 @@
 //!
 //! * when a lock-free hit finds another thread moving its count at the same moment (the
 //!   hit's compare-and-swap fails on a changed count): the atom is in use on two cores at
-//!   once, the case counting hurts most; or
+//!   once, the case counting hurts most;
+//! * when a thread's hits bring atoms back from unused, on one in
+//!   [`REUSES_PER_PROMOTION`] of them: a program that drops an atom and interns the same
+//!   text again (a parser's header names, a request's keys) pays each time for the drop
+//!   that tells the table the atom went unused and for the raise that brings it back, and
+//!   an atom that does so often is soon the one sampled; or
 //! * when asked to ([`Atom::make_permanent`](crate::Atom::make_permanent)).
+//!
+//! The two automatic rules can be turned off one by one
+//! ([`AtomTable::set_permanent_on_contention`](crate::AtomTable::set_permanent_on_contention),
+//! [`AtomTable::set_permanent_on_reuse`](crate::AtomTable::set_permanent_on_reuse)).
 //!
 //! Only the global table does, since it lives as long as the process: a table that can be
 //! dropped would have to give back counts nobody kept. And only while the permanent atoms'
@@ -21,12 +30,19 @@
 //! per racing thread.
 
 use crate::repr::atom_word::{AtomWord, RawAtom};
+use crate::repr::heap::HitSigns;
 #[cfg(all(unix, not(loom)))]
 use crate::sync::MutexGuard;
 use crate::sync::{AtomicBool, AtomicUsize, Mutex, Ordering, lock};
 
 /// Permanent atoms' bytes below which promotion is always allowed.
 const BUDGET_FLOOR: usize = 1 << 20;
+
+/// One in this many of a thread's hits that bring an atom back from unused makes that
+/// atom permanent. Sampling, rather than promoting on the first return, keeps an atom a
+/// program interns again only now and then counted (and sweepable); one that returns on
+/// every request is sampled within a few requests.
+pub(crate) const REUSES_PER_PROMOTION: u32 = 4;
 
 /// What the global table has made permanent, and the room left for more.
 pub(super) struct Permanent {
@@ -39,11 +55,18 @@ pub(super) struct Permanent {
     entries: Mutex<Vec<RawAtom>>,
     /// Whether contended hits promote (explicit requests always may).
     on_contention: AtomicBool,
+    /// Whether sampled returns from unused promote.
+    on_reuse: AtomicBool,
 }
 
 impl Permanent {
     pub(super) fn new() -> Permanent {
-        Permanent { bytes: AtomicUsize::new(0), entries: Mutex::new(Vec::new()), on_contention: AtomicBool::new(true) }
+        Permanent {
+            bytes: AtomicUsize::new(0),
+            entries: Mutex::new(Vec::new()),
+            on_contention: AtomicBool::new(true),
+            on_reuse: AtomicBool::new(true),
+        }
     }
 
     /// Takes the list of permanent entries (emptying it), for a loom model's teardown.
@@ -53,13 +76,19 @@ impl Permanent {
         std::mem::take(&mut *lock(&self.entries))
     }
 
-    /// Whether a contended hit makes its atom permanent.
-    pub(super) fn on_contention(&self) -> bool {
-        self.on_contention.load(Ordering::Relaxed)
+    /// Whether a hit that saw `signs` makes its atom permanent: contended with that rule
+    /// on, or a sampled return from unused with that one on.
+    pub(super) fn promotes_on(&self, signs: HitSigns) -> bool {
+        (signs.contended() && self.on_contention.load(Ordering::Relaxed))
+            || (signs.revived() && self.on_reuse.load(Ordering::Relaxed) && reuse_sampled())
     }
 
     pub(super) fn set_on_contention(&self, on: bool) {
         self.on_contention.store(on, Ordering::Relaxed);
+    }
+
+    pub(super) fn set_on_reuse(&self, on: bool) {
+        self.on_reuse.store(on, Ordering::Relaxed);
     }
 
     /// The lock a promotion takes, for the fork handlers: held across `fork`, so that
@@ -92,4 +121,26 @@ impl Permanent {
         }
         atom.is_permanent()
     }
+}
+
+/// Whether this return from unused is the thread's sampled one (one in
+/// [`REUSES_PER_PROMOTION`]). Loom's threads share the process's thread-locals, and its
+/// models must not depend on how many returns earlier models made: there, none is.
+#[cfg(not(loom))]
+fn reuse_sampled() -> bool {
+    std::thread_local! {
+        static REUSES_LEFT: std::cell::Cell<u32> = const { std::cell::Cell::new(REUSES_PER_PROMOTION - 1) };
+    }
+    REUSES_LEFT
+        .try_with(|left| {
+            let now = left.get();
+            left.set(if now == 0 { REUSES_PER_PROMOTION - 1 } else { now - 1 });
+            now == 0
+        })
+        .unwrap_or(false)
+}
+
+#[cfg(loom)]
+fn reuse_sampled() -> bool {
+    false
 }

@@ -61,7 +61,7 @@ use crate::hash::{self, TextHash};
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::declared::{self, DeclareError, StaticText};
 use crate::repr::heap::{
-    Block, DeadBlock, Fallibility, HEADER_SIZE, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash,
+    Block, DeadBlock, Fallibility, HEADER_SIZE, HitSigns, INTERNED, LOCAL, OWN_SEED, StaticEntry, cacheable_hash,
 };
 use crate::repr::slab::{MAX_STRIPES, SlabUsage, Slabs};
 use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering, lock};
@@ -466,16 +466,16 @@ impl TableShared {
                 compared += 1;
                 is_entry_for(RawAtom::from_slot(entry), hash, bytes)
             });
-            let mut contended = false;
+            let mut signs = HitSigns::default();
             let hit = found.and_then(|entry| {
                 // SAFETY: pinned: a swept block is freed only after this guard is dropped,
                 // and a count of 0 (swept) is never raised.
-                unsafe { RawAtom::from_slot(entry).acquire_noting(true, &mut contended) }
+                unsafe { RawAtom::from_slot(entry).acquire_noting(true, &mut signs) }
             });
             if let Some(atom) = hit {
                 drop(guard);
-                if contended {
-                    self.promote_contended(&atom);
+                if signs.any() {
+                    self.promote_hot(&atom, signs);
                 }
                 self.after_read();
                 return Ok(atom);
@@ -581,24 +581,26 @@ impl TableShared {
     ) -> Option<AtomWord> {
         let guard = reclaim::pin();
         let entry = padded.slots.find(&guard, probe_hash(hash), |entry| accept(RawAtom::from_slot(entry)));
-        let mut contended = false;
+        let mut signs = HitSigns::default();
         // SAFETY: pinned: a swept block is freed only after this guard is dropped, and a
         // count of 0 (swept) is never raised.
-        let atom = entry.and_then(|entry| unsafe { RawAtom::from_slot(entry).acquire_noting(revive, &mut contended) });
+        let atom = entry.and_then(|entry| unsafe { RawAtom::from_slot(entry).acquire_noting(revive, &mut signs) });
         drop(guard);
-        if let (true, Some(atom)) = (contended, &atom) {
-            self.promote_contended(atom);
+        if let Some(atom) = atom.as_ref().filter(|_| signs.any()) {
+            self.promote_hot(atom, signs);
         }
         self.after_read();
         atom
     }
 
-    /// A hit found `atom`'s count moved by another thread as it raised it: the global
-    /// table makes the atom permanent if its budget allows (see [`super::permanent`]).
+    /// A hit saw `signs` of a hot atom as it raised its count: another thread moving it at
+    /// the same moment, or the atom coming back from unused. The global table makes the
+    /// atom permanent if the sign's rule is on and its budget allows (see
+    /// [`super::permanent`]).
     #[cold]
     #[inline(never)]
-    fn promote_contended(&self, atom: &AtomWord) {
-        if self.kind == TableKind::Global && self.permanent.on_contention() {
+    fn promote_hot(&self, atom: &AtomWord, signs: HitSigns) {
+        if self.kind == TableKind::Global && self.permanent.promotes_on(signs) {
             self.make_permanent(atom);
         }
     }
@@ -619,6 +621,12 @@ impl TableShared {
     /// Whether contended hits make atoms permanent (the global table's; others never do).
     pub(crate) fn set_permanent_on_contention(&self, on: bool) {
         self.permanent.set_on_contention(on);
+    }
+
+    /// Whether atoms that keep coming back from unused become permanent (the global
+    /// table's; others never do).
+    pub(crate) fn set_permanent_on_reuse(&self, on: bool) {
+        self.permanent.set_on_reuse(on);
     }
 
     /// Makes `atom` permanent if this is the global table and `atom` one of its atoms,
