@@ -69,12 +69,14 @@ impl Str {
     #[must_use = "slice_ref makes a new handle and has no other effect"]
     #[track_caller]
     pub fn slice_ref(&self, part: &str) -> Str {
-        let start = (part.as_ptr() as usize).wrapping_sub(self.as_ptr() as usize);
-        if start > self.len() || part.len() > self.len() - start {
+        // Read once, as `ByteStr::slice_ref` does: each read decodes the handle's form.
+        let whole = self.as_str();
+        let start = (part.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+        if start > whole.len() || part.len() > whole.len() - start {
             if part.is_empty() {
                 return Str::new();
             }
-            not_a_part("Str", self.len(), part.len());
+            not_a_part("Str", whole.len(), part.len());
         }
         self.share(start, start + part.len())
     }
