@@ -88,6 +88,11 @@ pub struct MemoryReport {
     /// room not handed out yet, each slab's header, and the rounding of each atom's block
     /// up to a multiple of 8 (the rest of an unused atom's block is in `unused_bytes`).
     pub slab_spare_bytes: usize,
+    /// Slabs that emptied and went *idle*: on Linux the table keeps their mappings, so that
+    /// memory which held atoms of one size only ever holds atoms of that size, but hands
+    /// their pages back to the system, so they cost address space and no memory (and are
+    /// counted nowhere else here). A class takes an idle slab back before it maps another.
+    pub idle_slabs: usize,
     /// Bytes of the slabs that the table maps from the operating system itself (on Linux,
     /// where a slab is an anonymous mapping unless the kernel refuses one; 0 elsewhere,
     /// where slabs come from the global allocator like everything else): memory a counting
@@ -178,7 +183,7 @@ impl fmt::Display for MemoryReport {
             format!("unused atoms ({}), kept until a sweep (at most {} B)", self.unused_atoms, self.unused_bytes_limit);
         line(f, "├──", self.unused_bytes, &unused)?;
         line(f, "├──", self.retired_bytes, "swept atoms waiting for readers to move on")?;
-        let slabs = format!("slab room holding no atom ({} slabs)", self.slabs);
+        let slabs = format!("slab room holding no atom ({} slabs; {} idle, not resident)", self.slabs, self.idle_slabs);
         line(f, "├──", self.slab_spare_bytes, &slabs)?;
         match self.slop_bytes {
             Some(slop) => line(f, "└──", slop, "allocator slop")?,

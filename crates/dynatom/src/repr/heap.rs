@@ -34,7 +34,9 @@
 //! their size class ([`capacity_class`]), which is what the block is freed with. A block
 //! that a table copies in lies in one of the table's slabs instead when it fits one
 //! (header and text up to [`slab::MAX_BLOCK`]): it is rounded to 8 bytes and freed back
-//! to its slab.
+//! to its slab, which reuses it only for a block of the same table and size and leaves its
+//! count word alone: whoever reads the count of a freed slab block reads 0 (or, once the
+//! block is reused, the count of the atom that lies there now).
 
 use std::alloc::Layout;
 use std::ptr::{self, NonNull};

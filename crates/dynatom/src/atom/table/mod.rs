@@ -85,9 +85,10 @@ use crate::repr::str_word::{StrForm, StrWord};
 /// * Storage: an atom the table copies in (header and text together up to 256 bytes)
 ///   lies in the table's *slabs*, 32 KiB blocks of memory of one block size each (in
 ///   steps of 8 bytes; mapped from the kernel on Linux), with no allocator header. A freed
-///   atom's block is reused only for another atom of the same table and size. A slab goes
-///   back to the system when its last block is freed, unless it is the last of its size
-///   with room, so the table holds its atoms' blocks plus at most one slab of free room
+///   atom's block is reused only for another atom of the same table and size. A slab whose
+///   last block is freed hands its pages back to the system (on Linux; it keeps its
+///   mapping, [`MemoryReport::idle_slabs`], and is the next slab its size takes), unless it
+///   is the last of its size with room, so the table holds its atoms' blocks plus at most one slab of free room
 ///   per block size (per *stripe*: the global table brings more sets of slabs into use,
 ///   up to one per core and at most 16, when its threads contend for one), plus whatever free blocks sit in slabs that still hold an atom: in
 ///   the worst case (one atom left in each slab after a mass drop) a whole slab per atom in
@@ -419,8 +420,9 @@ impl AtomTable {
     /// intern) and gives back spare table storage. Returns the number of atoms freed.
     ///
     /// An atom the table copied in (up to 240 bytes) goes back to its slab, for the
-    /// table's next atom of that size; a slab that empties goes back to the system unless
-    /// it is the last of its size with room. Larger atoms go back to the allocator.
+    /// table's next atom of that size; a slab that empties hands its pages back to the
+    /// system (on Linux) unless it is the last of its size with room. Larger atoms go back
+    /// to the allocator.
     ///
     /// ```
     /// let table = dynatom::AtomTable::new();

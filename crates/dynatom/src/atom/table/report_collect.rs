@@ -22,6 +22,7 @@ pub(crate) fn collect(table: &TableShared) -> MemoryReport {
     });
     let usage = table.slab_usage();
     report.slabs = usage.slabs;
+    report.idle_slabs = usage.idle_slabs;
     report.mapped_bytes = usage.mapped_slabs * crate::repr::slab::SLAB_BYTES;
     report.slab_spare_bytes += usage.spare_bytes;
     report.unused_bytes_limit = table.unused_bytes_floor().max((report.header_bytes + report.char_bytes) / 2);
