@@ -18,10 +18,15 @@ pub(crate) use loom::sync::{Arc, Mutex, MutexGuard};
 
 #[cfg(not(loom))]
 pub(crate) use std::hint::spin_loop;
-#[cfg(not(loom))]
+#[cfg(all(not(loom), not(dynatom_count_stores)))]
 pub(crate) use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering, fence};
+
+#[cfg(all(not(loom), dynatom_count_stores))]
+pub(crate) mod store_count;
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Mutex, MutexGuard};
+#[cfg(all(not(loom), dynatom_count_stores))]
+pub(crate) use store_count::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering, fence};
 
 /// Raw allocation, routed through loom when model checking so leaks are caught.
 ///

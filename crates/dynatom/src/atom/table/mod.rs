@@ -8,6 +8,8 @@ mod shared;
 // `remove` and `is_migrating` serve the set's own tests; the table unlinks with `retain`.
 #[allow(dead_code)]
 mod slots;
+#[cfg(all(test, dynatom_count_stores))]
+mod store_count_tests;
 
 use crate::memory_report::MemoryReport;
 use shared::SharedRef;
