@@ -147,16 +147,22 @@
 //!   byte handle as machine words, for the C ABI, and what its bytes promise to
 //!   `utf8.rs`).
 //! * The atom table's shard code, which reads entries under their shard's lock:
-//!   `atom/table/shared.rs` with its parts `atom/table/shared/late_registration.rs`
-//!   (static sets registered at run time, checked against every live table),
-//!   `atom/table/shared/process_hooks.rs` (the exit-time sweep, the locks held across
-//!   `fork`, the unused-atom hook) and `atom/table/shared/shared_ref.rs` (the table's
-//!   counted handle), and `atom/table/report_collect.rs` (memory reports; with
-//!   `glibc-slop`, also glibc's `malloc_usable_size`), and the lock-free slot array and the
-//!   reclamation of what its readers may still see: `atom/table/slots.rs` and
-//!   `atom/table/reclaim.rs`, with the set's own tests and loom models
-//!   (`atom/table/slots_tests.rs`, `atom/table/slots_loom.rs`), which free what they file
-//!   through the same reclaimer.
+//!   `atom/table/shared/mod.rs` with its parts `atom/table/shared/filing.rs` (hits,
+//!   misses and lookups), `atom/table/shared/static_entries.rs` (static and declared
+//!   texts), `atom/table/shared/sweeps.rs` (checks and sweeps),
+//!   `atom/table/shared/late_registration.rs` (static sets registered at run time, checked
+//!   against every live table), `atom/table/shared/process_hooks.rs` (the exit-time sweep,
+//!   the locks held across `fork`, the unused-atom hook) and
+//!   `atom/table/shared/shared_ref.rs` (the table's counted handle), and
+//!   `atom/table/report_collect.rs` (memory reports; with `glibc-slop`, also glibc's
+//!   `malloc_usable_size`), and the lock-free slot array and the reclamation of what its
+//!   readers may still see: `atom/table/slots/mod.rs` with its parts
+//!   `atom/table/slots/array.rs` (one array's layout and probe),
+//!   `atom/table/slots/growth.rs` (migration to a fresh array) and
+//!   `atom/table/slots/removal.rs` (tombstones), and `atom/table/reclaim.rs`, with the
+//!   set's own tests and loom models (`atom/table/slots/slots_tests.rs`,
+//!   `atom/table/slots/slots_loom.rs`), which free what they file through the same
+//!   reclaimer.
 //! * The interners' storage: `interner/arena.rs` (the bump arena both interners keep their text
 //!   in), `interner/text_store.rs` (the [`Interner`]'s index of that text),
 //!   `interner/segments.rs` (arrays published to readers without a lock),

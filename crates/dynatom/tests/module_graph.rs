@@ -29,7 +29,7 @@ fn src_dir() -> &'static Path {
 }
 
 /// Every `.rs` file under `dir`, as the module path its file stands for
-/// (`repr/mod.rs` is `["repr"]`, `atom/table/shared.rs` is `["atom", "table", "shared"]`, `lib.rs` is
+/// (`repr/mod.rs` is `["repr"]`, `atom/table/reclaim.rs` is `["atom", "table", "reclaim"]`, `lib.rs` is
 /// `[]`), with its text.
 fn source_files(dir: &Path, found: &mut Vec<(Vec<String>, String)>) {
     for entry in fs::read_dir(dir).unwrap_or_else(|e| panic!("reading {}: {e}", dir.display())) {

@@ -12,7 +12,8 @@ use crate::sync::{Ordering, lock};
 
 #[cfg(not(loom))]
 use super::shared_ref::LIVE_TABLES;
-use super::{SHARD_COUNT, ShardGuard, TableKind, TableShared, is_entry_for, probe_hash, shard_index, sweep_into};
+use super::sweeps::sweep_into;
+use super::{SHARD_COUNT, ShardGuard, TableKind, TableShared, is_entry_for, probe_hash, shard_index};
 
 /// Registers the set `registration` checked: with every shard of every table locked
 /// (the global one, then the live others), the unused atoms of its texts are evicted; if

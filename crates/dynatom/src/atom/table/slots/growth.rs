@@ -1,0 +1,311 @@
+//! Growth: the incremental migration to a fresh array (a few old slots copied per write),
+//! the next array prepared ahead of it ([`Prepared`]), and the retirement of the old arrays
+//! through the reclaimer. "Incremental growth" in the module docs of [`super`] says why
+//! a writer never rehashes everything at once.
+
+use std::ptr::{self, NonNull};
+
+use super::array::{Array, store_in_free_slot};
+#[cfg(not(loom))]
+use super::array::{ArrayHeader, SLOTS_OFFSET};
+use super::slot_word::{TOMBSTONE, tag};
+use super::{COLLECT_EVERY, MAX_LOAD, MIGRATE_STEP, MIN_CAPACITY, SlotsGuard, within_max_load};
+#[cfg(not(loom))]
+use super::{PREPARE_FROM, PREPARE_STEP};
+use crate::error::StrError;
+use crate::sync::Ordering;
+#[cfg(not(loom))]
+use crate::sync::{AtomicPtr, raw_alloc};
+
+/// The array a growing set will migrate to, allocated when the current one is half full
+/// and zeroed [`PREPARE_STEP`] slots per insert until it is used. Zeroing a large array at
+/// once (hundreds of KiB at a million atoms, with the page faults of its fresh pages) was
+/// the slowest insert of a fill; spread out, no single insert pays more than a few cache
+/// lines of it. Nobody but the lock's holder sees it before it is complete.
+#[cfg(not(loom))]
+pub(super) struct Prepared {
+    header: NonNull<ArrayHeader>,
+    capacity: usize,
+    /// Slots zeroed so far, from the first.
+    pub(super) zeroed: usize,
+}
+
+#[cfg(not(loom))]
+impl Prepared {
+    /// An uninitialised array of `capacity` slots (a power of two) with its header
+    /// written; `None` if memory ran out (growth then allocates as usual).
+    fn start(capacity: usize) -> Option<Prepared> {
+        let (layout, _) = Array::layout(capacity)?;
+        // SAFETY: the layout is non-zero-sized (it has a header).
+        let header = NonNull::new(unsafe { raw_alloc::alloc(layout) }.cast::<ArrayHeader>())?;
+        // SAFETY: a fresh allocation of `layout`: the header fits at its start.
+        unsafe { header.as_ptr().write(ArrayHeader { mask: capacity - 1 }) };
+        Some(Prepared { header, capacity, zeroed: 0 })
+    }
+
+    /// Bytes of the allocation.
+    pub(super) fn bytes(&self) -> usize {
+        Array::layout(self.capacity).map_or(0, |(layout, _)| layout.size())
+    }
+
+    /// Zeroes up to `count` more slots; returns how many.
+    fn zero_some(&mut self, count: usize) -> usize {
+        let count = count.min(self.capacity - self.zeroed);
+        // SAFETY: slots `zeroed..zeroed + count` lie inside the allocation (its layout holds
+        // `capacity` slots from `SLOTS_OFFSET`); all-zero bytes are an empty `AtomicPtr`.
+        unsafe {
+            let first = self.header.as_ptr().cast::<u8>().add(SLOTS_OFFSET).cast::<AtomicPtr<u8>>().add(self.zeroed);
+            ptr::write_bytes(first, 0, count);
+        }
+        self.zeroed += count;
+        count
+    }
+
+    /// The array, every slot zeroed (the rest now); and the slots zeroed by this call.
+    fn finish(mut self) -> (Array, usize) {
+        let rest = self.zero_some(usize::MAX);
+        let array = Array(self.header);
+        std::mem::forget(self);
+        (array, rest)
+    }
+}
+
+// SAFETY: a `Prepared` owns its allocation outright (no other pointer to it exists until
+// `finish` hands it on), and the global allocator frees memory from any thread.
+#[cfg(not(loom))]
+unsafe impl Send for Prepared {}
+
+#[cfg(not(loom))]
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        let (layout, _) = Array::layout(self.capacity).expect("the layout was valid at allocation");
+        // SAFETY: allocated by `start` with this layout, never shared, freed once (`finish`
+        // forgets the value it hands on as an `Array`). Its slots need no drop.
+        unsafe { raw_alloc::dealloc(self.header.as_ptr().cast(), layout) };
+    }
+}
+
+impl<S> SlotsGuard<'_, S> {
+    /// Frees what readers have moved on from; returns the number of old arrays still
+    /// waiting. Writes call this already; a shard that stops being written may call it.
+    pub(crate) fn collect_arrays(&mut self) -> usize {
+        let locked = &mut *self.locked;
+        if locked.retired.len() == 0 {
+            return 0;
+        }
+        let waiting = locked.retired.collect();
+        locked.writes_to_collect = COLLECT_EVERY;
+        if waiting == 0 {
+            locked.retired_bytes = 0;
+        }
+        waiting
+    }
+
+    /// Old arrays retired and not yet freed.
+    pub(crate) fn arrays_waiting(&self) -> usize {
+        self.locked.retired.len()
+    }
+
+    /// Tries to free old arrays every [`COLLECT_EVERY`] writes while some wait: a try
+    /// takes the reclaimer's lock and reads every thread's record.
+    pub(super) fn collect_now_and_then(&mut self) {
+        let locked = &mut *self.locked;
+        if locked.retired.len() == 0 {
+            return;
+        }
+        locked.writes_to_collect = locked.writes_to_collect.saturating_sub(1);
+        if locked.writes_to_collect == 0 {
+            self.collect_arrays();
+        }
+    }
+
+    /// The current array, with room for one more entry (growing or finishing a migration
+    /// if it has none).
+    pub(super) fn reserve_one(&mut self) -> Result<Array, StrError> {
+        let (current, _) = self.slots.arrays();
+        if let Some(array) = current {
+            // SAFETY: under the lock the current array is allocated.
+            let capacity = unsafe { array.capacity() };
+            if within_max_load(self.locked.occupied + self.locked.tombstones + 1, capacity) {
+                return Ok(array);
+            }
+        }
+        // The step sizes keep this from happening mid-migration; if it does, finish it.
+        self.finish_migration();
+        let capacity = self.capacity();
+        // (At the load limit, the fitting capacity is twice this one.)
+        let wanted = fitting_capacity(self.locked.len).max(capacity);
+        // Twice the size if entries fill it; the same size if tombstones do.
+        let wanted = if (self.locked.len + 1) * 2 > capacity { wanted.max(capacity * 2) } else { wanted };
+        match self.start_migration(wanted) {
+            Ok(array) => Ok(array),
+            Err(err) => {
+                // No new array: use the old one up to one free slot.
+                let current = self.slots.arrays().0.ok_or(err.clone())?;
+                if self.locked.occupied + self.locked.tombstones + 2 <= capacity { Ok(current) } else { Err(err) }
+            }
+        }
+    }
+
+    /// Makes a fresh array of `capacity` current, the old one `previous` (to be copied a
+    /// few slots per write). Returns the new array.
+    pub(super) fn start_migration(&mut self, capacity: usize) -> Result<Array, StrError> {
+        self.finish_migration();
+        let fresh = self.fresh_array(capacity)?;
+        let (current, _) = self.slots.arrays();
+        let locked = &mut *self.locked;
+        if let Some(old) = current {
+            // SAFETY: under the lock the current array is allocated.
+            let old_capacity = unsafe { old.capacity() };
+            // Copy `old_capacity` slots before the new array can reach its load limit:
+            // at most `room` inserts can come first.
+            let room = (capacity * MAX_LOAD.0 / MAX_LOAD.1).saturating_sub(locked.len + 1).max(1);
+            locked.step = old_capacity.div_ceil(room).max(MIGRATE_STEP);
+            locked.cursor = 0;
+            // Release (both): a reader that sees the new `current` sees its empty slots
+            // and, when it loads `previous` next, the old array (or something later).
+            self.slots.previous.store(old.0.as_ptr(), Ordering::Release);
+        }
+        self.slots.current.store(fresh.0.as_ptr(), Ordering::Release);
+        locked.occupied = 0;
+        locked.tombstones = 0;
+        #[cfg(not(loom))]
+        {
+            locked.prepare_at = if capacity >= PREPARE_FROM { capacity / 2 } else { usize::MAX };
+        }
+        if current.is_none() {
+            return Ok(fresh);
+        }
+        self.migrate_some();
+        Ok(fresh)
+    }
+
+    /// A zeroed array of `capacity` slots: the prepared one if it has that size.
+    fn fresh_array(&mut self, capacity: usize) -> Result<Array, StrError> {
+        // A prepared array of another size (a same-size migration, forced by tombstones,
+        // came first) is freed here.
+        #[cfg(not(loom))]
+        if let Some(prepared) = self.locked.prepared.take()
+            && prepared.capacity == capacity
+        {
+            let (array, zeroed) = prepared.finish();
+            self.locked.most_insert.slots = self.locked.most_insert.slots.max(zeroed);
+            return Ok(array);
+        }
+        let array = Array::allocate(capacity)?;
+        let bytes = Array::layout(capacity).map_or(0, |(layout, _)| layout.size());
+        self.locked.most_insert.array_bytes = self.locked.most_insert.array_bytes.max(bytes);
+        Ok(array)
+    }
+
+    /// Prepares the next array a few slots at a time once the current one is half full
+    /// and no migration runs (see [`Prepared`]).
+    #[cfg(not(loom))]
+    #[inline]
+    pub(super) fn prepare_some(&mut self) {
+        // One compare while nothing is due: `prepare_at` is 0 while an array is prepared.
+        if self.locked.occupied + self.locked.tombstones >= self.locked.prepare_at {
+            self.prepare_step();
+        }
+    }
+
+    /// Starts preparing the next array, or zeroes the next slots of the one prepared.
+    #[cfg(not(loom))]
+    #[inline(never)]
+    fn prepare_step(&mut self) {
+        let locked = &mut *self.locked;
+        match &mut locked.prepared {
+            Some(prepared) => {
+                let zeroed = prepared.zero_some(PREPARE_STEP);
+                locked.most_insert.slots = locked.most_insert.slots.max(zeroed);
+            }
+            None => self.start_preparing(),
+        }
+    }
+
+    /// Allocates the next array, unless a migration still runs (it is prepared once that
+    /// ends).
+    #[cfg(not(loom))]
+    #[cold]
+    fn start_preparing(&mut self) {
+        let (Some(current), None) = self.slots.arrays() else { return };
+        // SAFETY: under the lock the current array is allocated.
+        let capacity = unsafe { current.capacity() };
+        let locked = &mut *self.locked;
+        locked.prepared = Prepared::start(capacity * 2);
+        let bytes = locked.prepared.as_ref().map_or(0, Prepared::bytes);
+        locked.most_insert.array_bytes = locked.most_insert.array_bytes.max(bytes);
+        // Every write zeroes a few slots from now on; if memory ran out, this array's
+        // growth allocates as usual and nobody asks again.
+        locked.prepare_at = if locked.prepared.is_some() { 0 } else { usize::MAX };
+    }
+
+    /// Copies the next `step` old slots, if migrating.
+    pub(super) fn migrate_some(&mut self) {
+        let step = self.locked.step;
+        self.migrate(step);
+    }
+
+    pub(super) fn finish_migration(&mut self) {
+        self.migrate(usize::MAX);
+    }
+
+    fn migrate(&mut self, budget: usize) {
+        let (Some(current), Some(old)) = self.slots.arrays() else { return };
+        // SAFETY: under the lock both arrays are allocated.
+        let old_slots = unsafe { old.slots() };
+        let locked = &mut *self.locked;
+        let end = locked.cursor.saturating_add(budget).min(old_slots.len());
+        let mut touched = end.saturating_sub(locked.cursor);
+        for slot in &old_slots[locked.cursor..end] {
+            let word = slot.load(Ordering::Relaxed);
+            let bits = word.addr();
+            if bits == 0 || bits == TOMBSTONE {
+                continue;
+            }
+            let entry = NonNull::new(tag::unpack(word)).expect("an entry is not null");
+            let hash = (locked.hash_of)(entry);
+            // SAFETY: under the lock the current array is allocated. The copy keeps the
+            // old word (tag and all); the old slot keeps it too, for readers still there.
+            // (A removal during the migration may have left a tombstone to reuse.)
+            let (was_tombstone, probes) = unsafe { store_in_free_slot(current, hash, word) };
+            if was_tombstone {
+                locked.tombstones -= 1;
+            }
+            touched += probes;
+            locked.occupied += 1;
+        }
+        locked.most_insert.slots = locked.most_insert.slots.max(touched);
+        locked.cursor = end;
+        if end < old_slots.len() {
+            return;
+        }
+        // Every entry is in the new array: readers need the old one no more, except
+        // those already in it, whom the retire waits for.
+        self.slots.previous.store(ptr::null_mut(), Ordering::Release);
+        let bytes = Array::layout(old_slots.len()).map_or(0, |(layout, _)| layout.size());
+        // SAFETY: the old array is unlinked (neither field names it any more) and retired
+        // once; `Array::free_erased` frees it from any thread; the `Retired` lives in the
+        // lock, dropped with the set, when no reader can be probing.
+        unsafe { locked.retired.retire(old.0.cast(), Array::free_erased) };
+        locked.retired_bytes += bytes;
+        locked.cursor = 0;
+        // A shard that stops growing here would otherwise keep the old array until
+        // `COLLECT_EVERY` more writes: with no reader pinned, two epoch steps free it now.
+        for _ in 0..2 {
+            if self.collect_arrays() == 0 {
+                break;
+            }
+        }
+    }
+}
+
+/// The smallest capacity that holds `len` entries at most half of [`MAX_LOAD`] full, so
+/// that a migration to it has as much room again for inserts before it must end.
+pub(super) fn fitting_capacity(len: usize) -> usize {
+    let mut capacity = MIN_CAPACITY;
+    while capacity * MAX_LOAD.0 < len * 2 * MAX_LOAD.1 {
+        capacity *= 2;
+    }
+    capacity
+}
