@@ -121,9 +121,9 @@ pub struct MemoryReport {
     /// least the one it found). Similar texts with well-spread hashes keep this at 1 or 2.
     pub max_compared: u64,
     /// The most slot words one step of a shard's growth read or wrote in an insert: the
-    /// old slots it copied to the new array (with their probes there), or the slots of the
-    /// next array it zeroed (a growing shard does each a few slots per insert, never all at
-    /// once; an insert's own probe is in `max_probe`). With `max_insert_bytes`, a bound on
+    /// old slots it copied to the new array, with their probes there (a growing shard
+    /// copies a few slots per insert, never all at once; a new array is zeroed memory that
+    /// no insert clears; an insert's own probe is in `max_probe`). With `max_insert_bytes`, a bound on
     /// one insert's work that a machine's load cannot move.
     pub max_insert_slots: u64,
     /// The largest slot array one insert allocated (0 if none grew): what the insert that

@@ -185,8 +185,8 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     rep.para(&format!(
         "Counted proxy for the worst intern (dynatom, from its table's own counters; the same on \
          any machine): the most slot words one intern's share of its shard's growth touched was \
-         {} (old slots copied, with their probes in the new array, or slots of the next array \
-         zeroed; its own probe is the table's probe length), and the largest slot array one \
+         {} (old slots copied, with their probes in the new array; its own probe is the \
+         table's probe length), and the largest slot array one \
          intern allocated was {} bytes.",
         fmt_num(r.median(&ours, "insert_slots_max")),
         fmt_num(r.median(&ours, "insert_bytes_max"))

@@ -71,7 +71,7 @@ pub(super) unsafe fn alloc(layout: Layout) -> *mut u8 {
         && !block.is_null()
         && (layout.size() >= ALWAYS_POPULATE_FROM || extends_the_heap(block, layout.size()))
     {
-        populate(block, layout.size());
+        crate::sync::raw_alloc::populate(block, layout.size());
     }
     block
 }
@@ -101,29 +101,6 @@ fn extends_the_heap(block: *mut u8, size: usize) -> bool {
     // Relaxed: a hint about addresses, publishing nothing; racing threads at worst both
     // populate or both skip.
     end > HIGH_WATER.load(Ordering::Relaxed) && end > HIGH_WATER.fetch_max(end, Ordering::Relaxed)
-}
-
-/// Faults in the whole pages of a fresh large block with one `madvise(MADV_POPULATE_WRITE)`
-/// (Linux 5.14 and later) instead of one page fault per 4 KiB page as the copy reaches it:
-/// the block is about to be written end to end anyway, and on a VM each fault is a trip
-/// through the hypervisor. Pages
-/// already present are left as they are; an older kernel's error is ignored.
-#[cfg(all(target_os = "linux", not(loom)))]
-fn populate(block: *mut u8, size: usize) {
-    use std::ffi::{c_int, c_void};
-    const PAGE: usize = 4096;
-    const MADV_POPULATE_WRITE: c_int = 23;
-    unsafe extern "C" {
-        fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
-    }
-    let start = (block as usize).next_multiple_of(PAGE);
-    let end = (block as usize + size) & !(PAGE - 1);
-    if end > start {
-        // SAFETY: [start, end) is whole pages inside the allocation just made, which
-        // nobody else refers to yet; populating writes nothing the program can see (the
-        // pages read as zero either way, and the block is uninitialised to us).
-        unsafe { madvise(block.add(start - block as usize).cast(), end - start, MADV_POPULATE_WRITE) };
-    }
 }
 
 /// Frees `ptr`, or keeps it for the next allocation of the same layout while the cache

@@ -40,13 +40,13 @@ use crate::repr::str_word::{StrForm, StrWord};
 /// * Sharded: 64 shards chosen by the text's hash, each an open-addressing array of
 ///   one-word slots (the atom's address plus 16 bits of its hash), filled to at most 7/8
 ///   before it doubles: 9.1 B of slots per atom at the limit, 18.3 B just after a
-///   doubling, more while a large shard's next array is prepared (below). A hit takes no
+///   doubling. A hit takes no
 ///   lock and writes nothing but the atom's count, and not even that for a *permanent*
 ///   atom (below); filing a new atom locks its shard,
-///   which grows a few slots per write rather than all at once: the old array is copied 8
-///   or more slots per write, and in a shard of more than a few thousand atoms the next array is
-///   allocated when the current one is half full and zeroed 16 slots per write (holding
-///   that memory from then on), so no single intern pays for a large shard's growth
+///   which grows a few slots per write rather than all at once: the next array is
+///   allocated at the load limit, zeroed memory that no write has to clear (a large one is
+///   faulted in by one call as it is made), and the old array is copied into it 8 or more
+///   slots per write, so no single intern rewrites a large shard
 ///   ([`MemoryReport::max_insert_slots`] reports the most one insert touched).
 /// * Adopting: interning a heap [`Str`](crate::Str) that spans its buffer files that very
 ///   buffer when the text is new (global table and `AtomTable::new()` tables alike), so the

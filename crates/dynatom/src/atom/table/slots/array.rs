@@ -27,6 +27,11 @@ pub(super) const SLOTS_OFFSET: usize = {
     std::mem::size_of::<ArrayHeader>().div_ceil(align) * align
 };
 
+/// Arrays of this many bytes and more are faulted in when they are made, in one call
+/// (see [`raw_alloc::populate`]), rather than page by page as the migration's copies reach
+/// them: one pause per growth instead of a page fault in each of many inserts.
+const POPULATE_FROM: usize = 64 * 1024;
+
 impl Array {
     pub(super) fn layout(capacity: usize) -> Option<(Layout, usize)> {
         let slots = Layout::array::<AtomicPtr<u8>>(capacity).ok()?;
@@ -54,6 +59,9 @@ impl Array {
         let Some(header) = NonNull::new(raw.cast::<ArrayHeader>()) else {
             return Err(StrError::AllocFailed { size: layout.size() });
         };
+        if layout.size() >= POPULATE_FROM {
+            raw_alloc::populate(raw, layout.size());
+        }
         // SAFETY: `raw` is a fresh allocation of `layout`: the header fits at its start.
         unsafe { header.as_ptr().write(ArrayHeader { mask: capacity - 1 }) };
         #[cfg(not(loom))]

@@ -1,89 +1,14 @@
 //! Growth: the incremental migration to a fresh array (a few old slots copied per write),
-//! the next array prepared ahead of it ([`Prepared`]), and the retirement of the old arrays
-//! through the reclaimer. "Incremental growth" in the module docs of [`super`] says why
+//! and the retirement of the old arrays through the reclaimer. "Incremental growth" in the module docs of [`super`] says why
 //! a writer never rehashes everything at once.
 
 use std::ptr::{self, NonNull};
 
 use super::array::{Array, store_in_free_slot};
-#[cfg(not(loom))]
-use super::array::{ArrayHeader, SLOTS_OFFSET};
 use super::slot_word::{TOMBSTONE, tag};
 use super::{COLLECT_EVERY, MAX_LOAD, MIGRATE_STEP, MIN_CAPACITY, SlotsGuard, within_max_load};
-#[cfg(not(loom))]
-use super::{PREPARE_FROM, PREPARE_STEP};
 use crate::error::StrError;
 use crate::sync::Ordering;
-#[cfg(not(loom))]
-use crate::sync::{AtomicPtr, raw_alloc};
-
-/// The array a growing set will migrate to, allocated when the current one is half full
-/// and zeroed [`PREPARE_STEP`] slots per insert until it is used. Zeroing a large array at
-/// once (hundreds of KiB at a million atoms, with the page faults of its fresh pages) was
-/// the slowest insert of a fill; spread out, no single insert pays more than a few cache
-/// lines of it. Nobody but the lock's holder sees it before it is complete.
-#[cfg(not(loom))]
-pub(super) struct Prepared {
-    header: NonNull<ArrayHeader>,
-    capacity: usize,
-    /// Slots zeroed so far, from the first.
-    pub(super) zeroed: usize,
-}
-
-#[cfg(not(loom))]
-impl Prepared {
-    /// An uninitialised array of `capacity` slots (a power of two) with its header
-    /// written; `None` if memory ran out (growth then allocates as usual).
-    fn start(capacity: usize) -> Option<Prepared> {
-        let (layout, _) = Array::layout(capacity)?;
-        // SAFETY: the layout is non-zero-sized (it has a header).
-        let header = NonNull::new(unsafe { raw_alloc::alloc(layout) }.cast::<ArrayHeader>())?;
-        // SAFETY: a fresh allocation of `layout`: the header fits at its start.
-        unsafe { header.as_ptr().write(ArrayHeader { mask: capacity - 1 }) };
-        Some(Prepared { header, capacity, zeroed: 0 })
-    }
-
-    /// Bytes of the allocation.
-    pub(super) fn bytes(&self) -> usize {
-        Array::layout(self.capacity).map_or(0, |(layout, _)| layout.size())
-    }
-
-    /// Zeroes up to `count` more slots; returns how many.
-    fn zero_some(&mut self, count: usize) -> usize {
-        let count = count.min(self.capacity - self.zeroed);
-        // SAFETY: slots `zeroed..zeroed + count` lie inside the allocation (its layout holds
-        // `capacity` slots from `SLOTS_OFFSET`); all-zero bytes are an empty `AtomicPtr`.
-        unsafe {
-            let first = self.header.as_ptr().cast::<u8>().add(SLOTS_OFFSET).cast::<AtomicPtr<u8>>().add(self.zeroed);
-            ptr::write_bytes(first, 0, count);
-        }
-        self.zeroed += count;
-        count
-    }
-
-    /// The array, every slot zeroed (the rest now); and the slots zeroed by this call.
-    fn finish(mut self) -> (Array, usize) {
-        let rest = self.zero_some(usize::MAX);
-        let array = Array(self.header);
-        std::mem::forget(self);
-        (array, rest)
-    }
-}
-
-// SAFETY: a `Prepared` owns its allocation outright (no other pointer to it exists until
-// `finish` hands it on), and the global allocator frees memory from any thread.
-#[cfg(not(loom))]
-unsafe impl Send for Prepared {}
-
-#[cfg(not(loom))]
-impl Drop for Prepared {
-    fn drop(&mut self) {
-        let (layout, _) = Array::layout(self.capacity).expect("the layout was valid at allocation");
-        // SAFETY: allocated by `start` with this layout, never shared, freed once (`finish`
-        // forgets the value it hands on as an `Array`). Its slots need no drop.
-        unsafe { raw_alloc::dealloc(self.header.as_ptr().cast(), layout) };
-    }
-}
 
 impl<S> SlotsGuard<'_, S> {
     /// Frees what readers have moved on from; returns the number of old arrays still
@@ -169,10 +94,6 @@ impl<S> SlotsGuard<'_, S> {
         self.slots.current.store(fresh.0.as_ptr(), Ordering::Release);
         locked.occupied = 0;
         locked.tombstones = 0;
-        #[cfg(not(loom))]
-        {
-            locked.prepare_at = if capacity >= PREPARE_FROM { capacity / 2 } else { usize::MAX };
-        }
         if current.is_none() {
             return Ok(fresh);
         }
@@ -180,64 +101,12 @@ impl<S> SlotsGuard<'_, S> {
         Ok(fresh)
     }
 
-    /// A zeroed array of `capacity` slots: the prepared one if it has that size.
+    /// A zeroed array of `capacity` slots.
     fn fresh_array(&mut self, capacity: usize) -> Result<Array, StrError> {
-        // A prepared array of another size (a same-size migration, forced by tombstones,
-        // came first) is freed here.
-        #[cfg(not(loom))]
-        if let Some(prepared) = self.locked.prepared.take()
-            && prepared.capacity == capacity
-        {
-            let (array, zeroed) = prepared.finish();
-            self.locked.most_insert.slots = self.locked.most_insert.slots.max(zeroed);
-            return Ok(array);
-        }
         let array = Array::allocate(capacity)?;
         let bytes = Array::layout(capacity).map_or(0, |(layout, _)| layout.size());
         self.locked.most_insert.array_bytes = self.locked.most_insert.array_bytes.max(bytes);
         Ok(array)
-    }
-
-    /// Prepares the next array a few slots at a time once the current one is half full
-    /// and no migration runs (see [`Prepared`]).
-    #[cfg(not(loom))]
-    #[inline]
-    pub(super) fn prepare_some(&mut self) {
-        // One compare while nothing is due: `prepare_at` is 0 while an array is prepared.
-        if self.locked.occupied + self.locked.tombstones >= self.locked.prepare_at {
-            self.prepare_step();
-        }
-    }
-
-    /// Starts preparing the next array, or zeroes the next slots of the one prepared.
-    #[cfg(not(loom))]
-    #[inline(never)]
-    fn prepare_step(&mut self) {
-        let locked = &mut *self.locked;
-        match &mut locked.prepared {
-            Some(prepared) => {
-                let zeroed = prepared.zero_some(PREPARE_STEP);
-                locked.most_insert.slots = locked.most_insert.slots.max(zeroed);
-            }
-            None => self.start_preparing(),
-        }
-    }
-
-    /// Allocates the next array, unless a migration still runs (it is prepared once that
-    /// ends).
-    #[cfg(not(loom))]
-    #[cold]
-    fn start_preparing(&mut self) {
-        let (Some(current), None) = self.slots.arrays() else { return };
-        // SAFETY: under the lock the current array is allocated.
-        let capacity = unsafe { current.capacity() };
-        let locked = &mut *self.locked;
-        locked.prepared = Prepared::start(capacity * 2);
-        let bytes = locked.prepared.as_ref().map_or(0, Prepared::bytes);
-        locked.most_insert.array_bytes = locked.most_insert.array_bytes.max(bytes);
-        // Every write zeroes a few slots from now on; if memory ran out, this array's
-        // growth allocates as usual and nobody asks again.
-        locked.prepare_at = if locked.prepared.is_some() { 0 } else { usize::MAX };
     }
 
     /// Copies the next `step` old slots, if migrating.

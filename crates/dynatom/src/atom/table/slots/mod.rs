@@ -53,12 +53,13 @@
 //! [`reclaim`]: freed at once when no reader is pinned, else by a write after the readers
 //! move on (tried every [`COLLECT_EVERY`] writes).
 //!
-//! A large fresh array is not zeroed all at once either: once a current array of
-//! [`PREPARE_FROM`] slots or more is half full, its successor is allocated and zeroed a few
-//! slots per write ([`Prepared`]), so it is ready, untouched by readers, when the load
-//! limit comes. No write then touches more than a few dozen slots of a large set
-//! ([`InsertCost`] counts them); smaller arrays are zeroed when made, which costs less
-//! than holding twice their memory from half load on.
+//! A fresh array is zeroed memory, which the allocator hands out for a large array as
+//! fresh pages of its own mapping (glibc's `calloc` of 128 KiB and more): no insert writes
+//! a whole array, and one of 64 KiB or more is faulted in by a single call when it is made
+//! rather than page by page in the inserts that follow. Growth allocates the next array
+//! only when the current one reaches its load limit, so a set holds no second array ahead
+//! of need. No write touches more than a few dozen slots of a large set ([`InsertCost`]
+//! counts them).
 //!
 //! # How a shard uses it
 //!
@@ -92,8 +93,6 @@ mod removal;
 mod slot_word;
 
 use array::{Array, ArrayHeader, store_in_free_slot};
-#[cfg(not(loom))]
-use growth::Prepared;
 use slot_word::{TAGGED, TOMBSTONE, tag};
 
 /// The first array's capacity.
@@ -107,21 +106,6 @@ const MIN_CAPACITY: usize = 4;
 const MIGRATE_STEP: usize = 8;
 #[cfg(loom)]
 const MIGRATE_STEP: usize = 1;
-
-/// The smallest array whose successor is zeroed a few slots per insert ahead of its
-/// migration ([`Prepared`]): 8,192 slots, a shard of 3,072 to 6,144 entries, whose
-/// successor is 128 KiB. Zeroing a smaller one at once costs a few microseconds, no more
-/// than a page fault; preparing it would hold its memory (twice the current array's)
-/// from half load on, in every table of a few hundred thousand atoms or fewer.
-#[cfg(not(loom))]
-const PREPARE_FROM: usize = 8192;
-
-/// Slots of the next array zeroed per insert while it is prepared: it must be ready before
-/// the current array, at least half full when preparation starts, passes its 7/8 load
-/// limit, that is within `3 * capacity / 8` inserts for `2 * capacity` slots (6 per
-/// insert); more than twice that leaves room for tombstones filling it faster.
-#[cfg(not(loom))]
-const PREPARE_STEP: usize = 16;
 
 /// The most an array is filled, entries and tombstones together, as a fraction
 /// `MAX_LOAD.0 / MAX_LOAD.1`: 7/8.
@@ -181,13 +165,6 @@ struct Locked<S> {
     most_insert: InsertCost,
     /// The hash of an entry in the set, for copying it to a new array.
     hash_of: fn(NonNull<u8>) -> u64,
-    /// The next array while it is zeroed ahead of its migration.
-    #[cfg(not(loom))]
-    prepared: Option<Prepared>,
-    /// `occupied + tombstones` from which the next array is prepared (`usize::MAX`: the
-    /// current array is too small for it, or there is none).
-    #[cfg(not(loom))]
-    prepare_at: usize,
     /// The caller's own shard state.
     state: S,
 }
@@ -224,10 +201,6 @@ impl<S> Slots<S> {
             retired_bytes: 0,
             writes_to_collect: COLLECT_EVERY,
             most_insert: InsertCost::default(),
-            #[cfg(not(loom))]
-            prepared: None,
-            #[cfg(not(loom))]
-            prepare_at: usize::MAX,
             hash_of,
             state,
         };
@@ -392,8 +365,8 @@ impl<S> SlotsGuard<'_, S> {
         self.slots.arrays().1.is_some()
     }
 
-    /// Bytes of every slot array the set holds: current, previous, the next one while it
-    /// is prepared, and those retired and not yet freed.
+    /// Bytes of every slot array the set holds: current, previous, and those retired and
+    /// not yet freed.
     pub(crate) fn memory_size(&self) -> usize {
         let (current, previous) = self.slots.arrays();
         let arrays: usize = [current, previous]
@@ -402,8 +375,6 @@ impl<S> SlotsGuard<'_, S> {
             // SAFETY: under the lock both arrays are allocated.
             .map(|array| Array::layout(unsafe { array.capacity() }).map_or(0, |(layout, _)| layout.size()))
             .sum();
-        #[cfg(not(loom))]
-        let arrays = arrays + self.locked.prepared.as_ref().map_or(0, Prepared::bytes);
         arrays + self.locked.retired_bytes
     }
 
@@ -440,8 +411,6 @@ impl<S> SlotsGuard<'_, S> {
     pub(crate) fn insert(&mut self, hash: u64, entry: NonNull<u8>) -> Result<(), StrError> {
         assert_eq!(entry.as_ptr().addr() & TAGGED, 0, "slot entries point to 8-aligned blocks");
         self.migrate_some();
-        #[cfg(not(loom))]
-        self.prepare_some();
         let array = self.reserve_one()?;
         let word = tag::pack(entry, hash);
         // SAFETY: under the lock the current array is allocated.

@@ -157,22 +157,25 @@ fn growth_is_spread_over_later_writes() {
 }
 
 #[test]
-fn no_insert_zeroes_or_copies_a_large_array_at_once() {
+fn no_insert_copies_a_large_array_at_once_and_no_array_is_held_ahead_of_need() {
     let slots = Slots::new((), mixed_hash_of);
     let mut guard = slots.lock();
     let mut most_slots = 0;
-    let mut prepared_seen = false;
+    let mut extra_bytes_between_migrations = 0;
     for key in 0..100_000u64 {
         guard.insert(mixed_hash(key), fake(key, false)).unwrap();
         most_slots = most_slots.max(guard.most_insert().slots);
-        prepared_seen |= guard.locked.prepared.as_ref().is_some_and(|p| p.zeroed > 0);
+        if !guard.is_migrating() {
+            let current = Array::layout(guard.capacity()).unwrap().0.size();
+            let held = guard.memory_size() - guard.locked.retired_bytes;
+            extra_bytes_between_migrations = extra_bytes_between_migrations.max(held - current);
+        }
     }
-    assert!(prepared_seen, "arrays of {PREPARE_FROM} slots and more are prepared ahead");
-    // A probe, a migration step and its probes, a preparation step (and whatever of the
-    // prepared array was left to zero when it was needed): a few dozen slots, against the
-    // 131,072 of the last array.
-    assert!(most_slots <= 4 * (MIGRATE_STEP + PREPARE_STEP), "most slots one insert touched: {most_slots}");
+    // A migration step (8 old slots here), each copy with its probe in the new array: a
+    // few dozen slots, against the 131,072 of the last array.
+    assert!(most_slots <= 8 * MIGRATE_STEP, "most slots one insert touched: {most_slots}");
     assert!(guard.capacity() >= 131_072);
+    assert_eq!(extra_bytes_between_migrations, 0, "only the current array, outside a migration");
     for key in (0..100_000u64).step_by(97) {
         assert_eq!(guard.find(mixed_hash(key), |e| key_of(e) == key), Some(fake(key, false)));
     }
