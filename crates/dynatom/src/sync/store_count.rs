@@ -41,8 +41,83 @@ fn note<T>(atomic: &T) {
     });
 }
 
+/// The methods every noted atomic has, over a value of type `$value`.
+macro_rules! noted_methods {
+    ($value:ty) => {
+        #[inline]
+        pub(crate) fn load(&self, order: Ordering) -> $value {
+            self.0.load(order)
+        }
+
+        #[inline]
+        pub(crate) fn store(&self, value: $value, order: Ordering) {
+            note(self);
+            self.0.store(value, order)
+        }
+
+        #[inline]
+        pub(crate) fn swap(&self, value: $value, order: Ordering) -> $value {
+            note(self);
+            self.0.swap(value, order)
+        }
+
+        #[inline]
+        pub(crate) fn compare_exchange(
+            &self,
+            current: $value,
+            new: $value,
+            success: Ordering,
+            failure: Ordering,
+        ) -> Result<$value, $value> {
+            note(self);
+            self.0.compare_exchange(current, new, success, failure)
+        }
+
+        #[inline]
+        pub(crate) fn compare_exchange_weak(
+            &self,
+            current: $value,
+            new: $value,
+            success: Ordering,
+            failure: Ordering,
+        ) -> Result<$value, $value> {
+            note(self);
+            self.0.compare_exchange_weak(current, new, success, failure)
+        }
+
+        #[inline]
+        pub(crate) fn get_mut(&mut self) -> &mut $value {
+            self.0.get_mut()
+        }
+
+        #[inline]
+        pub(crate) fn into_inner(self) -> $value {
+            self.0.into_inner()
+        }
+
+        #[inline]
+        pub(crate) fn as_ptr(&self) -> *mut $value {
+            self.0.as_ptr()
+        }
+    };
+}
+
+/// Read-modify-write methods `$op(value, order)` over a value of type `$value`.
+macro_rules! noted_read_modify_writes {
+    ($value:ty; $($op:ident),*) => {
+        $(
+            #[inline]
+            pub(crate) fn $op(&self, value: $value, order: Ordering) -> $value {
+                note(self);
+                self.0.$op(value, order)
+            }
+        )*
+    };
+}
+
+/// A noted atomic named as `std`'s, over `$value`; integers get the arithmetic too.
 macro_rules! noted_atomic {
-    ($name:ident, $value:ty) => {
+    ($name:ident, $value:ty $(, $op:ident)*) => {
         /// As the `std` atomic of the same name, noting each write (see the module docs).
         #[repr(transparent)]
         #[derive(Default)]
@@ -60,108 +135,16 @@ macro_rules! noted_atomic {
                 Self(std_atomic::$name::new(value))
             }
 
-            #[inline]
-            pub(crate) fn load(&self, order: Ordering) -> $value {
-                self.0.load(order)
-            }
-
-            #[inline]
-            pub(crate) fn store(&self, value: $value, order: Ordering) {
-                note(self);
-                self.0.store(value, order)
-            }
-
-            #[inline]
-            pub(crate) fn swap(&self, value: $value, order: Ordering) -> $value {
-                note(self);
-                self.0.swap(value, order)
-            }
-
-            #[inline]
-            pub(crate) fn compare_exchange(
-                &self,
-                current: $value,
-                new: $value,
-                success: Ordering,
-                failure: Ordering,
-            ) -> Result<$value, $value> {
-                note(self);
-                self.0.compare_exchange(current, new, success, failure)
-            }
-
-            #[inline]
-            pub(crate) fn compare_exchange_weak(
-                &self,
-                current: $value,
-                new: $value,
-                success: Ordering,
-                failure: Ordering,
-            ) -> Result<$value, $value> {
-                note(self);
-                self.0.compare_exchange_weak(current, new, success, failure)
-            }
-
-            #[inline]
-            pub(crate) fn get_mut(&mut self) -> &mut $value {
-                self.0.get_mut()
-            }
-
-            #[inline]
-            pub(crate) fn into_inner(self) -> $value {
-                self.0.into_inner()
-            }
-
-            #[inline]
-            pub(crate) fn as_ptr(&self) -> *mut $value {
-                self.0.as_ptr()
-            }
-        }
-    };
-}
-
-macro_rules! noted_integer {
-    ($name:ident, $value:ty) => {
-        noted_atomic!($name, $value);
-
-        #[allow(dead_code)]
-        impl $name {
-            #[inline]
-            pub(crate) fn fetch_add(&self, value: $value, order: Ordering) -> $value {
-                note(self);
-                self.0.fetch_add(value, order)
-            }
-
-            #[inline]
-            pub(crate) fn fetch_sub(&self, value: $value, order: Ordering) -> $value {
-                note(self);
-                self.0.fetch_sub(value, order)
-            }
-
-            #[inline]
-            pub(crate) fn fetch_or(&self, value: $value, order: Ordering) -> $value {
-                note(self);
-                self.0.fetch_or(value, order)
-            }
-
-            #[inline]
-            pub(crate) fn fetch_and(&self, value: $value, order: Ordering) -> $value {
-                note(self);
-                self.0.fetch_and(value, order)
-            }
-
-            #[inline]
-            pub(crate) fn fetch_max(&self, value: $value, order: Ordering) -> $value {
-                note(self);
-                self.0.fetch_max(value, order)
-            }
+            noted_methods!($value);
+            noted_read_modify_writes!($value; $($op),*);
         }
     };
 }
 
 noted_atomic!(AtomicBool, bool);
-noted_integer!(AtomicU32, u32);
-noted_integer!(AtomicU64, u64);
-noted_integer!(AtomicUsize, usize);
+noted_atomic!(AtomicU32, u32, fetch_add, fetch_sub, fetch_or, fetch_and, fetch_max);
+noted_atomic!(AtomicU64, u64, fetch_add, fetch_sub, fetch_or, fetch_and, fetch_max);
+noted_atomic!(AtomicUsize, usize, fetch_add, fetch_sub, fetch_or, fetch_and, fetch_max);
 
 /// As `std`'s `AtomicPtr`, noting each write (see the module docs).
 #[repr(transparent)]
@@ -185,61 +168,7 @@ impl<T> AtomicPtr<T> {
         Self(std_atomic::AtomicPtr::new(value))
     }
 
-    #[inline]
-    pub(crate) fn load(&self, order: Ordering) -> *mut T {
-        self.0.load(order)
-    }
-
-    #[inline]
-    pub(crate) fn store(&self, value: *mut T, order: Ordering) {
-        note(self);
-        self.0.store(value, order)
-    }
-
-    #[inline]
-    pub(crate) fn swap(&self, value: *mut T, order: Ordering) -> *mut T {
-        note(self);
-        self.0.swap(value, order)
-    }
-
-    #[inline]
-    pub(crate) fn compare_exchange(
-        &self,
-        current: *mut T,
-        new: *mut T,
-        success: Ordering,
-        failure: Ordering,
-    ) -> Result<*mut T, *mut T> {
-        note(self);
-        self.0.compare_exchange(current, new, success, failure)
-    }
-
-    #[inline]
-    pub(crate) fn compare_exchange_weak(
-        &self,
-        current: *mut T,
-        new: *mut T,
-        success: Ordering,
-        failure: Ordering,
-    ) -> Result<*mut T, *mut T> {
-        note(self);
-        self.0.compare_exchange_weak(current, new, success, failure)
-    }
-
-    #[inline]
-    pub(crate) fn get_mut(&mut self) -> &mut *mut T {
-        self.0.get_mut()
-    }
-
-    #[inline]
-    pub(crate) fn into_inner(self) -> *mut T {
-        self.0.into_inner()
-    }
-
-    #[inline]
-    pub(crate) fn as_ptr(&self) -> *mut *mut T {
-        self.0.as_ptr()
-    }
+    noted_methods!(*mut T);
 }
 
 #[cfg(test)]
