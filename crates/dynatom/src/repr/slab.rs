@@ -136,7 +136,7 @@ pub(crate) struct Class {
     partial: *mut SlabHeader,
     /// Emptied slabs whose pages went back to the system, taken again before any new
     /// mapping: on no list (their headers read zero), and not counted in `slabs`.
-    idle: Vec<NonNull<SlabHeader>>,
+    idle: IdleSlabs,
     slabs: usize,
     /// Of those, the slabs mapped from the kernel (outside the global allocator).
     mapped_slabs: usize,
@@ -148,11 +148,74 @@ pub(crate) struct Class {
 const EMPTY_CLASS: Class = Class {
     all: ptr::null_mut(),
     partial: ptr::null_mut(),
-    idle: Vec::new(),
+    idle: IdleSlabs::EMPTY,
     slabs: 0,
     mapped_slabs: 0,
     spare_bytes: 0,
 };
+
+/// A class's idle slabs: a stack kept in memory that comes from where slabs come from
+/// (outside the global allocator, on Linux), made when the first slab goes idle and
+/// touched only as far as the stack reaches, 8 bytes per idle slab. Not a `Vec`: a table
+/// whose slabs empty and fill again then asks the global allocator for nothing.
+struct IdleSlabs {
+    stack: *mut *mut SlabHeader,
+    source: memory::Source,
+    len: usize,
+}
+
+/// Idle slabs one stack holds: 4,096, 128 MiB of a class's slabs. A class that empties
+/// more keeps the rest resident, as empty slabs with room.
+const IDLE_CAPACITY: usize = SLAB_BYTES / std::mem::size_of::<*mut SlabHeader>();
+
+impl IdleSlabs {
+    const EMPTY: IdleSlabs = IdleSlabs { stack: ptr::null_mut(), source: memory::Source::Allocator, len: 0 };
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether a slab can be pushed now (making the stack if there is none yet).
+    fn has_room(&mut self) -> bool {
+        if self.stack.is_null() {
+            let Some((memory, source)) = memory::map() else { return false };
+            self.stack = memory.as_ptr().cast();
+            self.source = source;
+        }
+        self.len < IDLE_CAPACITY
+    }
+
+    /// Pushes `slab`, after [`IdleSlabs::has_room`] said yes.
+    fn push(&mut self, slab: NonNull<SlabHeader>) {
+        assert!(!self.stack.is_null() && self.len < IDLE_CAPACITY, "asked has_room first");
+        // SAFETY: entry `len` lies inside the stack's SLAB_BYTES, which are ours.
+        unsafe { self.stack.add(self.len).write(slab.as_ptr()) };
+        self.len += 1;
+    }
+
+    fn pop(&mut self) -> Option<NonNull<SlabHeader>> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        // SAFETY: entry `len` was written by `push` and lies inside the stack.
+        NonNull::new(unsafe { self.stack.add(self.len).read() })
+    }
+
+    /// Unmaps every idle slab, then the stack.
+    fn release_all(&mut self) {
+        while let Some(idle) = self.pop() {
+            // SAFETY: an idle slab holds no block and is on no list; its header was
+            // dropped when it went idle.
+            unsafe { release_idle_slab(idle) };
+        }
+        if let Some(stack) = NonNull::new(self.stack) {
+            // SAFETY: the stack came from `memory::map` with this source, and is unused.
+            unsafe { memory::unmap(stack.cast(), self.source) };
+            self.stack = ptr::null_mut();
+        }
+    }
+}
 
 /// A class behind its lock: a spin lock, whose release is a plain store where a futex
 /// mutex's is a locked exchange (the holder runs a few dozen instructions, so a waiter
@@ -364,11 +427,7 @@ impl Slabs {
                     unsafe { release_slab(current) };
                 }
             }
-            for idle in class.idle.drain(..) {
-                // SAFETY: an idle slab holds no block and is on no list; its header was
-                // dropped when it went idle.
-                unsafe { release_idle_slab(idle) };
-            }
+            class.idle.release_all();
             *lock = ClassLock::new();
         }
     }
@@ -550,7 +609,7 @@ unsafe fn give_back(class: &mut Class, slab: NonNull<SlabHeader>, block: NonNull
         class.partial = slab.as_ptr();
     }
     let only_room = class.partial == slab.as_ptr() && slab_links.partial.next.is_null();
-    if live == 1 && !only_room && header.source == memory::Source::Kernel && class.idle.try_reserve(1).is_ok() {
+    if live == 1 && !only_room && header.source == memory::Source::Kernel && class.idle.has_room() {
         // SAFETY: forwarded from the caller.
         unsafe {
             unlink_partial(class, slab);
