@@ -157,7 +157,9 @@
 //!   `atom/table/report_collect.rs` (memory reports; with `glibc-slop`, also glibc's
 //!   `malloc_usable_size`), and the lock-free slot array and the reclamation of what its
 //!   readers may still see: `atom/table/slots/mod.rs` with its parts
-//!   `atom/table/slots/array.rs` (one array's layout and probe),
+//!   `atom/table/slots/array.rs` (one array's probe), `atom/table/slots/array_pool.rs`
+//!   (where a table's slot arrays come from and go back to: memory kept slot-shaped
+//!   while the table lives),
 //!   `atom/table/slots/growth.rs` (migration to a fresh array) and
 //!   `atom/table/slots/removal.rs` (tombstones), and `atom/table/reclaim.rs`, with the
 //!   set's own tests and loom models (`atom/table/slots/slots_tests.rs`,
@@ -173,7 +175,8 @@
 //!   interner's bucket match and short byte compares.
 //! * `sync/mod.rs`, the one door to atomics, locks, waiting and the allocator, so that the
 //!   tables can be model-checked with loom (`RUSTFLAGS="--cfg loom"`); its raw allocation
-//!   functions forward to the allocator. `sync/fork_gate.rs` registers the fork handlers
+//!   functions forward to the allocator. `sync/pages.rs` maps, hands back and unmaps whole
+//!   pages for the slabs and the slot arrays' pool. `sync/fork_gate.rs` registers the fork handlers
 //!   (`pthread_atfork`, and an `.init_array` entry that does so before `main`).
 //!
 //! ## Features

@@ -51,7 +51,9 @@ pub struct MemoryReport {
     /// assert_eq!(table.memory_report().retired_bytes, 0);
     /// ```
     pub retired_bytes: usize,
-    /// The table's own structures: shards, locks and hash-table storage.
+    /// The table's own structures: shards, locks and hash-table storage (the slot arrays
+    /// in use, and the resident memory their pool keeps for none: free arrays in pages
+    /// that hold some in use, and the pool's page list).
     pub table_bytes: usize,
     /// Headers in front of the atoms' characters (and static atoms' entries).
     pub header_bytes: usize,

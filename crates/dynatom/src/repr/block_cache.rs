@@ -71,7 +71,7 @@ pub(super) unsafe fn alloc(layout: Layout) -> *mut u8 {
         && !block.is_null()
         && (layout.size() >= ALWAYS_POPULATE_FROM || extends_the_heap(block, layout.size()))
     {
-        crate::sync::raw_alloc::populate(block, layout.size());
+        crate::sync::pages::populate(block, layout.size());
     }
     block
 }

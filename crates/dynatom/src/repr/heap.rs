@@ -682,18 +682,22 @@ impl DeadBlock {
     /// The block as a pointer and the function that frees it, for a reclaimer that frees
     /// it later (once no lock-free reader can still be looking at it).
     #[inline]
-    pub(crate) fn into_retirable(self) -> (NonNull<()>, unsafe fn(NonNull<()>)) {
+    pub(crate) fn into_retirable(self) -> (NonNull<()>, FreeRetired) {
         let ptr = self.ptr.cast();
         std::mem::forget(self);
         (ptr, free_retired)
     }
 }
 
+/// How a reclaimer frees a block given up by [`DeadBlock::into_retirable`] (its second
+/// argument, the reclaimer's context, is unused).
+pub(crate) type FreeRetired = unsafe fn(NonNull<()>, *const ());
+
 /// Frees a block given up by [`DeadBlock::into_retirable`].
 ///
 /// # Safety
 /// `ptr` came from `into_retirable` and is freed once.
-unsafe fn free_retired(ptr: NonNull<()>) {
+unsafe fn free_retired(ptr: NonNull<()>, _: *const ()) {
     drop(DeadBlock { ptr: ptr.cast() });
 }
 

@@ -774,40 +774,17 @@ mod memory {
 
     #[cfg(all(target_os = "linux", not(loom)))]
     mod kernel {
-        use std::ffi::{c_int, c_long, c_void};
         use std::ptr::{self, NonNull};
         use std::sync::atomic::{AtomicUsize, Ordering};
 
         use super::SLAB_BYTES;
-
-        unsafe extern "C" {
-            fn mmap(addr: *mut c_void, len: usize, prot: c_int, flags: c_int, fd: c_int, offset: c_long)
-            -> *mut c_void;
-            fn munmap(addr: *mut c_void, len: usize) -> c_int;
-            fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
-        }
-
-        const MADV_DONTNEED: c_int = 4;
-
-        const PROT_READ: c_int = 1;
-        const PROT_WRITE: c_int = 2;
-        const MAP_PRIVATE: c_int = 2;
-        const MAP_ANONYMOUS: c_int = 0x20;
-
-        fn map_anonymous(len: usize) -> Option<NonNull<u8>> {
-            // SAFETY: a fresh private anonymous mapping, touching no existing memory.
-            let raw = unsafe { mmap(ptr::null_mut(), len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) };
-            if raw.addr() == usize::MAX { None } else { NonNull::new(raw.cast()) }
-        }
+        use crate::sync::pages;
 
         /// # Safety
-        /// `start..start + len` is a mapping (or part of one) of ours that nothing uses.
+        /// `start..start + len` is whole pages of a mapping of ours that nothing uses.
         unsafe fn unmap_range(start: *mut u8, len: usize) {
-            if len > 0 {
-                // SAFETY: forwarded from the caller. A failure leaves the pages mapped:
-                // memory lost, nothing unsound.
-                unsafe { munmap(start.cast(), len) };
-            }
+            // SAFETY: forwarded from the caller.
+            unsafe { pages::unmap(start, len) };
         }
 
         /// Slabs mapped at once: one mapping (and its trim) per 32 slabs rather than per
@@ -827,7 +804,7 @@ mod memory {
 
         /// `len` bytes of zeroed memory aligned to `SLAB_BYTES`, or `None`.
         fn map_aligned(len: usize) -> Option<NonNull<u8>> {
-            let wide = map_anonymous(len + SLAB_BYTES)?;
+            let wide = pages::map(len + SLAB_BYTES)?;
             let head = wide.as_ptr().addr().next_multiple_of(SLAB_BYTES) - wide.as_ptr().addr();
             // SAFETY: the head and the tail around the aligned span are ours and unused.
             unsafe {
@@ -872,10 +849,10 @@ mod memory {
         /// # Safety
         /// `slab` came from [`map`] and nothing uses it.
         pub(super) unsafe fn hand_back_pages(slab: NonNull<u8>) {
-            // SAFETY: forwarded from the caller. A private anonymous mapping reads zeros
-            // after `MADV_DONTNEED`; a failure leaves the pages resident: memory kept,
-            // nothing unsound (the slab is reused as it is, stale contents and all).
-            unsafe { madvise(slab.as_ptr().cast(), SLAB_BYTES, MADV_DONTNEED) };
+            // SAFETY: forwarded from the caller. A failure leaves the pages resident:
+            // memory kept, nothing unsound (the slab is reused as it is, stale contents
+            // and all).
+            let _ = unsafe { pages::hand_back(slab.as_ptr(), SLAB_BYTES) };
         }
 
         /// # Safety
@@ -1026,15 +1003,7 @@ mod tests {
     /// Whether each page of the slab at `slab` is resident.
     #[cfg(target_os = "linux")]
     fn resident_pages(slab: NonNull<SlabHeader>) -> Vec<bool> {
-        unsafe extern "C" {
-            fn mincore(addr: *mut std::ffi::c_void, len: usize, vec: *mut u8) -> std::ffi::c_int;
-        }
-        let mut pages = vec![0u8; SLAB_BYTES.div_ceil(4096)];
-        // SAFETY: `slab` is a mapping of SLAB_BYTES (page-aligned); `pages` has a byte per
-        // 4 KiB page, as many as the largest page count mincore can write for it.
-        let result = unsafe { mincore(slab.as_ptr().cast(), SLAB_BYTES, pages.as_mut_ptr()) };
-        assert_eq!(result, 0, "mincore failed");
-        pages.iter().map(|&page| page & 1 != 0).collect()
+        crate::sync::pages::resident(slab.cast(), SLAB_BYTES).expect("the slab is mapped")
     }
 
     #[test]

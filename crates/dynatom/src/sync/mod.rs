@@ -7,6 +7,7 @@
 
 mod backoff;
 pub(crate) mod fork_gate;
+pub(crate) mod pages;
 pub(crate) use backoff::Backoff;
 
 #[cfg(loom)]
@@ -40,34 +41,6 @@ pub(crate) mod raw_alloc {
     pub(crate) use std::alloc::{alloc, alloc_zeroed, dealloc, realloc};
     #[cfg(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))]
     pub(crate) use system::{alloc, alloc_zeroed, dealloc, realloc};
-
-    /// Faults in the whole pages of `size` bytes at `block`, a fresh allocation about to be
-    /// written, with one `madvise(MADV_POPULATE_WRITE)` (Linux 5.14 and later) instead of
-    /// a page fault per 4 KiB page as the writes reach it: on a VM each fault is a trip
-    /// through the hypervisor. Pages already present are left as they are (their contents
-    /// too); an older kernel's error is ignored. Does nothing elsewhere, or under loom.
-    #[inline]
-    pub(crate) fn populate(block: *mut u8, size: usize) {
-        #[cfg(all(target_os = "linux", not(loom)))]
-        {
-            use std::ffi::{c_int, c_void};
-            const PAGE: usize = 4096;
-            const MADV_POPULATE_WRITE: c_int = 23;
-            unsafe extern "C" {
-                fn madvise(addr: *mut c_void, len: usize, advice: c_int) -> c_int;
-            }
-            let start = block.addr().next_multiple_of(PAGE);
-            let end = (block.addr() + size) & !(PAGE - 1);
-            if end > start {
-                // SAFETY: [start, end) is whole pages inside the caller's fresh allocation;
-                // populating changes no byte the program can see (a page not yet present
-                // reads as zero either way, one present is left alone).
-                unsafe { madvise(block.wrapping_add(start - block.addr()).cast(), end - start, MADV_POPULATE_WRITE) };
-            }
-        }
-        #[cfg(not(all(target_os = "linux", not(loom))))]
-        let _ = (block, size);
-    }
 
     /// `std::alloc`'s three calls, sent to `System` instead of the global allocator.
     #[cfg(all(target_os = "linux", target_env = "gnu", feature = "glibc-slop", not(loom)))]

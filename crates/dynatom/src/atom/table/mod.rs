@@ -47,7 +47,13 @@ use crate::repr::str_word::{StrForm, StrWord};
 ///   allocated at the load limit, zeroed memory that no write has to clear (a large one is
 ///   faulted in by one call as it is made), and the old array is copied into it 8 or more
 ///   slots per write, so no single intern rewrites a large shard
-///   ([`MemoryReport::max_insert_slots`] reports the most one insert touched).
+///   ([`MemoryReport::max_insert_slots`] reports the most one insert touched). Slot
+///   arrays come from the table's own pool (on Linux): arrays up to 4 KiB share the pages
+///   of one region per table, larger ones are mappings of their own; a page whose arrays
+///   are all freed, and a freed large array, hand their memory back to the system and
+///   keep the address for the table's next arrays, so a freed array's memory only ever
+///   holds this table's slots (or zeros). [`MemoryReport::table_bytes`] counts the arrays
+///   and what the pool keeps resident for none.
 /// * Adopting: interning a heap [`Str`](crate::Str) that spans its buffer files that very
 ///   buffer when the text is new (global table and `AtomTable::new()` tables alike), so the
 ///   atom and the string share one allocation.

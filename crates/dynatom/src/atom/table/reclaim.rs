@@ -394,10 +394,14 @@ impl ForkHold {
     }
 }
 
+/// How an item is freed: given the item and its list's context (see
+/// [`Retired::with_context`]; null by default).
+pub(crate) type Free = unsafe fn(NonNull<()>, *const ());
+
 /// Something unlinked, waiting for readers to move on.
 struct Item {
     ptr: NonNull<()>,
-    free: unsafe fn(NonNull<()>),
+    free: Free,
     epoch: usize,
 }
 
@@ -406,7 +410,6 @@ struct Item {
 ///
 /// Each writer (a shard, under its lock) keeps its own; nothing here is shared, so the
 /// list needs no synchronisation of its own.
-#[derive(Default)]
 pub(crate) struct Retired {
     items: Vec<Item>,
     /// The bytes each weighed burst holds, by stamp, oldest first: what the table reports
@@ -415,6 +418,8 @@ pub(crate) struct Retired {
     weights: Vec<Weight>,
     /// The sum of `weights`.
     bytes: usize,
+    /// What every item's `free` is given beside the item.
+    context: *const (),
 }
 
 /// The bytes of the items retired under one stamp.
@@ -427,7 +432,18 @@ struct Weight {
 // makes freeing from any thread sound.
 unsafe impl Send for Retired {}
 
+impl Default for Retired {
+    fn default() -> Retired {
+        Retired::with_context(std::ptr::null())
+    }
+}
+
 impl Retired {
+    /// An empty list whose items are each freed as `free(item, context)`.
+    pub(crate) fn with_context(context: *const ()) -> Retired {
+        Retired { items: Vec::new(), weights: Vec::new(), bytes: 0, context }
+    }
+
     /// Queues `ptr` to be freed by `free(ptr)` once every reader pinned now is done.
     ///
     /// # Safety
@@ -436,7 +452,7 @@ impl Retired {
     /// - `free(ptr)` is sound from any thread once no reader holds `ptr`;
     /// - this list is dropped only when no reader can hold any of its items (the owner
     ///   of the list outlives every reader of the structure the items were linked into).
-    pub(crate) unsafe fn retire(&mut self, ptr: NonNull<()>, free: unsafe fn(NonNull<()>)) {
+    pub(crate) unsafe fn retire(&mut self, ptr: NonNull<()>, free: Free) {
         let epoch = DOMAIN.stamp();
         self.items.push(Item { ptr, free, epoch });
     }
@@ -451,7 +467,7 @@ impl Retired {
     /// `bytes` is what the burst holds, reported by [`Retired::bytes`] until it is freed.
     pub(crate) unsafe fn retire_all(
         &mut self,
-        items: impl ExactSizeIterator<Item = (NonNull<()>, unsafe fn(NonNull<()>))>,
+        items: impl ExactSizeIterator<Item = (NonNull<()>, Free)>,
         bytes: usize,
     ) {
         if items.len() == 0 {
@@ -488,13 +504,14 @@ impl Retired {
 
     /// Frees the items stamped at least two steps before `epoch`; returns how many wait.
     fn free_stamped_before(&mut self, epoch: usize) -> usize {
+        let context = self.context;
         self.items.retain(|item| {
             if item.epoch + 2 > epoch {
                 return true;
             }
             // SAFETY: the epoch moved twice since the stamp, so every reader that could
             // have loaded `ptr` has unpinned (`retire`'s contract covers the rest).
-            unsafe { (item.free)(item.ptr) };
+            unsafe { (item.free)(item.ptr, context) };
             false
         });
         let mut freed_bytes = 0;
@@ -529,7 +546,7 @@ impl Drop for Retired {
         for item in self.items.drain(..) {
             // SAFETY: `retire`'s contract: the list is dropped only when no reader can
             // hold its items.
-            unsafe { (item.free)(item.ptr) };
+            unsafe { (item.free)(item.ptr, self.context) };
         }
     }
 }
@@ -547,7 +564,7 @@ mod tests {
 
     static FREED: StdCounter = StdCounter::new(0);
 
-    unsafe fn count_and_free(ptr: NonNull<()>) {
+    unsafe fn count_and_free(ptr: NonNull<()>, _: *const ()) {
         // SAFETY: made by `Box::into_raw` in `boxed` below, freed once.
         drop(unsafe { Box::from_raw(ptr.cast::<u64>().as_ptr()) });
         FREED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -611,7 +628,7 @@ mod tests {
         unsafe { retired.retire_all(std::iter::empty(), 0) };
         assert_eq!((retired.len(), retired.bytes()), (0, 0), "an empty burst queues nothing");
         let guard = pin();
-        let burst = [boxed(4), boxed(5), boxed(6)].map(|ptr| (ptr, count_and_free as unsafe fn(NonNull<()>)));
+        let burst = [boxed(4), boxed(5), boxed(6)].map(|ptr| (ptr, count_and_free as Free));
         // SAFETY: as above: the boxes are reachable from nowhere, each freed once.
         unsafe { retired.retire_all(burst.into_iter(), 24) };
         for _ in 0..5 {

@@ -20,6 +20,7 @@ pub(crate) fn collect(table: &TableShared) -> MemoryReport {
         report.retired_bytes += shard.retired_bytes();
         for_each_entry(shard, |raw| add_entry(&mut report, raw));
     });
+    report.table_bytes += table.array_pool_usage().spare_bytes;
     let usage = table.slab_usage();
     report.slabs = usage.slabs;
     report.idle_slabs = usage.idle_slabs;

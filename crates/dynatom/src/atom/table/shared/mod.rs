@@ -79,7 +79,7 @@ use sweeps::mark_word;
 
 use super::permanent::Permanent;
 use super::reclaim::Retired;
-use super::slots::{Slots, SlotsGuard};
+use super::slots::{ArrayPool, PoolUsage, Slots, SlotsGuard};
 use crate::counters::Counters;
 
 #[cfg(not(loom))]
@@ -153,6 +153,10 @@ pub(crate) struct TableShared {
     kind: TableKind,
     /// A fixed-size array, so that `shards[shard_index(hash)]` needs no bounds check.
     shards: Box<[PaddedShard; SHARD_COUNT]>,
+    /// Where the shards' slot arrays come from (see [`ArrayPool`]): declared after the
+    /// shards, so dropped after them, and boxed, so that its address, which the shards
+    /// keep, stays put when the table moves.
+    arrays: Box<[ArrayPool; 1]>,
     /// The addresses of the static entries filed here (global table only). The slots hold
     /// them tagged (hash bits on top), which leak checkers cannot follow; this list keeps
     /// the immortal entries visibly reachable.
@@ -219,12 +223,24 @@ impl TableShared {
     pub(crate) fn try_new(seed: u64, kind: TableKind) -> Result<TableShared, StrError> {
         let floor = DEFAULT_UNUSED_LIMIT.div_ceil(SHARD_COUNT);
         let bytes_floor = DEFAULT_UNUSED_BYTES_LIMIT / SHARD_COUNT;
+        let mut arrays = Vec::new();
+        if arrays.try_reserve_exact(1).is_err() {
+            return Err(StrError::AllocFailed { size: std::mem::size_of::<ArrayPool>() });
+        }
+        arrays.push(ArrayPool::default());
+        let Ok(arrays) = <Box<[ArrayPool; 1]>>::try_from(arrays.into_boxed_slice()) else {
+            unreachable!("exactly one pool was made")
+        };
         let mut shards = Vec::new();
         if shards.try_reserve_exact(SHARD_COUNT).is_err() {
             return Err(StrError::AllocFailed { size: SHARD_COUNT * std::mem::size_of::<PaddedShard>() });
         }
         shards.extend((0..SHARD_COUNT).map(|_| PaddedShard {
-            slots: Slots::new(Shard { check_at_len: floor, ..Shard::default() }, entry_probe_hash),
+            // SAFETY: the pool is boxed beside the shards in the table, which drops the
+            // shards first.
+            slots: unsafe {
+                Slots::with_pool(Shard { check_at_len: floor, ..Shard::default() }, entry_probe_hash, &arrays[0])
+            },
             pressure: AtomicU64::new(0),
             check_after: AtomicU64::new(mark_word(floor, bytes_floor)),
         }));
@@ -246,6 +262,7 @@ impl TableShared {
             text_hash: TextHash::new(seed),
             kind,
             shards,
+            arrays,
             static_entries: Mutex::new(Vec::new()),
             unused_floor: AtomicUsize::new(floor),
             unused_bytes_floor: AtomicUsize::new(DEFAULT_UNUSED_BYTES_LIMIT),
@@ -293,6 +310,11 @@ impl TableShared {
     /// What the slabs hold beyond the blocks in them.
     pub(crate) fn slab_usage(&self) -> SlabUsage {
         self.slabs.usage()
+    }
+
+    /// What the slot arrays' pool holds beyond the arrays in use.
+    pub(crate) fn array_pool_usage(&self) -> PoolUsage {
+        self.arrays[0].usage()
     }
 
     pub(crate) fn shards_size(&self) -> usize {

@@ -1,125 +1,25 @@
-//! One slot array: its layout (a header, then the slots, in one allocation), its
-//! allocation and freeing, the lock-free probe over it, and the store of a word into its
-//! first free slot. The set in [`super`] holds one or two of these and decides when each
-//! is made, copied and retired.
+//! One slot array: its slots, the lock-free probe over them, and the store of a word into
+//! its first free slot. Where its memory comes from and goes is [`super::array_pool`]'s;
+//! the set in [`super`] holds one or two arrays and decides when each is made, copied and
+//! retired.
 
-use std::alloc::Layout;
-use std::ptr::{self, NonNull};
+use std::ptr::NonNull;
 
 use super::slot_word::{TAGGED, TOMBSTONE, tag};
-use crate::error::StrError;
-use crate::sync::{AtomicPtr, Ordering, raw_alloc};
+use crate::sync::{AtomicPtr, Ordering};
 
-/// The head of a slot array; the slots follow it in the same allocation.
-#[repr(C)]
-pub(super) struct ArrayHeader {
-    /// Capacity - 1; capacities are powers of two.
-    pub(super) mask: usize,
-}
-
-/// Raw handle to one slot array. Copying it copies the pointer, not the array.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct Array(pub(super) NonNull<ArrayHeader>);
-
-/// Where the slots start, after the header: a constant, so a probe computes no layout.
-pub(super) const SLOTS_OFFSET: usize = {
-    let align = std::mem::align_of::<AtomicPtr<u8>>();
-    std::mem::size_of::<ArrayHeader>().div_ceil(align) * align
-};
-
-/// Arrays of this many bytes and more are faulted in when they are made, in one call
-/// (see [`raw_alloc::populate`]), rather than page by page as the migration's copies reach
-/// them: one pause per growth instead of a page fault in each of many inserts.
-const POPULATE_FROM: usize = 64 * 1024;
+/// One slot array, named by its word (its first slot, its capacity, its source: see
+/// [`super::array_pool`]). Copying it copies the name, not the array.
+pub(super) use super::array_pool::ArrayWord as Array;
 
 impl Array {
-    pub(super) fn layout(capacity: usize) -> Option<(Layout, usize)> {
-        let slots = Layout::array::<AtomicPtr<u8>>(capacity).ok()?;
-        let (layout, offset) = Layout::new::<ArrayHeader>().extend(slots).ok()?;
-        debug_assert_eq!(offset, SLOTS_OFFSET);
-        Some((layout.pad_to_align(), offset))
-    }
-
-    /// A fresh array of empty slots; `capacity` is a power of two.
-    pub(super) fn allocate(capacity: usize) -> Result<Array, StrError> {
-        debug_assert!(capacity.is_power_of_two());
-        let Some((layout, offset)) = Array::layout(capacity) else {
-            return Err(StrError::AllocFailed { size: usize::MAX });
-        };
-        // Zeroed memory is an array of empty slots: a large array then costs the insert
-        // that makes it no pass over its pages (the allocator hands out fresh zero pages,
-        // faulted in as the migration and later inserts reach them). loom's atomics are
-        // objects of their own, so under loom each slot is written.
-        // SAFETY: the layout is non-zero-sized (it has a header).
-        #[cfg(not(loom))]
-        let raw = unsafe { raw_alloc::alloc_zeroed(layout) };
-        // SAFETY: as above.
-        #[cfg(loom)]
-        let raw = unsafe { raw_alloc::alloc(layout) };
-        let Some(header) = NonNull::new(raw.cast::<ArrayHeader>()) else {
-            return Err(StrError::AllocFailed { size: layout.size() });
-        };
-        if layout.size() >= POPULATE_FROM {
-            raw_alloc::populate(raw, layout.size());
-        }
-        // SAFETY: `raw` is a fresh allocation of `layout`: the header fits at its start.
-        unsafe { header.as_ptr().write(ArrayHeader { mask: capacity - 1 }) };
-        #[cfg(not(loom))]
-        const _: () = assert!(std::mem::size_of::<AtomicPtr<u8>>() == std::mem::size_of::<usize>());
-        #[cfg(loom)]
-        // SAFETY: `capacity` slots fit at `offset`; each is written once before the array
-        // is shared.
-        unsafe {
-            let slots = raw.add(offset).cast::<AtomicPtr<u8>>();
-            for index in 0..capacity {
-                slots.add(index).write(AtomicPtr::new(ptr::null_mut()));
-            }
-        }
-        #[cfg(not(loom))]
-        let _ = offset;
-        Ok(Array(header))
-    }
-
-    /// # Safety
-    /// The array has not been freed.
-    #[inline]
-    pub(super) unsafe fn capacity(self) -> usize {
-        // SAFETY: the caller keeps the array allocated; the mask never changes.
-        unsafe { self.0.as_ref() }.mask + 1
-    }
-
     /// # Safety
     /// The array has not been freed, and outlives `'a`.
     #[inline]
     pub(super) unsafe fn slots<'a>(self) -> &'a [AtomicPtr<u8>] {
-        // SAFETY: the caller keeps the array allocated; its slots were all initialised by
-        // `allocate`, right after the header at the offset its layout gives.
-        unsafe {
-            let capacity = self.capacity();
-            std::slice::from_raw_parts(self.0.as_ptr().cast::<u8>().add(SLOTS_OFFSET).cast(), capacity)
-        }
-    }
-
-    /// # Safety
-    /// No reader can hold the array any more, and it is freed once.
-    pub(super) unsafe fn free(self) {
-        // SAFETY: the caller guarantees exclusive access to an allocated array.
-        unsafe {
-            let capacity = self.capacity();
-            let (layout, _) = Array::layout(capacity).expect("the layout was valid at allocation");
-            // loom's atomics must be dropped; std's need not, but dropping is free.
-            for slot in self.slots() {
-                ptr::drop_in_place(ptr::from_ref(slot).cast_mut());
-            }
-            raw_alloc::dealloc(self.0.as_ptr().cast(), layout);
-        }
-    }
-
-    /// # Safety
-    /// As for [`Array::free`]; for [`Retired::retire`](super::super::reclaim::Retired::retire).
-    pub(super) unsafe fn free_erased(ptr: NonNull<()>) {
-        // SAFETY: forwarded: `ptr` is an array retired once.
-        unsafe { Array(ptr.cast()).free() }
+        // SAFETY: the caller keeps the array allocated; its `capacity` slots, all
+        // initialised when it was made, start at its base.
+        unsafe { std::slice::from_raw_parts(self.base(), self.capacity()) }
     }
 
     /// Probes for an entry `matches` accepts. Stops at the first empty slot.

@@ -5,6 +5,7 @@
 use std::ptr::{self, NonNull};
 
 use super::array::{Array, store_in_free_slot};
+use super::array_pool::{self, ArrayPool, MAX_CAPACITY};
 use super::slot_word::{TOMBSTONE, tag};
 use super::{COLLECT_EVERY, MAX_LOAD, MIGRATE_STEP, MIN_CAPACITY, SlotsGuard, within_max_load};
 use crate::error::StrError;
@@ -49,8 +50,7 @@ impl<S> SlotsGuard<'_, S> {
     pub(super) fn reserve_one(&mut self) -> Result<Array, StrError> {
         let (current, _) = self.slots.arrays();
         if let Some(array) = current {
-            // SAFETY: under the lock the current array is allocated.
-            let capacity = unsafe { array.capacity() };
+            let capacity = array.capacity();
             if within_max_load(self.locked.occupied + self.locked.tombstones + 1, capacity) {
                 return Ok(array);
             }
@@ -80,8 +80,7 @@ impl<S> SlotsGuard<'_, S> {
         let (current, _) = self.slots.arrays();
         let locked = &mut *self.locked;
         if let Some(old) = current {
-            // SAFETY: under the lock the current array is allocated.
-            let old_capacity = unsafe { old.capacity() };
+            let old_capacity = old.capacity();
             // Copy `old_capacity` slots before the new array can reach its load limit:
             // at most `room` inserts can come first.
             let room = (capacity * MAX_LOAD.0 / MAX_LOAD.1).saturating_sub(locked.len + 1).max(1);
@@ -89,9 +88,9 @@ impl<S> SlotsGuard<'_, S> {
             locked.cursor = 0;
             // Release (both): a reader that sees the new `current` sees its empty slots
             // and, when it loads `previous` next, the old array (or something later).
-            self.slots.previous.store(old.0.as_ptr(), Ordering::Release);
+            self.slots.previous.store(old.as_raw(), Ordering::Release);
         }
-        self.slots.current.store(fresh.0.as_ptr(), Ordering::Release);
+        self.slots.current.store(fresh.as_raw(), Ordering::Release);
         locked.occupied = 0;
         locked.tombstones = 0;
         if current.is_none() {
@@ -103,9 +102,12 @@ impl<S> SlotsGuard<'_, S> {
 
     /// A zeroed array of `capacity` slots.
     fn fresh_array(&mut self, capacity: usize) -> Result<Array, StrError> {
-        let array = Array::allocate(capacity)?;
-        let bytes = Array::layout(capacity).map_or(0, |(layout, _)| layout.size());
-        self.locked.most_insert.array_bytes = self.locked.most_insert.array_bytes.max(bytes);
+        let size = capacity.saturating_mul(std::mem::size_of::<usize>());
+        if capacity > MAX_CAPACITY {
+            return Err(StrError::AllocFailed { size });
+        }
+        let array = ArrayPool::allocate(self.slots.pool(), capacity).ok_or(StrError::AllocFailed { size })?;
+        self.locked.most_insert.array_bytes = self.locked.most_insert.array_bytes.max(array.bytes());
         Ok(array)
     }
 
@@ -152,11 +154,13 @@ impl<S> SlotsGuard<'_, S> {
         // Every entry is in the new array: readers need the old one no more, except
         // those already in it, whom the retire waits for.
         self.slots.previous.store(ptr::null_mut(), Ordering::Release);
-        let bytes = Array::layout(old_slots.len()).map_or(0, |(layout, _)| layout.size());
+        let bytes = old.bytes();
+        let word = NonNull::new(old.as_raw().cast::<()>()).expect("an array's word is not null");
         // SAFETY: the old array is unlinked (neither field names it any more) and retired
-        // once; `Array::free_erased` frees it from any thread; the `Retired` lives in the
-        // lock, dropped with the set, when no reader can be probing.
-        unsafe { locked.retired.retire(old.0.cast(), Array::free_erased) };
+        // once; `free_retired` frees it from any thread, into the pool the list names,
+        // which outlives the set; the `Retired` lives in the lock, dropped with the set,
+        // when no reader can be probing.
+        unsafe { locked.retired.retire(word, array_pool::free_retired) };
         locked.retired_bytes += bytes;
         locked.cursor = 0;
         // A shard that stops growing here would otherwise keep the old array until

@@ -53,10 +53,12 @@
 //! [`reclaim`]: freed at once when no reader is pinned, else by a write after the readers
 //! move on (tried every [`COLLECT_EVERY`] writes).
 //!
-//! A fresh array is zeroed memory, which the allocator hands out for a large array as
-//! fresh pages of its own mapping (glibc's `calloc` of 128 KiB and more): no insert writes
-//! a whole array, and one of 64 KiB or more is faulted in by a single call when it is made
-//! rather than page by page in the inserts that follow. Growth allocates the next array
+//! A fresh array is zeroed memory from the table's [`ArrayPool`] (see [`array_pool`]):
+//! pages never touched or handed back, or a freed small array zeroed when it was freed.
+//! No insert writes a whole array, and one of 64 KiB or more is faulted in by a single
+//! call when it is made rather than page by page in the inserts that follow. The pool
+//! keeps a freed array's memory slot-shaped while the table lives, so a reader that still
+//! probes an array after it was freed reads zeros or its own table's slot words. Growth allocates the next array
 //! only when the current one reaches its load limit, so a set holds no second array ahead
 //! of need. No write touches more than a few dozen slots of a large set ([`InsertCost`]
 //! counts them).
@@ -88,11 +90,14 @@ use crate::error::StrError;
 use crate::sync::{AtomicPtr, AtomicUsize, Mutex, MutexGuard, Ordering, exclusive_ptr, lock, try_lock};
 
 mod array;
+mod array_pool;
 mod growth;
 mod removal;
 mod slot_word;
 
-use array::{Array, ArrayHeader, store_in_free_slot};
+use array::{Array, store_in_free_slot};
+use array_pool::PoolRef;
+pub(crate) use array_pool::{ArrayPool, PoolUsage};
 use slot_word::{TAGGED, TOMBSTONE, tag};
 
 /// The first array's capacity.
@@ -132,10 +137,13 @@ const COLLECT_EVERY: usize = 1;
 /// A shard's set: readers call [`Slots::find`] with no lock; writers [`Slots::lock`] it,
 /// which also guards the caller's own shard state `S`.
 pub(crate) struct Slots<S> {
-    /// The array inserts go into; null until the first insert.
-    current: AtomicPtr<ArrayHeader>,
+    /// The array inserts go into (its word: see [`array_pool`]); null until the first
+    /// insert.
+    current: AtomicPtr<u8>,
     /// The array being migrated from; null when no migration runs.
-    previous: AtomicPtr<ArrayHeader>,
+    previous: AtomicPtr<u8>,
+    /// Where the set's arrays come from and go back to; `None`: the global allocator.
+    pool: Option<PoolRef>,
     /// Raised (with Release) after every insert and removal: a writer that read it before
     /// a lock-free probe and finds it unchanged under the lock knows the probe's answer
     /// still holds (see [`Slots::version`]).
@@ -191,13 +199,27 @@ impl<S> Slots<S> {
     /// An empty set (no array yet). `hash_of` gives the hash an entry was inserted with;
     /// the set calls it only on entries it holds, under its lock, when growing.
     pub(crate) fn new(state: S, hash_of: fn(NonNull<u8>) -> u64) -> Slots<S> {
+        Slots::with_pool_ref(state, hash_of, None)
+    }
+
+    /// As [`Slots::new`], with arrays from `pool`, which keeps them slot-shaped once freed
+    /// (see [`array_pool`]).
+    ///
+    /// # Safety
+    /// `pool` outlives the set (a table drops its shards before its pool).
+    pub(crate) unsafe fn with_pool(state: S, hash_of: fn(NonNull<u8>) -> u64, pool: &ArrayPool) -> Slots<S> {
+        // SAFETY: forwarded from the caller.
+        Slots::with_pool_ref(state, hash_of, Some(unsafe { PoolRef::new(pool) }))
+    }
+
+    fn with_pool_ref(state: S, hash_of: fn(NonNull<u8>) -> u64, pool: Option<PoolRef>) -> Slots<S> {
         let locked = Locked {
             len: 0,
             occupied: 0,
             tombstones: 0,
             cursor: 0,
             step: MIGRATE_STEP,
-            retired: Retired::default(),
+            retired: Retired::with_context(PoolRef::as_context(pool)),
             retired_bytes: 0,
             writes_to_collect: COLLECT_EVERY,
             most_insert: InsertCost::default(),
@@ -207,6 +229,7 @@ impl<S> Slots<S> {
         Slots {
             current: AtomicPtr::new(ptr::null_mut()),
             previous: AtomicPtr::new(ptr::null_mut()),
+            pool,
             version: AtomicUsize::new(0),
             locked: Mutex::new(locked),
         }
@@ -230,17 +253,17 @@ impl<S> Slots<S> {
         // Acquire: pairs with the Release that published the array (its empty slots were
         // written before). `current` first: a `previous` loaded after it is its
         // predecessor, or null once every entry has been copied into it.
-        let current = NonNull::new(self.current.load(Ordering::Acquire))?;
+        let current = Array::from_raw(self.current.load(Ordering::Acquire))?;
         let previous = self.previous.load(Ordering::Acquire);
         let mut visited = 0;
         // SAFETY: the guard keeps both arrays allocated: the writer retires an array
         // through `reclaim` after unlinking it.
-        if let Some(found) = unsafe { Array(current).find(hash, &mut matches, &mut visited) } {
+        if let Some(found) = unsafe { current.find(hash, &mut matches, &mut visited) } {
             return Some(found);
         }
-        let previous = NonNull::new(previous).filter(|previous| *previous != current)?;
+        let previous = Array::from_raw(previous).filter(|previous| *previous != current)?;
         // SAFETY: as above.
-        unsafe { Array(previous).find(hash, &mut matches, &mut visited) }
+        unsafe { previous.find(hash, &mut matches, &mut visited) }
     }
 
     /// As [`find`](Self::find), also saying how many slots it read.
@@ -252,18 +275,18 @@ impl<S> Slots<S> {
         mut matches: impl FnMut(NonNull<u8>) -> bool,
     ) -> (Option<NonNull<u8>>, u64) {
         // Acquire: as in `find`.
-        let Some(current) = NonNull::new(self.current.load(Ordering::Acquire)) else { return (None, 0) };
+        let Some(current) = Array::from_raw(self.current.load(Ordering::Acquire)) else { return (None, 0) };
         let previous = self.previous.load(Ordering::Acquire);
         let mut visited = 0;
         // SAFETY: as in `find`.
-        if let Some(found) = unsafe { Array(current).find(hash, &mut matches, &mut visited) } {
+        if let Some(found) = unsafe { current.find(hash, &mut matches, &mut visited) } {
             return (Some(found), visited);
         }
-        let Some(previous) = NonNull::new(previous).filter(|previous| *previous != current) else {
+        let Some(previous) = Array::from_raw(previous).filter(|previous| *previous != current) else {
             return (None, visited);
         };
         // SAFETY: as above.
-        let found = unsafe { Array(previous).find(hash, &mut matches, &mut visited) };
+        let found = unsafe { previous.find(hash, &mut matches, &mut visited) };
         (found, visited)
     }
 
@@ -290,17 +313,22 @@ impl<S> Slots<S> {
 
     fn arrays(&self) -> (Option<Array>, Option<Array>) {
         // Relaxed: called under the lock, which orders every store to these fields.
-        let current = NonNull::new(self.current.load(Ordering::Relaxed)).map(Array);
-        let previous = NonNull::new(self.previous.load(Ordering::Relaxed)).map(Array);
+        let current = Array::from_raw(self.current.load(Ordering::Relaxed));
+        let previous = Array::from_raw(self.previous.load(Ordering::Relaxed));
         (current, previous)
+    }
+
+    /// The pool the set's arrays come from, if any.
+    fn pool(&self) -> Option<&ArrayPool> {
+        self.pool.map(PoolRef::get)
     }
 }
 
 impl<S> Slots<S> {
     /// The arrays of a set owned outright, read without synchronising operations.
     fn exclusive_arrays(&mut self) -> (Option<Array>, Option<Array>) {
-        let current = NonNull::new(exclusive_ptr(&mut self.current)).map(Array);
-        let previous = NonNull::new(exclusive_ptr(&mut self.previous)).map(Array);
+        let current = Array::from_raw(exclusive_ptr(&mut self.current));
+        let previous = Array::from_raw(exclusive_ptr(&mut self.previous));
         (current, previous)
     }
 }
@@ -310,8 +338,9 @@ impl<S> Drop for Slots<S> {
         let (current, previous) = self.exclusive_arrays();
         for array in [current, previous].into_iter().flatten() {
             // SAFETY: `&mut self`: no reader can be probing; each array is freed once (a
-            // retired array is in neither field, and the lock's `Retired` frees those).
-            unsafe { array.free() };
+            // retired array is in neither field, and the lock's `Retired` frees those),
+            // into the pool it came from, which outlives the set.
+            unsafe { ArrayPool::free(self.pool(), array) };
         }
     }
 }
@@ -350,8 +379,7 @@ impl<S> SlotsGuard<'_, S> {
 
     /// Slots in the current array (0 before the first insert).
     pub(crate) fn capacity(&self) -> usize {
-        // SAFETY: under the lock the current array is allocated.
-        self.slots.arrays().0.map_or(0, |array| unsafe { array.capacity() })
+        self.slots.arrays().0.map_or(0, Array::capacity)
     }
 
     /// The most slots one step of growth work touched, and the largest slot array one
@@ -369,12 +397,7 @@ impl<S> SlotsGuard<'_, S> {
     /// not yet freed.
     pub(crate) fn memory_size(&self) -> usize {
         let (current, previous) = self.slots.arrays();
-        let arrays: usize = [current, previous]
-            .into_iter()
-            .flatten()
-            // SAFETY: under the lock both arrays are allocated.
-            .map(|array| Array::layout(unsafe { array.capacity() }).map_or(0, |(layout, _)| layout.size()))
-            .sum();
+        let arrays: usize = [current, previous].into_iter().flatten().map(Array::bytes).sum();
         arrays + self.locked.retired_bytes
     }
 

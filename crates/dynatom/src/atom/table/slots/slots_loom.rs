@@ -48,7 +48,7 @@ fn hash_of(ptr: NonNull<u8>) -> u64 {
     unsafe { entry(ptr) }.hash
 }
 
-unsafe fn free_entry(ptr: NonNull<()>) {
+unsafe fn free_entry(ptr: NonNull<()>, _: *const ()) {
     // SAFETY: made by `new_entry`, freed once; the write is what loom checks against
     // every reader's read.
     let entry = unsafe { Box::from_raw(ptr.cast::<Entry>().as_ptr()) };
@@ -82,7 +82,7 @@ fn free_all(slots: Slots<Retired>) {
         |_| false,
         |ptr| {
             // SAFETY: unlinked; no reader is left.
-            unsafe { free_entry(ptr.cast()) }
+            unsafe { free_entry(ptr.cast(), std::ptr::null()) }
         },
     );
     drop(guard);
@@ -133,7 +133,7 @@ fn loom_reader_vs_remove_and_reclaim() {
     });
 }
 
-unsafe fn free_dummy(ptr: NonNull<()>) {
+unsafe fn free_dummy(ptr: NonNull<()>, _: *const ()) {
     // SAFETY: made by `Box::leak` in the model below, freed once.
     drop(unsafe { Box::from_raw(ptr.cast::<u64>().as_ptr()) });
 }

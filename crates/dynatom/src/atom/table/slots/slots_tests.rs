@@ -166,7 +166,7 @@ fn no_insert_copies_a_large_array_at_once_and_no_array_is_held_ahead_of_need() {
         guard.insert(mixed_hash(key), fake(key, false)).unwrap();
         most_slots = most_slots.max(guard.most_insert().slots);
         if !guard.is_migrating() {
-            let current = Array::layout(guard.capacity()).unwrap().0.size();
+            let current = guard.capacity() * std::mem::size_of::<usize>();
             let held = guard.memory_size() - guard.locked.retired_bytes;
             extra_bytes_between_migrations = extra_bytes_between_migrations.max(held - current);
         }
@@ -264,8 +264,7 @@ fn old_arrays_are_freed_once_readers_move_on() {
         std::thread::yield_now();
     }
     let capacity = guard.capacity();
-    let (layout, _) = Array::layout(capacity).unwrap();
-    assert_eq!(guard.memory_size(), layout.size(), "only the current array is left");
+    assert_eq!(guard.memory_size(), capacity * std::mem::size_of::<usize>(), "only the current array is left");
 }
 
 #[test]
@@ -279,9 +278,8 @@ fn the_write_that_ends_a_migration_frees_the_old_array() {
         guard.insert(mixed_hash(key), fake(key, false)).unwrap();
         if was_migrating && !guard.is_migrating() {
             ended += 1;
-            let (layout, _) = Array::layout(guard.capacity()).unwrap();
             // Another test's reader pinned at this moment keeps the array a little longer.
-            freed_at_once += usize::from(guard.memory_size() == layout.size());
+            freed_at_once += usize::from(guard.memory_size() == guard.capacity() * std::mem::size_of::<usize>());
         }
     }
     assert!(ended >= 5, "{ended} migrations ended");
@@ -311,10 +309,16 @@ type Hashes = (fn(u64) -> u64, fn(NonNull<u8>) -> u64);
 
 proptest! {
     #[test]
-    fn behaves_like_a_hash_set(ops in proptest::collection::vec(op(), 1..400), colliding in any::<bool>()) {
+    fn behaves_like_a_hash_set(
+        ops in proptest::collection::vec(op(), 1..400),
+        colliding in any::<bool>(),
+        pooled in any::<bool>(),
+    ) {
         let hashes: Hashes = if colliding { (colliding_hash, colliding_hash_of) } else { (mixed_hash, mixed_hash_of) };
         let (hash, hash_of) = hashes;
-        let slots = Slots::new((), hash_of);
+        let pool = ArrayPool::default();
+        // SAFETY: the pool is declared first, so dropped after the set.
+        let slots = if pooled { unsafe { Slots::with_pool((), hash_of, &pool) } } else { Slots::new((), hash_of) };
         // Key -> whether its entry was filed with a top bit set (untagged).
         let mut model = std::collections::HashMap::new();
         for op in ops {
@@ -371,7 +375,7 @@ fn boxed_hash_of(entry: NonNull<u8>) -> u64 {
     unsafe { entry.cast::<Boxed>().as_ref() }.hash
 }
 
-unsafe fn free_boxed(ptr: NonNull<()>) {
+unsafe fn free_boxed(ptr: NonNull<()>, _: *const ()) {
     // SAFETY: made by `Box::into_raw` in `file`, retired once.
     drop(unsafe { Box::from_raw(ptr.cast::<Boxed>().as_ptr()) });
 }
@@ -396,7 +400,12 @@ fn lock_free_finds_survive_churn_growth_and_reclamation() {
     const STABLE: u64 = 64;
     // More churned keys than ever live at once, so the live ones are distinct.
     const CHURN: u64 = 1024;
-    let slots = StdArc::new(Slots::new(Retired::default(), boxed_hash_of));
+    // The arrays come from a pool, as a table's do: freed ones are zeroed and handed out
+    // again (small), or handed back and reused (large), while readers probe.
+    let pool = ArrayPool::default();
+    // SAFETY: the pool is declared first, so dropped after the set; the readers are
+    // joined, and the set dropped, before this function returns.
+    let slots = StdArc::new(unsafe { Slots::with_pool(Retired::default(), boxed_hash_of, &pool) });
     {
         let mut guard = slots.lock();
         for key in 0..STABLE {
@@ -477,12 +486,42 @@ fn lock_free_finds_survive_churn_growth_and_reclamation() {
         |_| false,
         |entry| {
             // SAFETY: unlinked, a live box, and no reader exists any more.
-            unsafe { free_boxed(entry.cast()) }
+            unsafe { free_boxed(entry.cast(), std::ptr::null()) }
         },
     );
     drop(guard);
     // Frees the retired boxes and old arrays still waiting.
     drop(slots);
+    assert_eq!(pool.pages_in_use(), 0, "every small array's page went back");
+    assert!(pool.usage().idle_bytes > 0, "the set grew past the small arrays, and its large ones wait, idle");
+}
+
+#[test]
+fn a_pooled_set_hands_every_array_back_to_its_pool() {
+    let _serial = reclaim::long_pins_serial();
+    let pool = ArrayPool::default();
+    {
+        // SAFETY: the pool outlives the set, dropped in this block.
+        let slots = unsafe { Slots::with_pool((), mixed_hash_of, &pool) };
+        let mut guard = slots.lock();
+        for key in 0..20_000u64 {
+            guard.insert(mixed_hash(key), fake(key, false)).unwrap();
+        }
+        guard.retain(|entry| key_of(entry) < 100, |_| {});
+        guard.start_migration(growth::fitting_capacity(100)).unwrap();
+        guard.finish_migration();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while guard.collect_arrays() > 0 {
+            assert!(std::time::Instant::now() < deadline, "other tests' pins are short: the arrays must go");
+            std::thread::yield_now();
+        }
+        for key in 0..100u64 {
+            assert_eq!(guard.find(mixed_hash(key), |entry| key_of(entry) == key), Some(fake(key, false)));
+        }
+        let usage = pool.usage();
+        assert!(usage.idle_bytes >= 32768 * 8, "the large arrays wait, idle, the largest among them: {usage:?}");
+    }
+    assert_eq!(pool.pages_in_use(), 0, "every small array's page went back");
 }
 
 /// Iterations of the measurements below (`DYNATOM_MEASURE_OPS`, default 10⁷).
