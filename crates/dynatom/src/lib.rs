@@ -164,7 +164,8 @@
 //!   `atom/table/slots/removal.rs` (tombstones), and `atom/table/reclaim.rs`, with the
 //!   set's own tests and loom models (`atom/table/slots/slots_tests.rs`,
 //!   `atom/table/slots/slots_loom.rs`), which free what they file through the same
-//!   reclaimer.
+//!   reclaimer, and the loom models of the read protocol with no pin
+//!   (`atom/table/read_protocol_loom.rs`, which read loom's cells).
 //! * The interners' storage: `interner/arena.rs` (the bump arena both interners keep their text
 //!   in), `interner/text_store.rs` (the [`Interner`]'s index of that text),
 //!   `interner/segments.rs` (arrays published to readers without a lock),

@@ -501,6 +501,71 @@ impl RawAtom {
         revived
     }
 
+    /// Whether a reader with no pin may follow this entry from a slot: a static entry
+    /// (never freed) or a slab block (see [`Block::raise_unpinned`]); not a block of its
+    /// own allocation (an adopted `Str` buffer, a long text), which the allocator may
+    /// reuse for anything once it is freed.
+    ///
+    /// # Safety
+    /// As for [`RawAtom::bytes`].
+    #[inline]
+    pub(crate) unsafe fn reachable_unpinned(self) -> bool {
+        // SAFETY: forwarded from this function's contract.
+        self.block_ptr().is_none_or(|block| unsafe { Block::entry_is_in_slab(block) })
+    }
+
+    /// A new handle to this entry for a reader with no pin (see [`Block::raise_unpinned`]:
+    /// it may be another atom than the one looked for, which the caller checks, then
+    /// drops the handle if it differs). Static entries are handed out as they are.
+    ///
+    /// # Safety
+    /// The entry was filed in the caller's table, which is alive, and
+    /// [`RawAtom::reachable_unpinned`] held for it.
+    #[inline]
+    pub(crate) unsafe fn raise_unpinned(self, signs: &mut HitSigns) -> Option<AtomWord> {
+        match self.block_ptr() {
+            // SAFETY: forwarded from this function's contract.
+            Some(block) => unsafe { Block::raise_unpinned(block, signs) }.map(AtomWord::from_block),
+            None => Some(self.static_atom()),
+        }
+    }
+
+    /// Whether this entry, just made by its table, waits for [`RawAtom::publish`].
+    ///
+    /// # Safety
+    /// The caller made the entry and holds its table's lock.
+    #[inline]
+    pub(crate) unsafe fn is_unpublished(self) -> bool {
+        // SAFETY: forwarded from this function's contract.
+        self.block_ptr().is_some_and(|block| unsafe { Block::entry_is_unpublished(block) })
+    }
+
+    /// Makes an entry takeable as its table lists it (see [`Block::publish_entry`]);
+    /// nothing for one that already is.
+    ///
+    /// # Safety
+    /// As for [`Block::publish_entry`].
+    #[inline]
+    pub(crate) unsafe fn publish(self) {
+        if let Some(block) = self.block_ptr() {
+            // SAFETY: forwarded from this function's contract.
+            unsafe { Block::publish_entry(block) };
+        }
+    }
+
+    /// Frees an unpublished entry its table could not list, with `atom`, the handle made
+    /// with it (see [`Block::discard_unpublished`]).
+    ///
+    /// # Safety
+    /// [`RawAtom::is_unpublished`] holds, and `atom` is the handle made with this entry.
+    pub(crate) unsafe fn discard_unpublished(self, atom: AtomWord) {
+        std::mem::forget(atom);
+        if let Some(block) = self.block_ptr() {
+            // SAFETY: forwarded from this function's contract.
+            unsafe { Block::discard_unpublished(block) };
+        }
+    }
+
     /// Whether the entry is permanent: static, or a block made permanent.
     ///
     /// # Safety

@@ -222,6 +222,7 @@ impl Block {
     /// flags`, and a count of two, one for the caller's handle and one for the table's
     /// entry (taken back with [`Block::into_raw`] or the entry functions below). Written
     /// before the block is shared, so no atomic read-modify-write is needed.
+    /// [`Block::publish_entry`] does nothing for such a block.
     #[inline]
     pub(crate) fn copy_filed(
         bytes: &[u8],
@@ -246,6 +247,11 @@ impl Block {
 
     /// As [`Block::copy_filed`], into a block of `slabs` when one holds it (texts of up to
     /// [`slab::MAX_BLOCK`] bytes with the header): the table's own memory, freed back to it.
+    ///
+    /// A slab block is *unpublished* until its table calls [`Block::publish_entry`], as
+    /// it lists it: its count reads 0 until then, so a reader that reaches it with no pin
+    /// cannot take it (see [`Block::raise_unpinned`]). A table that fails to list it gives
+    /// it up with [`Block::discard_unpublished`], never through the two handles' drops.
     ///
     /// `stripe_key` picks the slabs' stripe (see [`Slabs::allocate`]).
     ///
@@ -275,15 +281,22 @@ impl Block {
             };
         };
         let ptr = raw.cast::<Header>();
-        let header = Header {
-            count: AtomicU32::new(2),
-            len: u32::try_from(bytes.len()).expect("a slab block is small"),
-            state: AtomicU64::new(hash | INTERNED | SLAB | flags),
-        };
-        // SAFETY: a fresh slab block of `size` bytes, 8-aligned, ours alone: the header,
-        // then the bytes, fit (`size` was computed from both).
+        let len = u32::try_from(bytes.len()).expect("a slab block is small");
+        // SAFETY: a slab block of `size` bytes, 8-aligned, ours alone: the header, then the
+        // bytes, fit (`size` was computed from both). Its count is left as it is, zero (a
+        // free slab block keeps a count of 0; fresh slab memory is zeros): a reader with no
+        // pin that still holds the address of the block's last atom may load the count at
+        // any time, so it is written once, atomically, by `publish_entry`, after the other
+        // fields, which no such reader reads before it has raised the count.
         unsafe {
-            ptr.as_ptr().write(header);
+            let header = ptr.as_ptr();
+            // loom's atomics are objects made by `new` (a freed block's was dropped), and
+            // under loom no reader goes without a pin.
+            #[cfg(loom)]
+            ptr::addr_of_mut!((*header).count).write(AtomicU32::new(0));
+            debug_assert_eq!((*ptr::addr_of!((*header).count)).load(Ordering::Relaxed), 0, "a free slab block");
+            ptr::addr_of_mut!((*header).len).write(len);
+            ptr::addr_of_mut!((*header).state).write(AtomicU64::new(hash | INTERNED | SLAB | flags));
             ptr::copy_nonoverlapping(bytes.as_ptr(), raw.as_ptr().add(HEADER_SIZE), bytes.len());
         }
         Ok((Block { ptr }, ptr))
@@ -587,6 +600,104 @@ impl Block {
     pub(crate) unsafe fn entry_count(ptr: NonNull<Header>) -> u32 {
         // SAFETY: the table's count keeps the block allocated.
         unsafe { ptr.as_ref() }.count.load(Ordering::Relaxed)
+    }
+
+    /// Whether the block lies in a table's slab, whose memory stays a block header of its
+    /// size (or zeros) while the table lives: what lets a reader with no pin reach it.
+    ///
+    /// # Safety
+    /// As for [`Block::entry_count`].
+    #[inline]
+    pub(crate) unsafe fn entry_is_in_slab(ptr: NonNull<Header>) -> bool {
+        // SAFETY: the table's count keeps the block allocated.
+        unsafe { ptr.as_ref() }.state.load(Ordering::Relaxed) & SLAB != 0
+    }
+
+    /// Whether an entry just made by [`Block::copy_filed_in`] is still unpublished.
+    ///
+    /// # Safety
+    /// The caller made the entry and holds its table's lock.
+    #[inline]
+    pub(crate) unsafe fn entry_is_unpublished(ptr: NonNull<Header>) -> bool {
+        // SAFETY: the caller's block, allocated.
+        unsafe { ptr.as_ref() }.count.load(Ordering::Relaxed) == 0
+    }
+
+    /// Makes a block made by [`Block::copy_filed_in`] takeable: stores its count of two
+    /// (the caller's handle and the table's entry) with Release, after every other field
+    /// was written, so that a reader whose raise reads this count sees them. Does nothing
+    /// for a block already published.
+    ///
+    /// # Safety
+    /// The caller made the entry, holds its table's lock, and lists the entry next with
+    /// nothing left that can fail.
+    #[inline]
+    pub(crate) unsafe fn publish_entry(ptr: NonNull<Header>) {
+        // SAFETY: the caller's block, allocated.
+        let count = unsafe { &(*ptr.as_ptr()).count };
+        if count.load(Ordering::Relaxed) == 0 {
+            count.store(2, Ordering::Release);
+        }
+    }
+
+    /// Frees an unpublished block that its table could not list. Its two handles (the
+    /// caller's and the entry) are given up with it: the caller forgets its handle.
+    ///
+    /// # Safety
+    /// [`Block::entry_is_unpublished`] holds for `ptr`, and neither handle is used again.
+    pub(crate) unsafe fn discard_unpublished(ptr: NonNull<Header>) {
+        // Nothing raised the count (a raise needs a non-zero one): the block is ours.
+        drop(DeadBlock { ptr });
+    }
+
+    /// Takes a count of the block at `ptr` for a reader with no pin, if the block holds an
+    /// atom: its count is raised only from a live value (at least 1), never from 0 (a free
+    /// block, a block being freed or reused, an unpublished one, or a page handed back); a
+    /// permanent block is handed out without a write. The block may hold another atom than
+    /// the one the caller looked for (the address was reused): the caller checks its hash
+    /// and bytes after this returns, and drops the handle if they differ, which never frees
+    /// the block (its table still holds the count it held when this raise read it).
+    /// Notes in `signs` as [`Block::acquire_entry_noting`] does.
+    ///
+    /// # Safety
+    /// `ptr` is the address of a block the caller's table listed at some time, in one of
+    /// its slabs (filed [`entry_is_in_slab`](Block::entry_is_in_slab)), and the table is
+    /// alive: its slab memory then holds a block header of that size at `ptr`, or zeros.
+    #[inline]
+    pub(crate) unsafe fn raise_unpinned(ptr: NonNull<Header>, signs: &mut HitSigns) -> Option<Block> {
+        // SAFETY: the caller's contract: the count word at `ptr` is mapped and only ever
+        // accessed atomically. No reference to the header's other fields is made: they
+        // may be being written for another atom until the raise succeeds.
+        let count = unsafe { &*ptr::addr_of!((*ptr.as_ptr()).count) };
+        // Acquire, here and in the exchange: pairs with `publish_entry`'s Release (or a
+        // later step of the count, which continues its release sequence), so that the
+        // fields the caller reads next are the atom's whose count this reads.
+        let mut now = count.load(Ordering::Acquire);
+        loop {
+            if now == 0 {
+                return None;
+            }
+            if now > MAX_COUNT {
+                if now >= PERMANENT_FROM {
+                    return Some(Block { ptr });
+                }
+                std::process::abort();
+            }
+            match count.compare_exchange_weak(now, now + 1, Ordering::Acquire, Ordering::Acquire) {
+                Ok(_) => {
+                    if now == 1 {
+                        signs.note_revived();
+                    }
+                    return Some(Block { ptr });
+                }
+                Err(actual) => {
+                    if actual != now {
+                        signs.0 |= HitSigns::CONTENDED;
+                    }
+                    now = actual;
+                }
+            }
+        }
     }
 
     /// A table lets go of its entry for good (the table is being dropped): clears

@@ -566,6 +566,14 @@ unsafe fn take_block(class: &mut Class, slab: NonNull<SlabHeader>, size: usize) 
             // SAFETY: the slab is on the partial list, so a fresh block fits at `offset`.
             let block = unsafe { NonNull::new_unchecked(slab.as_ptr().cast::<u8>().add(offset)) };
             checker::mark_allocated(block.as_ptr(), size);
+            // Every block is handed out with a count word (its first four bytes) of 0, as
+            // a freed one keeps it (a heap block's count: see `heap::Block::copy_filed_in`).
+            // A slab from the allocator is not zeroed, and to memcheck a fresh block is
+            // unwritten. Atomic, because a reader may still hold this address from an
+            // earlier life of the slab (an idle one taken back) and load the count.
+            // SAFETY: the block is ours, 8-aligned and at least 8 bytes long; its count
+            // word is only ever accessed atomically.
+            unsafe { std::sync::atomic::AtomicU32::from_ptr(block.as_ptr().cast()) }.store(0, Ordering::Relaxed);
             block
         }
     };

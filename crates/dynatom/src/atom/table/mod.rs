@@ -2,6 +2,8 @@
 
 mod handles;
 mod permanent;
+#[cfg(all(test, loom))]
+mod read_protocol_loom;
 mod reclaim;
 mod report_collect;
 mod shared;
@@ -38,7 +40,7 @@ use crate::repr::str_word::{StrForm, StrWord};
 /// filing it.
 ///
 /// * Sharded: 64 shards chosen by the text's hash, each an open-addressing array of
-///   one-word slots (the atom's address plus 16 bits of its hash), filled to at most 7/8
+///   one-word slots (the atom's address plus 15 bits of its hash), filled to at most 7/8
 ///   before it doubles: 9.1 B of slots per atom at the limit, 18.3 B just after a
 ///   doubling. A hit takes no
 ///   lock and writes nothing but the atom's count, and not even that for a *permanent*

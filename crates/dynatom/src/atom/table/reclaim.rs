@@ -121,15 +121,6 @@ struct Hot {
     record: Cell<*const Record>,
 }
 
-/// The bytes of the calling thread's own record, once it pinned: the one place a pin
-/// writes (for the store-counting tests).
-#[cfg(all(test, dynatom_count_stores))]
-pub(crate) fn own_record_span() -> std::ops::Range<usize> {
-    let record = HOT.with(|hot| hot.record.get()).addr();
-    assert_ne!(record, 0, "the thread has pinned before");
-    record..record + std::mem::size_of::<Record>()
-}
-
 /// Owns the calling thread's record, and gives it back when the thread exits.
 struct Owner {
     record: OnceCell<RecordRef>,

@@ -6,6 +6,9 @@
 use super::sweeps::Check;
 use super::{PaddedShard, TableKind, TableShared, is_entry_for, probe_hash, shard_index};
 use crate::atom::table::reclaim;
+use crate::atom::table::slots::Reach;
+#[cfg(not(loom))]
+use crate::atom::table::slots::Unpinned;
 use crate::error::StrError;
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::declared;
@@ -38,6 +41,37 @@ impl TableShared {
         // skipped (the usual case for a new atom on one thread).
         let version = padded.slots.version();
         let mut compared = 0;
+        // The hit with no pin (see "A hit" in the module docs of `super`): the probe reads
+        // slot words of type-stable arrays, and takes its first candidate by raising its
+        // count from a live value before it reads the atom's hash and bytes. A candidate
+        // that is not the atom (another text under the same tag, or an address reused
+        // since the probe read it) sends the hit to the pinned probe, which looks further.
+        // Under loom every hit pins.
+        #[cfg(not(loom))]
+        match padded.slots.find_unpinned(probe_hash(hash)) {
+            (Unpinned::Candidate(entry), _) => {
+                let raw = RawAtom::from_slot(entry);
+                let mut signs = HitSigns::default();
+                // SAFETY: filed in this table (alive: `self` is borrowed) as reachable with
+                // no pin.
+                if let Some(atom) = unsafe { raw.raise_unpinned(&mut signs) } {
+                    // The handle keeps the block this table's while its text is compared;
+                    // one for other text is dropped, which never frees it (the table holds
+                    // the count it held when the raise read it).
+                    if is_entry_for(raw, hash, bytes) {
+                        if signs.any() {
+                            self.promote_hot(&atom, signs);
+                        }
+                        self.after_read();
+                        return Ok(atom);
+                    }
+                }
+            }
+            (Unpinned::Missed, probes) => {
+                return self.file_locked(padded, bytes, hash, Missed { version, probes, compared: 0 }, make);
+            }
+            (Unpinned::NeedsPin, _) => {}
+        }
         let probes = {
             let guard = reclaim::pin();
             let (found, probes) = padded.slots.find_counting(&guard, probe_hash(hash), |entry| {
@@ -120,9 +154,23 @@ impl TableShared {
             Some(declared) => declared,
             None => make()?,
         };
-        if let Err(err) = shard.insert(probe_hash(hash), raw.as_slot()) {
-            // SAFETY: the entry was never listed; its count goes back at once.
-            unsafe { raw.release() };
+        // SAFETY: just made: the table holds its count, under the lock.
+        let reach = if unsafe { raw.reachable_unpinned() } { Reach::Unpinned } else { Reach::Pinned };
+        // Published (for a new slab atom: its count stored) before it is listed, and before
+        // the version moves: a reader that finds it, or that reads the version and then
+        // misses it, must never see it unpublished, which reads as absent.
+        // SAFETY: made under this lock, and listed right after (the insert cannot fail
+        // once it publishes).
+        let listed = shard.insert_publishing(probe_hash(hash), raw.as_slot(), reach, || unsafe { raw.publish() });
+        if let Err(err) = listed {
+            // SAFETY: the entry was never listed; made under this lock.
+            unsafe {
+                if raw.is_unpublished() {
+                    raw.discard_unpublished(atom);
+                } else {
+                    raw.release();
+                }
+            }
             return Err(err);
         }
         shard.counters.inserts += 1;

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::ptr::NonNull;
 
+use crate::atom::table::slots::Reach;
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::declared::{DeclareError, LateRegistration, StaticText};
 use crate::repr::heap::{DeadBlock, StaticEntry};
@@ -127,7 +128,7 @@ impl TableShared {
             // SAFETY: just leaked: immortal.
             let hash = unsafe { StaticEntry::hash(entry) };
             let shard = &mut shards[shard_index(hash)];
-            if shard.insert(probe_hash(hash), AtomWord::from_static(entry).raw().as_slot()).is_ok() {
+            if shard.insert(probe_hash(hash), AtomWord::from_static(entry).raw().as_slot(), Reach::Unpinned).is_ok() {
                 shard.counters.inserts += 1;
             } else {
                 self.unfiled_published.store(true, Ordering::Relaxed);

@@ -1,20 +1,64 @@
 //! The sharded table itself: what every `AtomTable` handle refers to.
 //!
-//! Each shard is a [`Slots`] set of raw atoms: one-word slots carrying 16 bits of the hash
+//! Each shard is a [`Slots`] set of raw atoms: one-word slots carrying 15 bits of the hash
 //! beside the entry's address, probed **without a lock** by every lookup, and changed by
 //! writers holding the shard's lock, a few slots at a time while it grows. **Every entry
 //! holds one count of its block**, so nothing the table does depends on being told about
 //! drops: a block whose last handle goes is still the table's (count 1), an *unused* atom
 //! that the next intern of the same text revives without allocating.
 //!
-//! # A hit
+//! # A hit: the read protocol
 //!
-//! Pin the thread ([`reclaim::pin`](super::reclaim::pin)), probe the slots (a tag mismatch
-//! is rejected from the slot word; a match reads the block's cached hash and bytes), then
-//! raise the block's count with a compare-and-swap from a non-zero value. That count is the
-//! only shared write. A count of 0 means a sweep took the block back: it is never raised
-//! again, and the intern falls back to the locked path, which files a new block.
+//! An intern hit takes **no pin and no lock**: it reads the slots, raises the atom's count
+//! with one compare-and-swap, and writes nothing else (a permanent atom's hit writes
+//! nothing at all). What makes that safe is that everything such a reader can reach keeps
+//! its shape while the table lives, even after it is freed:
 //!
+//! * **Slot arrays** come from the table's pool ([`ArrayPool`](super::slots::ArrayPool)),
+//!   which reuses a freed array's memory only for this table's slot arrays, or hands its
+//!   pages back (they read zeros). The capacity is in the word that names the array, not
+//!   in a header. So a reader that loaded an array just before it was retired, freed and
+//!   reused reads slot words of this table, or zeros, and never out of bounds.
+//! * **Atoms the table copies in** live in its slabs, which reuse a freed block only for
+//!   another atom of the same table and size, or hand the slab's pages back. A free
+//!   block's count reads 0; a reused block's fields are written while its count is 0, and
+//!   the count (2) is stored last, with Release, under the shard's lock once the insert
+//!   can no longer fail, just before the slot store that lists it.
+//! * **Other entries** (an adopted `Str` buffer, a text too long for a slab) live in
+//!   memory the allocator may give to anything once freed. Their slot word carries a
+//!   flag (bit 48); a probe that meets one, or an untagged word, or an array from the
+//!   global allocator, starts again **pinned** ([`reclaim::pin`](super::reclaim::pin)),
+//!   the path every hit took before: there a swept block is freed only after the reader
+//!   unpins. Static entries are never freed and need no flag.
+//!
+//! The unpinned probe: filter by the slot's tag; load the candidate's count (Acquire);
+//! give up on it if the count is 0; otherwise raise it by one with a compare-and-swap
+//! from that live value (or, if it is permanent, take it as it is); only then read the
+//! block's cached hash, length and bytes and compare them with the text. If they differ,
+//! the address was reused for another atom of the table, and the reader drops the count it
+//! took. Why each step is enough:
+//!
+//! * A count of at least 1 can only belong to an atom the table lists, or is listing
+//!   under its lock with nothing left that can fail (an unpublished block reads 0; a
+//!   sweep takes an unused atom back with a 1 -> 0 compare-and-swap that fails while a
+//!   reader's raise holds it). So the raise never revives a freed block, and
+//!   the reader's own drop never frees one: the table's count is still there.
+//! * The raise reads the count with Acquire from the Release that published it (or a
+//!   later step of the count), so the hash, length and bytes read after it are that
+//!   atom's, and they cannot change while the reader holds its count.
+//! * Text equal to the reader's means the atom is this table's atom for that text, one per
+//!   table, wherever the reader found it: pointer equality still means text equality.
+//! * A miss goes to the shard's lock with the version read before the probe; a stale
+//!   array (one retired since) can only be read if a migration finished since, which
+//!   changed the version, so the locked path probes again before filing. An entry is
+//!   published before the version moves for it, so a reader that read the new version
+//!   never finds it unpublished (which reads as absent) and skips the locked probe.
+//!
+//! Lookups that take no count of an atom in use ([`AtomTable::lookup`](super::AtomTable),
+//! `contains_text`) still pin: they compare the text before any raise, which only a pin
+//! makes safe. Under loom every hit pins (its atomics are objects a stale access would
+//! read after they were dropped).
+
 //! # A sweep
 //!
 //! Under the shard's lock, an unused atom is taken back with a 1 -> 0 compare-and-swap on
@@ -193,14 +237,14 @@ pub(crate) struct TableShared {
 
 /// The hash the slots see: the cached hash's four low bits are the header's flag bits
 /// (zero), and the slots take their index from the low bits, so fold high bits in (the
-/// top 16 bits, the slot's tag, stay the hash's own).
+/// top 15 bits, the slot's tag, stay the hash's own).
 #[inline]
 fn probe_hash(hash: u64) -> u64 {
     hash ^ (hash >> 32)
 }
 
 /// Bits 40..46 pick the shard: independent of the slot index (low bits, folded with bits
-/// 32..) and the slot's tag (bits 48..).
+/// 32..) and the slot's tag (bits 49..).
 #[inline]
 fn shard_index(hash: u64) -> usize {
     (hash >> 40) as usize % SHARD_COUNT

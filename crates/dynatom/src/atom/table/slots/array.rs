@@ -34,7 +34,30 @@ impl Array {
         matches: &mut impl FnMut(NonNull<u8>) -> bool,
         visited: &mut u64,
     ) -> Option<NonNull<u8>> {
-        // SAFETY: the caller keeps the array allocated.
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.probe(hash, visited, |word| {
+                let entry = NonNull::new(tag::unpack(word)).expect("an entry is not null");
+                matches(entry).then_some(entry)
+            })
+        }
+    }
+
+    /// Probes `hash`'s sequence, handing `visit` the word of each slot that may hold its
+    /// entry (tagged with its tag, or untagged; never empty or a tombstone) until `visit`
+    /// returns something or an empty slot ends the sequence.
+    ///
+    /// # Safety
+    /// The array's memory holds slots for the call: it is allocated, or (for a reader
+    /// with no pin) it is in a table's [`ArrayPool`](super::array_pool), which keeps it so.
+    #[inline(always)]
+    pub(super) unsafe fn probe<R>(
+        self,
+        hash: u64,
+        visited: &mut u64,
+        mut visit: impl FnMut(*mut u8) -> Option<R>,
+    ) -> Option<R> {
+        // SAFETY: forwarded from the caller.
         let slots = unsafe { self.slots() };
         let mask = slots.len() - 1;
         let wanted = tag::of(hash);
@@ -49,7 +72,7 @@ impl Array {
             // least 1) less one, so it is in bounds.
             let slot = unsafe { slots.get_unchecked(index) };
             // Acquire: pairs with the Release that stored the entry, so what the writer
-            // wrote into the entry before inserting it is visible to `matches`.
+            // wrote into the entry before inserting it is visible to `visit`.
             let word = slot.load(Ordering::Acquire);
             *visited += 1;
             let bits = word.addr();
@@ -64,11 +87,8 @@ impl Array {
             } else {
                 true
             };
-            if candidate {
-                let entry = NonNull::new(tag::unpack(word)).expect("an entry is not null");
-                if matches(entry) {
-                    return Some(entry);
-                }
+            if candidate && let Some(found) = visit(word) {
+                return Some(found);
             }
             if stride == slots.len() {
                 return None;

@@ -5,23 +5,26 @@
 //! # The slot word
 //!
 //! ```text
-//!  bit 63            48 47                          3   2   1 0
-//!     +----------------+-----------------------------+---+-----+
-//!     | tag: hash>>48  | entry address (bits 3..47)  | 1 | own |   tagged entry
-//!     +----------------+-----------------------------+---+-----+
-//!     | the entry pointer, as given                      | 0 | own |   untagged entry
-//!     +--------------------------------------------------+---+-----+
+//!  bit 63           49  48  47                          3   2   1 0
+//!     +---------------+---+-----------------------------+---+-----+
+//!     | tag: hash>>49 | P | entry address (bits 3..47)  | 1 | own |   tagged entry
+//!     +---------------+---+-----------------------------+---+-----+
+//!     | the entry pointer, as given                         | 0 | own |   untagged entry
+//!     +-----------------------------------------------------+---+-----+
 //!     0: empty                4 (tag 0, address 0, bit 2): tombstone
 //! ```
 //!
 //! Entries are pointers to 8-aligned blocks; bits 0 and 1 are the caller's own (the atom
 //! word's static-entry tag lives there) and are kept; bit 2 must be zero ([`Slots`] checks
 //! it on insert). User-space pointers on x86-64 and aarch64 leave bits 48..63 zero, so the
-//! slot keeps 16 bits of the entry's hash there and sets bit 2 to say so: a probe rejects
-//! a mismatch from the slot word alone, without touching the entry. A pointer that already
-//! uses the top bits (5-level paging with a high mmap hint, aarch64 top-byte tags such as
-//! MTE or HWASan, or a 32-bit target) is stored as it is, untagged, and every probe that
-//! meets it asks the caller's `matches`: slower, never wrong.
+//! slot keeps 15 bits of the entry's hash there and sets bit 2 to say so: a probe rejects
+//! a mismatch from the slot word alone, without touching the entry. Bit 48 (`P`) says
+//! that only a pinned reader may follow the entry ([`Reach::Pinned`]: its memory may be
+//! anything once freed; see [`Slots::find_unpinned`]). A pointer that already uses the
+//! top bits (5-level paging with a high mmap hint, aarch64 top-byte tags such as MTE or
+//! HWASan, or a 32-bit target) is stored as it is, untagged, and every probe that meets
+//! it asks the caller's `matches` (and a probe with no pin starts again pinned): slower,
+//! never wrong.
 //!
 //! # Readers
 //!
@@ -80,8 +83,8 @@
 //!          (collect the retired list from time to time, e.g. at each sweep and write.)
 //! ```
 //!
-//! The probe sequence starts at the hash's low bits and the tag is its top 16 bits, so
-//! a shard should be chosen by bits in between (today's tables use bits 32..).
+//! The probe sequence starts at the hash's low bits and the tag is its top 15 bits, so
+//! a shard should be chosen by bits in between (today's tables use bits 40..46).
 
 use std::ptr::{self, NonNull};
 
@@ -98,6 +101,7 @@ mod slot_word;
 use array::{Array, store_in_free_slot};
 use array_pool::PoolRef;
 pub(crate) use array_pool::{ArrayPool, PoolUsage};
+pub(crate) use slot_word::Reach;
 use slot_word::{TAGGED, TOMBSTONE, tag};
 
 /// The first array's capacity.
@@ -175,6 +179,32 @@ struct Locked<S> {
     hash_of: fn(NonNull<u8>) -> u64,
     /// The caller's own shard state.
     state: S,
+}
+
+/// [`Slots::find_unpinned`] in one array.
+#[inline(always)]
+fn probe_unpinned(array: Array, hash: u64, visited: &mut u64) -> Unpinned {
+    if !array.is_pooled() {
+        return Unpinned::NeedsPin;
+    }
+    // SAFETY: a pooled array's memory holds its table's slots (or zeros) while the pool
+    // lives, and the pool outlives the set.
+    match unsafe { array.probe(hash, visited, Some) } {
+        None => Unpinned::Missed,
+        Some(word) if tag::needs_pin(word.addr()) => Unpinned::NeedsPin,
+        Some(word) => Unpinned::Candidate(NonNull::new(tag::unpack(word)).expect("an entry is not null")),
+    }
+}
+
+/// What [`Slots::find_unpinned`] found.
+pub(crate) enum Unpinned {
+    /// The first entry under the hash's tag, to be checked.
+    Candidate(NonNull<u8>),
+    /// No entry under the hash's tag, and every array could be read with no pin.
+    Missed,
+    /// The first candidate (or an array) only a pinned reader may follow: ask again,
+    /// pinned.
+    NeedsPin,
 }
 
 /// The work of the inserts that grew a set: figures that a machine's load cannot move,
@@ -287,6 +317,34 @@ impl<S> Slots<S> {
         };
         // SAFETY: as above.
         let found = unsafe { previous.find(hash, &mut matches, &mut visited) };
+        (found, visited)
+    }
+
+    /// A probe with no pin: the first entry filed under `hash`'s tag (a candidate: the
+    /// caller checks it), or `Missed` if there is none, or `NeedsPin` if the first one
+    /// was filed [`Reach::Pinned`] (or is untagged), or an array came from the global
+    /// allocator. Also says how many slots it read.
+    ///
+    /// With no pin, an array may be freed while it is probed: its pool keeps the memory
+    /// slots of this set's table (or zeros), so the probe reads only slot words, some of
+    /// them stale. So the candidate may have been removed, freed, even reused for another
+    /// entry of the same table since: the caller treats the entry's memory as the table's
+    /// type-stable memory and checks what it finds (for an atom: raise the count only from
+    /// a live value, then compare the text). A candidate that fails the check says nothing
+    /// of the slots after it: the caller asks again pinned.
+    #[inline(always)]
+    pub(crate) fn find_unpinned(&self, hash: u64) -> (Unpinned, u64) {
+        // Acquire: as in `find`.
+        let Some(current) = Array::from_raw(self.current.load(Ordering::Acquire)) else { return (Unpinned::Missed, 0) };
+        let previous = self.previous.load(Ordering::Acquire);
+        let mut visited = 0;
+        let found = match probe_unpinned(current, hash, &mut visited) {
+            Unpinned::Missed => match Array::from_raw(previous).filter(|previous| *previous != current) {
+                Some(previous) => probe_unpinned(previous, hash, &mut visited),
+                None => Unpinned::Missed,
+            },
+            found => found,
+        };
         (found, visited)
     }
 
@@ -431,11 +489,26 @@ impl<S> SlotsGuard<'_, S> {
     /// # Panics
     /// If bit 2 of `entry` is set (entries point to 8-aligned blocks; the slot word uses
     /// that bit).
-    pub(crate) fn insert(&mut self, hash: u64, entry: NonNull<u8>) -> Result<(), StrError> {
+    pub(crate) fn insert(&mut self, hash: u64, entry: NonNull<u8>, reach: Reach) -> Result<(), StrError> {
+        self.insert_publishing(hash, entry, reach, || {})
+    }
+
+    /// As [`SlotsGuard::insert`], calling `publish` once the insert can no longer fail,
+    /// before the entry becomes visible to readers: what the entry must hold by the time
+    /// a reader finds it (an atom's count) is written there, and a failed insert leaves
+    /// it unwritten.
+    pub(crate) fn insert_publishing(
+        &mut self,
+        hash: u64,
+        entry: NonNull<u8>,
+        reach: Reach,
+        publish: impl FnOnce(),
+    ) -> Result<(), StrError> {
         assert_eq!(entry.as_ptr().addr() & TAGGED, 0, "slot entries point to 8-aligned blocks");
         self.migrate_some();
         let array = self.reserve_one()?;
-        let word = tag::pack(entry, hash);
+        publish();
+        let word = tag::pack(entry, hash, reach);
         // SAFETY: under the lock the current array is allocated.
         let (was_tombstone, _) = unsafe { store_in_free_slot(array, hash, word) };
         let locked = &mut *self.locked;

@@ -102,7 +102,7 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
 fn entry_7_and_its_reader() -> (Arc<Slots<Retired>>, NonNull<u8>, thread::JoinHandle<()>) {
     let slots = Arc::new(Slots::new(Retired::default(), hash_of));
     let target = new_entry(7, 1);
-    slots.lock().insert(hash(7), target).unwrap();
+    slots.lock().insert(hash(7), target, Reach::Unpinned).unwrap();
     let reader = thread::spawn({
         let slots = slots.clone();
         move || {
@@ -175,7 +175,7 @@ fn loom_reader_vs_growth() {
     model(|| {
         let slots = Arc::new(Slots::new(Retired::default(), hash_of));
         for key in 0..3 {
-            slots.lock().insert(hash(key), new_entry(key, 1)).unwrap();
+            slots.lock().insert(hash(key), new_entry(key, 1), Reach::Unpinned).unwrap();
         }
         assert_eq!(slots.lock().capacity(), MIN_CAPACITY);
         let reader = thread::spawn({
@@ -188,7 +188,7 @@ fn loom_reader_vs_growth() {
         {
             for key in 3..6 {
                 let mut guard = slots.lock();
-                guard.insert(hash(key), new_entry(key, 1)).unwrap();
+                guard.insert(hash(key), new_entry(key, 1), Reach::Unpinned).unwrap();
                 guard.collect_arrays();
             }
             let guard = slots.lock();
@@ -210,7 +210,7 @@ fn loom_hit_vs_last_drop_vs_sweep() {
         let slots = Arc::new(Slots::new(Retired::default(), hash_of));
         // The set's count and one handle's.
         let target = new_entry(7, 2);
-        slots.lock().insert(hash(7), target).unwrap();
+        slots.lock().insert(hash(7), target, Reach::Unpinned).unwrap();
         let hit = thread::spawn({
             let slots = slots.clone();
             move || {
@@ -290,7 +290,7 @@ fn loom_reader_vs_removal_mid_migration() {
         let mut filed = Vec::new();
         for key in 0..3 {
             let entry = new_entry(key, 1);
-            slots.lock().insert(hash(key), entry).unwrap();
+            slots.lock().insert(hash(key), entry, Reach::Unpinned).unwrap();
             filed.push(entry);
         }
         let reader = thread::spawn({
@@ -302,14 +302,14 @@ fn loom_reader_vs_removal_mid_migration() {
         });
         {
             let mut guard = slots.lock();
-            guard.insert(hash(3), new_entry(3, 1)).unwrap();
+            guard.insert(hash(3), new_entry(3, 1), Reach::Unpinned).unwrap();
             assert!(guard.is_migrating(), "the growth copies over several writes");
             assert!(guard.remove(hash(1), filed[1]));
             let is_removed = |ptr: NonNull<u8>| std::ptr::eq(ptr.as_ptr(), filed[1].as_ptr());
             assert_eq!(guard.find(hash(1), is_removed), None, "gone from both arrays");
             // SAFETY: unlinked from both arrays just now, retired once.
             unsafe { guard.retire(filed[1].cast(), free_entry) };
-            guard.insert(hash(4), new_entry(4, 1)).unwrap();
+            guard.insert(hash(4), new_entry(4, 1), Reach::Unpinned).unwrap();
             assert!(!guard.is_migrating());
             assert_eq!(guard.find(hash(1), is_removed), None);
             guard.collect();

@@ -65,7 +65,7 @@ fn an_empty_set_finds_nothing_and_holds_no_array() {
 fn insert_find_remove() {
     let slots = Slots::new((), mixed_hash_of);
     let mut guard = slots.lock();
-    guard.insert(mixed_hash(5), fake(5, false)).unwrap();
+    guard.insert(mixed_hash(5), fake(5, false), Reach::Unpinned).unwrap();
     assert_eq!(guard.find(mixed_hash(5), |e| key_of(e) == 5), Some(fake(5, false)));
     assert_eq!(guard.find(mixed_hash(6), |e| key_of(e) == 6), None);
     drop(guard);
@@ -84,7 +84,7 @@ fn a_tag_mismatch_never_reaches_matches() {
     let mut guard = slots.lock();
     // Keys 0, 1, 2 share a home slot pattern but have three different tags.
     for key in [0, 1, 2, 3] {
-        guard.insert(colliding_hash(key), fake(key, false)).unwrap();
+        guard.insert(colliding_hash(key), fake(key, false), Reach::Unpinned).unwrap();
     }
     drop(guard);
     let mut asked = Vec::new();
@@ -103,7 +103,7 @@ fn untagged_entries_are_found_and_keep_their_bits() {
     let mut guard = slots.lock();
     for key in 0..40 {
         let entry = fake(key, key % 2 == 0);
-        guard.insert(colliding_hash(key), entry).unwrap();
+        guard.insert(colliding_hash(key), entry, Reach::Unpinned).unwrap();
     }
     for key in 0..40 {
         let entry = fake(key, key % 2 == 0);
@@ -118,7 +118,7 @@ fn the_callers_low_bits_survive() {
     let slots = Slots::new((), mixed_hash_of);
     let entry = NonNull::new(fake(9, false).as_ptr().map_addr(|a| a | 0b010)).unwrap();
     let mut guard = slots.lock();
-    guard.insert(mixed_hash(9), entry).unwrap();
+    guard.insert(mixed_hash(9), entry, Reach::Unpinned).unwrap();
     assert_eq!(guard.find(mixed_hash(9), |e| e == entry), Some(entry));
 }
 
@@ -127,7 +127,7 @@ fn the_callers_low_bits_survive() {
 fn an_entry_using_bit_two_is_refused() {
     let slots = Slots::new((), mixed_hash_of);
     let entry = NonNull::new(fake(9, false).as_ptr().map_addr(|a| a | 0b100)).unwrap();
-    let _ = slots.lock().insert(mixed_hash(9), entry);
+    let _ = slots.lock().insert(mixed_hash(9), entry, Reach::Unpinned);
 }
 
 #[test]
@@ -138,7 +138,7 @@ fn growth_is_spread_over_later_writes() {
     let mut migrating_writes = 0;
     for key in 0..10_000u64 {
         let before = guard.capacity();
-        guard.insert(mixed_hash(key), fake(key, false)).unwrap();
+        guard.insert(mixed_hash(key), fake(key, false), Reach::Unpinned).unwrap();
         if guard.is_migrating() {
             migrating_writes += 1;
         }
@@ -163,7 +163,7 @@ fn no_insert_copies_a_large_array_at_once_and_no_array_is_held_ahead_of_need() {
     let mut most_slots = 0;
     let mut extra_bytes_between_migrations = 0;
     for key in 0..100_000u64 {
-        guard.insert(mixed_hash(key), fake(key, false)).unwrap();
+        guard.insert(mixed_hash(key), fake(key, false), Reach::Unpinned).unwrap();
         most_slots = most_slots.max(guard.most_insert().slots);
         if !guard.is_migrating() {
             let current = guard.capacity() * std::mem::size_of::<usize>();
@@ -186,7 +186,7 @@ fn tombstones_force_a_rebuild_not_endless_growth() {
     let slots = Slots::new((), mixed_hash_of);
     let mut guard = slots.lock();
     for round in 0..10_000u64 {
-        guard.insert(mixed_hash(round), fake(round, false)).unwrap();
+        guard.insert(mixed_hash(round), fake(round, false), Reach::Unpinned).unwrap();
         if round >= 10 {
             assert!(guard.remove(mixed_hash(round - 10), fake(round - 10, false)));
         }
@@ -200,7 +200,7 @@ fn retain_visits_each_entry_once_and_shrinks() {
     let slots = Slots::new((), mixed_hash_of);
     let mut guard = slots.lock();
     for key in 0..5_000u64 {
-        guard.insert(mixed_hash(key), fake(key, false)).unwrap();
+        guard.insert(mixed_hash(key), fake(key, false), Reach::Unpinned).unwrap();
     }
     assert!(guard.is_migrating() || guard.len() == 5_000);
     let mut visited = HashSet::new();
@@ -220,7 +220,7 @@ fn retain_visits_each_entry_once_and_shrinks() {
         assert_eq!(found, key % 100 == 0, "key {key}");
     }
     for key in 0..200u64 {
-        guard.insert(mixed_hash(key + 10_000), fake(key + 10_000, false)).unwrap();
+        guard.insert(mixed_hash(key + 10_000), fake(key + 10_000, false), Reach::Unpinned).unwrap();
     }
     assert!(guard.capacity() < 4096, "shrank after the sweep: {}", guard.capacity());
 }
@@ -231,7 +231,7 @@ fn for_each_sees_each_entry_once_even_mid_migration() {
     let mut guard = slots.lock();
     let mut checked_mid_migration = false;
     for key in 0..3_000u64 {
-        guard.insert(mixed_hash(key), fake(key, false)).unwrap();
+        guard.insert(mixed_hash(key), fake(key, false), Reach::Unpinned).unwrap();
         if key % 7 == 0 {
             assert!(guard.remove(mixed_hash(key), fake(key, false)));
         }
@@ -253,7 +253,7 @@ fn old_arrays_are_freed_once_readers_move_on() {
     let slots = Slots::new((), mixed_hash_of);
     let mut guard = slots.lock();
     for key in 0..1_000u64 {
-        guard.insert(mixed_hash(key), fake(key, false)).unwrap();
+        guard.insert(mixed_hash(key), fake(key, false), Reach::Unpinned).unwrap();
     }
     guard.retain(|_| true, |_| unreachable!());
     // Other tests' pins are short, but on a loaded machine their threads may sleep while
@@ -275,7 +275,7 @@ fn the_write_that_ends_a_migration_frees_the_old_array() {
     let (mut ended, mut freed_at_once) = (0, 0);
     for key in 0..20_000u64 {
         let was_migrating = guard.is_migrating();
-        guard.insert(mixed_hash(key), fake(key, false)).unwrap();
+        guard.insert(mixed_hash(key), fake(key, false), Reach::Unpinned).unwrap();
         if was_migrating && !guard.is_migrating() {
             ended += 1;
             // Another test's reader pinned at this moment keeps the array a little longer.
@@ -326,7 +326,7 @@ proptest! {
             match op {
                 Op::Insert(key, high) => {
                     if let std::collections::hash_map::Entry::Vacant(vacant) = model.entry(key) {
-                        guard.insert(hash(key), fake(key, high)).unwrap();
+                        guard.insert(hash(key), fake(key, high), Reach::Unpinned).unwrap();
                         vacant.insert(high);
                     }
                 }
@@ -383,7 +383,7 @@ unsafe fn free_boxed(ptr: NonNull<()>, _: *const ()) {
 fn file(guard: &mut SlotsGuard<'_, Retired>, key: u64) -> NonNull<u8> {
     let hash = mixed_hash(key);
     let entry = NonNull::from(Box::leak(Box::new(Boxed { key, hash }))).cast::<u8>();
-    guard.insert(hash, entry).unwrap();
+    guard.insert(hash, entry, Reach::Unpinned).unwrap();
     entry
 }
 
@@ -505,7 +505,7 @@ fn a_pooled_set_hands_every_array_back_to_its_pool() {
         let slots = unsafe { Slots::with_pool((), mixed_hash_of, &pool) };
         let mut guard = slots.lock();
         for key in 0..20_000u64 {
-            guard.insert(mixed_hash(key), fake(key, false)).unwrap();
+            guard.insert(mixed_hash(key), fake(key, false), Reach::Unpinned).unwrap();
         }
         guard.retain(|entry| key_of(entry) < 100, |_| {});
         guard.start_migration(growth::fitting_capacity(100)).unwrap();
@@ -541,7 +541,7 @@ fn measure_hit_cost() {
     {
         let mut guard = slots.lock();
         for key in 0..KEYS {
-            guard.insert(mixed_hash(key), fake(key, false)).unwrap();
+            guard.insert(mixed_hash(key), fake(key, false), Reach::Unpinned).unwrap();
         }
     }
     let hashes: Vec<u64> = (0..KEYS).map(mixed_hash).collect();
@@ -598,7 +598,7 @@ fn measure_fill_latency() {
     for key in 0..entries {
         let started = std::time::Instant::now();
         let mut guard = slots.lock();
-        guard.insert(hashes[key as usize], fake(key, false)).unwrap();
+        guard.insert(hashes[key as usize], fake(key, false), Reach::Unpinned).unwrap();
         let migrating = guard.is_migrating();
         drop(guard);
         let elapsed = started.elapsed().as_nanos() as u64;
@@ -649,7 +649,7 @@ fn measure_sharded_fill_latency() {
     for key in 0..entries {
         let hash = hashes[key as usize];
         let started = std::time::Instant::now();
-        shards[(hash >> 32) as usize % SHARDS].lock().insert(hash, fake(key, false)).unwrap();
+        shards[(hash >> 32) as usize % SHARDS].lock().insert(hash, fake(key, false), Reach::Unpinned).unwrap();
         latencies.push(started.elapsed().as_nanos() as u64);
     }
     let filed: usize = shards.iter().map(|shard| shard.lock().len()).sum();
