@@ -14,7 +14,7 @@
 //! nothing at all). What makes that safe is that everything such a reader can reach keeps
 //! its shape while the table lives, even after it is freed:
 //!
-//! * **Slot arrays** come from the table's pool ([`ArrayPool`](super::slots::ArrayPool)),
+//! * **Slot arrays** come from the table's pool ([`ArrayPool`]),
 //!   which reuses a freed array's memory only for this table's slot arrays, or hands its
 //!   pages back (they read zeros). The capacity is in the word that names the array, not
 //!   in a header. So a reader that loaded an array just before it was retired, freed and
