@@ -365,16 +365,24 @@ impl AtomTable {
     /// The atom for the bytes of a string: adopts its block (a heap string spanning its
     /// buffer whose bytes are new), finds it, or copies.
     pub(crate) fn try_intern_str_word(&self, s: &StrWord, fallibility: Fallibility) -> Result<AtomWord, StrError> {
-        let bytes = s.as_bytes();
+        // The form is read once: its bytes, and whether the table may adopt its block.
+        let (bytes, whole_block) = match s.form() {
+            StrForm::Inline(bytes) => (bytes, None),
+            StrForm::Static(bytes) => {
+                return Ok(AtomWord::inline(bytes).unwrap_or_else(|| self.shared.intern_static(bytes)));
+            }
+            StrForm::Heap { block, offset, len } => {
+                let whole = offset == 0 && len == block.len();
+                (&block.bytes()[offset..offset + len], whole.then_some(block))
+            }
+            StrForm::Owned { block, offset, len } => (&block.bytes()[offset..offset + len], None),
+        };
         if let Some(word) = AtomWord::inline(bytes) {
             return Ok(word);
         }
-        match s.form() {
-            StrForm::Heap { block, offset: 0, len } if len == block.len() => {
-                self.shared.intern_block(block, fallibility)
-            }
-            StrForm::Static(bytes) => Ok(self.shared.intern_static(bytes)),
-            _ => self.shared.intern_copy(bytes, fallibility),
+        match whole_block {
+            Some(block) => self.shared.intern_block(block, fallibility),
+            None => self.shared.intern_copy(bytes, fallibility),
         }
     }
 
