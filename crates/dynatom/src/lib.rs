@@ -177,7 +177,8 @@
 //! * `sync/mod.rs`, the one door to atomics, locks, waiting and the allocator, so that the
 //!   tables can be model-checked with loom (`RUSTFLAGS="--cfg loom"`); its raw allocation
 //!   functions forward to the allocator. `sync/pages.rs` maps, hands back and unmaps whole
-//!   pages for the slabs and the slot arrays' pool. `sync/fork_gate.rs` registers the fork handlers
+//!   pages for the slabs and the slot arrays' pool. `sync/cores.rs` asks the kernel for the
+//!   process's CPU affinity mask without allocating. `sync/fork_gate.rs` registers the fork handlers
 //!   (`pthread_atfork`, and an `.init_array` entry that does so before `main`).
 //!
 //! ## Features

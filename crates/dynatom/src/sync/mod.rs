@@ -6,6 +6,7 @@
 //! above.
 
 mod backoff;
+pub(crate) mod cores;
 pub(crate) mod fork_gate;
 pub(crate) mod pages;
 pub(crate) use backoff::Backoff;

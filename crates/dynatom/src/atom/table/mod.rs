@@ -39,7 +39,8 @@ use crate::repr::str_word::{StrForm, StrWord};
 /// length-and-prefix filter test per miss; a hash and a probe only when it passes), never
 /// filing it.
 ///
-/// * Sharded: 64 shards chosen by the text's hash, each an open-addressing array of
+/// * Sharded: four shards per core the process may run on (a power of two from 8 to 64),
+///   chosen by the text's hash, each an open-addressing array of
 ///   one-word slots (the atom's address plus 15 bits of its hash), filled to at most 7/8
 ///   before it doubles: 9.1 B of slots per atom at the limit, 18.3 B just after a
 ///   doubling. A hit takes no
@@ -67,9 +68,10 @@ use crate::repr::str_word::{StrForm, StrWord};
 ///   where `floor` is the table's unused limit ([`AtomTable::set_unused_limit`], 4096
 ///   atoms by default), and at most `max(byte floor, in-use bytes / 2)` bytes, where the
 ///   byte floor is [`AtomTable::set_unused_bytes_limit`]'s (4 MiB by default). Both are
-///   shared among the 64 shards, each checking its share when drops or filings could
+///   shared among the shards, each checking its share when drops or filings could
 ///   have passed it and sweeping its unused atoms once they pass half of it: an atom
-///   larger than a shard's share (64 KiB by default) is freed as soon as it is unused.
+///   larger than a shard's share (64 KiB by default with 64 shards, 512 KiB with 8) is
+///   freed as soon as it is unused.
 ///   In the global table a drop that leaves an atom unused makes the check; a table made
 ///   with `AtomTable::new()` or `with_seed` hears of no drop and checks when it files
 ///   atoms, so its unused atoms may pass the bounds by what was dropped since its last
@@ -459,7 +461,7 @@ impl AtomTable {
 
     /// Sets how many unused atoms the table keeps, beyond half of the atoms in use,
     /// before it sweeps them (4096 by default; 0 keeps the unused at most half the used).
-    /// The limit is shared among the table's 64 shards, each sweeping on its own.
+    /// The limit is shared among the table's shards, each sweeping on its own.
     ///
     /// ```
     /// let table = dynatom::AtomTable::new();
@@ -479,7 +481,8 @@ impl AtomTable {
     /// Sets how many bytes of unused atoms (headers and texts) the table keeps, beyond
     /// half the bytes of its atoms in use, before it sweeps them (4 MiB by default; 0 keeps
     /// them at most half the bytes in use). Like the atom limit it is shared among the
-    /// table's 64 shards, so an unused atom larger than a 64th of it is freed at once.
+    /// table's shards, so an unused atom larger than a shard's share of it is freed at
+    /// once.
     /// Setting it checks every shard against the new bound.
     ///
     /// ```

@@ -4,7 +4,7 @@
 //! docs of [`super`] says what a hit writes.
 
 use super::sweeps::Check;
-use super::{PaddedShard, TableKind, TableShared, is_entry_for, probe_hash, shard_index};
+use super::{PaddedShard, TableKind, TableShared, is_entry_for, probe_hash};
 use crate::atom::table::reclaim;
 use crate::atom::table::slots::Reach;
 #[cfg(not(loom))]
@@ -35,7 +35,7 @@ impl TableShared {
         hash: u64,
         make: impl FnOnce() -> Result<(AtomWord, RawAtom), StrError>,
     ) -> Result<AtomWord, StrError> {
-        let padded = &self.shards[shard_index(hash)];
+        let padded = self.shard_of(hash);
         // Read before the lock-free probe: unchanged under the lock, it says that no entry
         // came or went since, so a miss here is a miss there and the locked probe is
         // skipped (the usual case for a new atom on one thread).
@@ -174,7 +174,7 @@ impl TableShared {
             return Err(err);
         }
         shard.counters.inserts += 1;
-        self.collect_after_write(shard_index(hash), &mut shard);
+        self.collect_after_write(self.shard_index(hash), &mut shard);
         // The global table hears of every atom that turns unused (its shards' pressure);
         // see the module's docs.
         if self.kind != TableKind::Global && shard.len() > shard.check_at_len {
@@ -248,7 +248,7 @@ impl TableShared {
             // SAFETY: this table files the block, and disowns its slabs (first thing in
             // its drop) before it gives up its entries.
             unsafe {
-                Block::copy_filed_in(&self.slabs, shard_index(hash), bytes, hash, self.claim_flags(), fallibility)?
+                Block::copy_filed_in(&self.slabs, self.shard_index(hash), bytes, hash, self.claim_flags(), fallibility)?
             }
         };
         Ok(AtomWord::filed_copy(block, entry))
@@ -303,7 +303,7 @@ impl TableShared {
     /// looked up without the lock and without a count.
     pub(crate) fn holds_in_use(&self, bytes: &[u8]) -> bool {
         let hash = self.hash_inlined(bytes);
-        let padded = &self.shards[shard_index(hash)];
+        let padded = self.shard_of(hash);
         self.in_use_unlocked(padded, hash, |raw| is_entry_for(raw, hash, bytes))
             || self.lookup_declared(bytes).is_some()
     }
@@ -316,7 +316,7 @@ impl TableShared {
         }
         let Some(hash) = atom.table_hash() else { return false };
         let at = atom.as_bytes().as_ptr();
-        let padded = &self.shards[shard_index(hash)];
+        let padded = self.shard_of(hash);
         self.in_use_unlocked(padded, hash, |raw| {
             // SAFETY: `in_use_unlocked` is pinned while it calls this, so the entry is
             // allocated.
@@ -329,7 +329,7 @@ impl TableShared {
     /// declared atom of `bytes` (tables other than the global one); with `at`, only the
     /// entry whose characters are at that address (found by address, comparing no text).
     fn find_entry(&self, bytes: &[u8], hash: u64, at: Option<*const u8>) -> Option<AtomWord> {
-        let padded = &self.shards[shard_index(hash)];
+        let padded = self.shard_of(hash);
         match at {
             Some(at) => {
                 let at_address = |raw: RawAtom| {

@@ -14,7 +14,7 @@ use crate::sync::{Ordering, lock};
 #[cfg(not(loom))]
 use super::shared_ref::LIVE_TABLES;
 use super::sweeps::sweep_into;
-use super::{SHARD_COUNT, ShardGuard, TableKind, TableShared, is_entry_for, probe_hash, shard_index};
+use super::{MAX_SHARDS, ShardGuard, TableKind, TableShared, is_entry_for, probe_hash};
 
 /// Registers the set `registration` checked: with every shard of every table locked
 /// (the global one, then the live others), the unused atoms of its texts are evicted; if
@@ -76,10 +76,10 @@ impl TableShared {
         texts: &HashSet<&[u8]>,
         in_use: &mut Option<(Vec<u8>, bool)>,
     ) {
-        let mut to_sweep = [false; SHARD_COUNT];
+        let mut to_sweep = [false; MAX_SHARDS];
         for bytes in texts {
             let hash = self.hash(bytes);
-            let at = shard_index(hash);
+            let at = self.shard_index(hash);
             if shards[at].find(probe_hash(hash), |entry| is_entry_for(RawAtom::from_slot(entry), hash, bytes)).is_some()
             {
                 to_sweep[at] = true;
@@ -127,7 +127,7 @@ impl TableShared {
             let entry = NonNull::from(entry);
             // SAFETY: just leaked: immortal.
             let hash = unsafe { StaticEntry::hash(entry) };
-            let shard = &mut shards[shard_index(hash)];
+            let shard = &mut shards[self.shard_index(hash)];
             if shard.insert(probe_hash(hash), AtomWord::from_static(entry).raw().as_slot(), Reach::Unpinned).is_ok() {
                 shard.counters.inserts += 1;
             } else {

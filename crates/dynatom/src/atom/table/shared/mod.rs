@@ -90,6 +90,10 @@
 //! `max(floor, live / 2)`, where `floor` is the table's unused limit divided among the
 //! shards ([`DEFAULT_UNUSED_LIMIT`] atoms by default, [`TableShared::set_unused_limit`]).
 //! So beyond a fixed floor, a table keeps at most half again as many atoms as are in use.
+//! Bytes are bounded the same way: a shard's share of `max(byte floor, live bytes / 2)`
+//! for the whole table, and no more than its share of the floor or half its own live
+//! bytes, whichever is larger (the table's live bytes are as each shard last counted them,
+//! so its share alone lags when every shard drops at once).
 //! Two things make a shard check:
 //! * in the global table, the drop that turns an atom unused counts it in its shard
 //!   (through the hook `repr::heap` calls); past the bound the dropper checks the shard;
@@ -126,13 +130,28 @@ use super::reclaim::Retired;
 use super::slots::{ArrayPool, PoolUsage, Slots, SlotsGuard};
 use crate::counters::Counters;
 
-#[cfg(not(loom))]
-const SHARD_COUNT: usize = 64;
-#[cfg(loom)]
-const SHARD_COUNT: usize = 2;
+/// The most shards a table has: `TableShared::waiting_shards` has a bit per shard.
+pub(super) const MAX_SHARDS: usize = 64;
 
-// `TableShared::waiting_shards` has a bit per shard.
-const _: () = assert!(SHARD_COUNT <= 64);
+/// Shards per core the machine offers: misses lock their shard (hits take no lock), so
+/// threads that miss at once rarely meet in one.
+const SHARDS_PER_CORE: usize = 4;
+
+/// The fewest shards a table has.
+const MIN_SHARDS: usize = 8;
+
+/// How many shards a new table has: [`SHARDS_PER_CORE`] per core, a power of two from
+/// [`MIN_SHARDS`] to [`MAX_SHARDS`] (two under loom). Each shard costs a few cache lines
+/// and its own slot array, so a table on a small machine starts smaller: at 1,000 atoms
+/// 64 shards held 75 resident bytes per atom beyond the characters where 8 held 71 (and
+/// 41.3 against 36.8 at 10,000); 64 are what 16 cores need.
+fn shard_count() -> usize {
+    if cfg!(loom) {
+        return 2;
+    }
+    let cores = crate::sync::cores::available();
+    (cores.saturating_mul(SHARDS_PER_CORE)).next_power_of_two().clamp(MIN_SHARDS, MAX_SHARDS)
+}
 
 /// Unused atoms a table keeps, beyond half its atoms in use, before it sweeps.
 pub(crate) const DEFAULT_UNUSED_LIMIT: usize = 4096;
@@ -195,8 +214,10 @@ pub(crate) struct TableShared {
     /// The table's text hash, keyed by its seed.
     text_hash: TextHash,
     kind: TableKind,
-    /// A fixed-size array, so that `shards[shard_index(hash)]` needs no bounds check.
-    shards: Box<[PaddedShard; SHARD_COUNT]>,
+    /// A power of two of them ([`shard_count`]), picked by [`TableShared::shard_index`].
+    shards: Box<[PaddedShard]>,
+    /// `shards.len() - 1`.
+    shard_mask: usize,
     /// Where the shards' slot arrays come from (see [`ArrayPool`]): declared after the
     /// shards, so dropped after them, and boxed, so that its address, which the shards
     /// keep, stays put when the table moves.
@@ -243,13 +264,6 @@ fn probe_hash(hash: u64) -> u64 {
     hash ^ (hash >> 32)
 }
 
-/// Bits 40..46 pick the shard: independent of the slot index (low bits, folded with bits
-/// 32..) and the slot's tag (bits 49..).
-#[inline]
-fn shard_index(hash: u64) -> usize {
-    (hash >> 40) as usize % SHARD_COUNT
-}
-
 /// The global table's slabs have a stripe per core (up to [`MAX_STRIPES`], picked by
 /// shard), which come into use as its threads contend; another table keeps one set of
 /// classes (about 2.4 KiB), as it is mostly filled by one thread at a time.
@@ -257,16 +271,16 @@ fn slab_stripes(kind: TableKind) -> usize {
     if kind != TableKind::Global || cfg!(loom) {
         return 1;
     }
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    cores.next_power_of_two().min(MAX_STRIPES)
+    crate::sync::cores::available().next_power_of_two().min(MAX_STRIPES)
 }
 
 impl TableShared {
     /// A new, empty table, or the allocation failure (the shards are its one
     /// allocation; their slot arrays come with the first atoms).
     pub(crate) fn try_new(seed: u64, kind: TableKind) -> Result<TableShared, StrError> {
-        let floor = DEFAULT_UNUSED_LIMIT.div_ceil(SHARD_COUNT);
-        let bytes_floor = DEFAULT_UNUSED_BYTES_LIMIT / SHARD_COUNT;
+        let shard_count = shard_count();
+        let floor = DEFAULT_UNUSED_LIMIT.div_ceil(shard_count);
+        let bytes_floor = DEFAULT_UNUSED_BYTES_LIMIT / shard_count;
         let mut arrays = Vec::new();
         if arrays.try_reserve_exact(1).is_err() {
             return Err(StrError::AllocFailed { size: std::mem::size_of::<ArrayPool>() });
@@ -276,10 +290,10 @@ impl TableShared {
             unreachable!("exactly one pool was made")
         };
         let mut shards = Vec::new();
-        if shards.try_reserve_exact(SHARD_COUNT).is_err() {
-            return Err(StrError::AllocFailed { size: SHARD_COUNT * std::mem::size_of::<PaddedShard>() });
+        if shards.try_reserve_exact(shard_count).is_err() {
+            return Err(StrError::AllocFailed { size: shard_count * std::mem::size_of::<PaddedShard>() });
         }
-        shards.extend((0..SHARD_COUNT).map(|_| PaddedShard {
+        shards.extend((0..shard_count).map(|_| PaddedShard {
             // SAFETY: the pool is boxed beside the shards in the table, which drops the
             // shards first.
             slots: unsafe {
@@ -288,9 +302,7 @@ impl TableShared {
             pressure: AtomicU64::new(0),
             check_after: AtomicU64::new(mark_word(floor, bytes_floor)),
         }));
-        let Ok(shards) = <Box<[PaddedShard; SHARD_COUNT]>>::try_from(shards.into_boxed_slice()) else {
-            unreachable!("exactly SHARD_COUNT shards were made")
-        };
+        let shards = shards.into_boxed_slice();
         // The process's global table installs the hook once it is in place (see
         // `AtomTable::global`); the models' is made again in each model, and the hook
         // finds it.
@@ -306,6 +318,7 @@ impl TableShared {
             text_hash: TextHash::new(seed),
             kind,
             shards,
+            shard_mask: shard_count - 1,
             arrays,
             static_entries: Mutex::new(Vec::new()),
             unused_floor: AtomicUsize::new(floor),
@@ -322,6 +335,19 @@ impl TableShared {
 
     pub(crate) fn is_global(&self) -> bool {
         self.kind == TableKind::Global
+    }
+
+    /// The shard of `hash`. Bits 40..45 pick it: independent of the slot index (low bits,
+    /// folded with bits 32..) and the slot's tag (bits 49..).
+    #[inline]
+    fn shard_index(&self, hash: u64) -> usize {
+        (hash >> 40) as usize & self.shard_mask
+    }
+
+    /// The shard of `hash`.
+    #[inline]
+    fn shard_of(&self, hash: u64) -> &PaddedShard {
+        &self.shards[self.shard_index(hash)]
     }
 
     /// The flags a block filed here carries besides `INTERNED`.

@@ -117,7 +117,6 @@ impl TableShared {
 
 #[cfg(all(test, not(loom)))]
 mod tests {
-    use super::super::shard_index;
     use super::*;
     use crate::atom::table::reclaim;
     use crate::repr::heap::HEADER_SIZE;
@@ -145,7 +144,7 @@ mod tests {
         );
         release_tx.send(()).unwrap();
         reader.join().unwrap();
-        (bytes, shard_index(table.shared().hash(text.as_bytes())))
+        (bytes, table.shared().shard_index(table.shared().hash(text.as_bytes())))
     }
 
     /// Texts filed in shards other than `shard`.
@@ -156,7 +155,7 @@ mod tests {
     ) -> impl Iterator<Item = String> + 'a {
         (0..)
             .map(move |i| format!("{tag}, number {i}"))
-            .filter(move |text| shard_index(table.shared().hash(text.as_bytes())) != shard)
+            .filter(move |text| table.shared().shard_index(table.shared().hash(text.as_bytes())) != shard)
     }
 
     #[test]
@@ -184,7 +183,7 @@ mod tests {
         let _serial = reclaim::long_pins_serial();
         let table = crate::AtomTable::with_seed(4);
         let large = "r".repeat(1 << 20);
-        let shard = shard_index(table.shared().hash(large.as_bytes()));
+        let shard = table.shared().shard_index(table.shared().hash(large.as_bytes()));
         let held: Vec<_> = texts_elsewhere(&table, shard, "looked up in another shard")
             .take(4)
             .map(|text| table.intern(&text))

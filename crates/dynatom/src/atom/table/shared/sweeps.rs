@@ -6,7 +6,7 @@
 
 use std::ptr::NonNull;
 
-use super::{PaddedShard, SHARD_COUNT, ShardGuard, TableShared, for_each_entry, shard_index};
+use super::{PaddedShard, ShardGuard, TableShared, for_each_entry};
 use crate::repr::atom_word::RawAtom;
 use crate::repr::heap::{DeadBlock, HEADER_SIZE};
 use crate::sync::Ordering;
@@ -93,7 +93,7 @@ impl TableShared {
     /// Sets how many unused atoms the table keeps beyond half of those in use, and
     /// checks every shard against it.
     pub(crate) fn set_unused_limit(&self, atoms: usize) {
-        self.unused_floor.store(atoms.div_ceil(SHARD_COUNT), Ordering::Relaxed);
+        self.unused_floor.store(atoms.div_ceil(self.shards.len()), Ordering::Relaxed);
         self.check_every_shard();
     }
 
@@ -132,7 +132,7 @@ impl TableShared {
 
     /// A shard's share of the byte bound.
     fn shard_byte_bound(&self) -> usize {
-        self.byte_bound() / SHARD_COUNT
+        self.byte_bound() / self.shards.len()
     }
 
     /// The index of one of this table's shards.
@@ -195,7 +195,13 @@ impl TableShared {
         }
         shard.live_bytes = live_bytes;
         let count_bound = floor.max(live / 2);
-        let byte_bound = self.shard_byte_bound();
+        // The shard's share of the table's byte bound, but no more than its own half: the
+        // table's live bytes are as each shard last counted them, so a share computed while
+        // every shard was full stays large while the other shards drop their atoms too
+        // (with 8 shards, a mass drop of 1 MiB atoms left 4 MiB and more unused where the
+        // bound, every atom dropped, is the floor).
+        let byte_floor = self.unused_bytes_floor() / self.shards.len();
+        let byte_bound = self.shard_byte_bound().min(byte_floor.max(live_bytes / 2));
         // Swept blocks that readers still hold count as unused bytes: retirements that
         // readers keep from being freed bring the next check, and its collection, sooner.
         let retired_bytes = shard.retired.bytes();
@@ -231,7 +237,12 @@ impl TableShared {
         self.collect_after_write(index, shard);
         padded.pressure.fetch_sub(pressure_seen, Ordering::Relaxed);
         let count_room = count_bound.saturating_sub(unused);
-        let byte_room = byte_bound.saturating_sub(unused_bytes + shard.retired.bytes());
+        // Every byte dropped leaves the shard's live bytes, and so its own half, smaller:
+        // past the floor the room is two thirds of what is left under that half, so that
+        // the bound still holds when the drops that fill the room are done.
+        let held = unused_bytes + shard.retired.bytes();
+        let own_room = byte_floor.saturating_sub(held).max((live_bytes / 2).saturating_sub(held) * 2 / 3);
+        let byte_room = byte_bound.saturating_sub(held).min(own_room);
         padded.check_after.store(mark_word(count_room, byte_room), Ordering::Relaxed);
         shard.check_at_len = floor.max(shard.len() * 2);
         shard.unused_bytes = unused_bytes;
@@ -245,7 +256,7 @@ impl TableShared {
     /// saves no registers and sets up no stack frame.
     #[inline]
     pub(super) fn note_unused(&self, hash: u64, bytes: usize) {
-        let padded = &self.shards[shard_index(hash)];
+        let padded = self.shard_of(hash);
         let added = one_drop(bytes);
         let pressure = padded.pressure.fetch_add(added, Ordering::Relaxed).wrapping_add(added);
         if passes(pressure, padded.check_after.load(Ordering::Relaxed)) {

@@ -84,7 +84,7 @@
 //! ```
 //!
 //! The probe sequence starts at the hash's low bits and the tag is its top 15 bits, so
-//! a shard should be chosen by bits in between (today's tables use bits 40..46).
+//! a shard should be chosen by bits in between (the tables use bits 40..45).
 
 use std::ptr::{self, NonNull};
 
