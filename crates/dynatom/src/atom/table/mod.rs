@@ -48,7 +48,7 @@ use crate::repr::str_word::{StrForm, StrWord};
 ///   atom (below); filing a new atom locks its shard,
 ///   which grows a few slots per write rather than all at once: the next array is
 ///   allocated at the load limit, zeroed memory that no write has to clear (a large one is
-///   faulted in by one call as it is made), and the old array is copied into it 8 or more
+///   faulted in by one call as it is made), and the old array is copied into it 32 or more
 ///   slots per write, so no single intern rewrites a large shard
 ///   ([`MemoryReport::max_insert_slots`] reports the most one insert touched). Slot
 ///   arrays come from the table's own pool (on Linux): arrays up to 4 KiB share the pages

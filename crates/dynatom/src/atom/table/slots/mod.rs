@@ -111,8 +111,15 @@ const MIN_CAPACITY: usize = 8;
 const MIN_CAPACITY: usize = 4;
 
 /// Old slots copied per write at least, while migrating.
+///
+/// The old array stays allocated until its last slot is copied, so a migration holds
+/// half as many slots again as the new array while it runs: at 8 slots a write it ran
+/// from 7/8 of the old capacity to all of it, and a table-size sweep that stopped there
+/// read 48.3 resident bytes per atom at 30,000 keys and 46.2 at 1,000,000 against 41.6 and
+/// 37.8 at 32 (which ends at 29/32). The price is more old slots, and their entries'
+/// cached hashes, read by one insert ([`InsertCost`]).
 #[cfg(not(loom))]
-const MIGRATE_STEP: usize = 8;
+const MIGRATE_STEP: usize = 32;
 #[cfg(loom)]
 const MIGRATE_STEP: usize = 1;
 
