@@ -216,8 +216,6 @@ pub(crate) struct TableShared {
     kind: TableKind,
     /// A power of two of them ([`shard_count`]), picked by [`TableShared::shard_index`].
     shards: Box<[PaddedShard]>,
-    /// `shards.len() - 1`.
-    shard_mask: usize,
     /// Where the shards' slot arrays come from (see [`ArrayPool`]): declared after the
     /// shards, so dropped after them, and boxed, so that its address, which the shards
     /// keep, stays put when the table moves.
@@ -318,7 +316,6 @@ impl TableShared {
             text_hash: TextHash::new(seed),
             kind,
             shards,
-            shard_mask: shard_count - 1,
             arrays,
             static_entries: Mutex::new(Vec::new()),
             unused_floor: AtomicUsize::new(floor),
@@ -341,7 +338,7 @@ impl TableShared {
     /// folded with bits 32..) and the slot's tag (bits 49..).
     #[inline]
     fn shard_index(&self, hash: u64) -> usize {
-        (hash >> 40) as usize & self.shard_mask
+        (hash >> 40) as usize & (self.shards.len() - 1)
     }
 
     /// The shard of `hash`.

@@ -132,9 +132,9 @@ impl<S> SlotsGuard<'_, S> {
         // for about one cache miss, not one per entry.
         for batch in old_slots[locked.cursor..end].chunks(PREFETCH_BATCH) {
             for slot in batch {
-                let bits = slot.load(Ordering::Relaxed).addr();
-                if bits != 0 && bits != TOMBSTONE {
-                    prefetch(tag::unpack(slot.load(Ordering::Relaxed)));
+                let word = slot.load(Ordering::Relaxed);
+                if word.addr() != 0 && word.addr() != TOMBSTONE {
+                    prefetch(tag::unpack(word));
                 }
             }
             for slot in batch {
