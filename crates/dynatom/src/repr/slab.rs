@@ -57,7 +57,7 @@ use std::ptr::{self, NonNull};
 
 use super::checker;
 use crate::error::StrError;
-use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Backoff, Ordering, fence};
+use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Backoff, Ordering, exclusive_ptr, fence};
 
 /// Bytes of one slab, and its alignment: 32 KiB holds at least 126 blocks of the largest
 /// class and bounds a class's room that no block uses yet to 32 KiB.
@@ -326,10 +326,17 @@ impl Drop for ClassGuard<'_> {
 /// size to what the table keeps beyond its blocks. Hence stripes come into use only under
 /// contention: allocation starts on one, and an allocation that found its class locked by
 /// another thread doubles the stripes in use, up to those the table has.
+///
+/// A stripe is made at the first allocation that picks it: its locks are 3.4 KiB, and a
+/// table that never files a block, or never sees contention, has no use for them (on a
+/// 16-core machine the global table may have 16 stripes, 55 KiB, most of them idle).
 pub(crate) struct Slabs {
-    /// Boxed: each slab points at its class, which must not move with the table.
-    stripes: Box<[Stripe]>,
-    /// Stripes in use: a power of two, at most `stripes.len()`; only grows.
+    /// Each null until its first allocation; then boxed (each slab points at its class,
+    /// which must not move) and kept until the table drops.
+    stripes: [AtomicPtr<Stripe>; MAX_STRIPES],
+    /// Stripes the table may have: a power of two, at most [`MAX_STRIPES`].
+    stripe_count: usize,
+    /// Stripes in use: a power of two, at most `stripe_count`; only grows.
     in_use: AtomicUsize,
 }
 
@@ -360,14 +367,58 @@ impl Slabs {
     }
 
     /// Empty slabs in `stripes` stripes (a power of two, at most [`MAX_STRIPES`]).
+    /// Allocates nothing: each stripe comes with its first block.
     pub(crate) fn try_with_stripes(stripes: usize) -> Result<Slabs, StrError> {
         debug_assert!(stripes.is_power_of_two() && stripes <= MAX_STRIPES);
-        let mut all = Vec::new();
-        if all.try_reserve_exact(stripes).is_err() {
-            return Err(StrError::AllocFailed { size: stripes * std::mem::size_of::<Stripe>() });
+        Ok(Slabs {
+            stripes: std::array::from_fn(|_| AtomicPtr::new(ptr::null_mut())),
+            stripe_count: stripes,
+            in_use: AtomicUsize::new(1),
+        })
+    }
+
+    /// Stripe `index` (below `stripe_count`), made now if it is the first use; `None` if
+    /// memory ran out making it.
+    #[inline]
+    fn stripe(&self, index: usize) -> Option<&Stripe> {
+        // Acquire: pairs with the exchange that published the stripe, so its classes'
+        // initial state is visible.
+        match NonNull::new(self.stripes[index].load(Ordering::Acquire)) {
+            // SAFETY: a published stripe stays allocated, and unmoved, until `self` drops.
+            Some(stripe) => Some(unsafe { stripe.as_ref() }),
+            None => self.make_stripe(index),
         }
-        all.extend((0..stripes).map(|_| Stripe(std::array::from_fn(|_| ClassLock::new()))));
-        Ok(Slabs { stripes: all.into_boxed_slice(), in_use: AtomicUsize::new(1) })
+    }
+
+    #[cold]
+    fn make_stripe(&self, index: usize) -> Option<&Stripe> {
+        let mut one = Vec::new();
+        one.try_reserve_exact(1).ok()?;
+        one.push(Stripe(std::array::from_fn(|_| ClassLock::new())));
+        let boxed: Box<[Stripe; 1]> = one.into_boxed_slice().try_into().ok()?;
+        let fresh = Box::into_raw(boxed).cast::<Stripe>();
+        // AcqRel: Release publishes the fresh stripe's contents; Acquire, on a lost race,
+        // makes the winner's visible.
+        let published =
+            match self.stripes[index].compare_exchange(ptr::null_mut(), fresh, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => fresh,
+                Err(winner) => {
+                    // SAFETY: `fresh` came from `Box::into_raw` above and was never shared.
+                    drop(unsafe { Box::from_raw(fresh.cast::<[Stripe; 1]>()) });
+                    winner
+                }
+            };
+        // SAFETY: published: allocated, and unmoved, until `self` drops.
+        Some(unsafe { &*published })
+    }
+
+    /// The stripes made so far.
+    fn made_stripes(&self) -> impl Iterator<Item = &Stripe> {
+        self.stripes[..self.stripe_count].iter().filter_map(|stripe| {
+            // Acquire: as in `stripe`.
+            // SAFETY: as in `stripe`.
+            NonNull::new(stripe.load(Ordering::Acquire)).map(|stripe| unsafe { stripe.as_ref() })
+        })
     }
 
     /// A block of `size` bytes (a [`block_size`]) from the stripe that `key` picks among
@@ -378,10 +429,10 @@ impl Slabs {
     pub(crate) fn allocate(&self, size: usize, key: usize) -> Option<NonNull<u8>> {
         debug_assert!(block_size(size) == Some(size) && size >= 2 * CLASS_STEP);
         let in_use = self.in_use.load(Ordering::Relaxed);
-        let stripe = &self.stripes[key & (in_use - 1)];
+        let stripe = self.stripe(key & (in_use - 1))?;
         let owner = &stripe.0[size / CLASS_STEP];
         let (mut class, contended) = owner.lock_noting_contention();
-        if contended && in_use < self.stripes.len() {
+        if contended && in_use < self.stripe_count {
             // A lost race means another thread widened it already.
             let _ = self.in_use.compare_exchange(in_use, in_use * 2, Ordering::Relaxed, Ordering::Relaxed);
         }
@@ -404,14 +455,19 @@ impl Slabs {
     }
 
     fn classes(&self) -> impl Iterator<Item = &ClassLock> {
-        self.stripes.iter().flat_map(|stripe| stripe.0.iter())
+        self.made_stripes().flat_map(|stripe| stripe.0.iter())
     }
 
     /// The table lets go of its slabs: each is released now if empty, else when its
     /// last block is freed. Must come before the table gives up its entries' counts (see
     /// the module's docs); later calls find nothing.
     pub(crate) fn disown(&mut self) {
-        for lock in self.stripes.iter_mut().flat_map(|stripe| stripe.0.iter_mut()) {
+        // No synchronising load: loom drops the global table among its statics.
+        let made =
+            self.stripes[..self.stripe_count].iter_mut().filter_map(|stripe| NonNull::new(exclusive_ptr(stripe)));
+        // SAFETY: published stripes stay allocated until `self` drops, and `&mut self`
+        // leaves no other reference to them.
+        for lock in made.flat_map(|stripe| unsafe { &mut (*stripe.as_ptr()).0 }.iter_mut()) {
             let class = lock.get_mut();
             let mut slab = class.all;
             while let Some(current) = NonNull::new(slab) {
@@ -436,6 +492,13 @@ impl Slabs {
 impl Drop for Slabs {
     fn drop(&mut self) {
         self.disown();
+        for stripe in &mut self.stripes {
+            if let Some(made) = NonNull::new(exclusive_ptr(stripe)) {
+                // SAFETY: made by `make_stripe` from a `Box<[Stripe; 1]>`, and disowned
+                // above: no slab points at its classes any more.
+                drop(unsafe { Box::from_raw(made.as_ptr().cast::<[Stripe; 1]>()) });
+            }
+        }
     }
 }
 
@@ -1136,11 +1199,30 @@ mod tests {
     }
 
     #[test]
+    fn a_stripe_is_made_by_its_first_allocation() {
+        let slabs = Slabs::try_with_stripes(4).unwrap();
+        assert_eq!(slabs.made_stripes().count(), 0, "a fresh table holds no class locks");
+        assert_eq!(slabs.usage(), SlabUsage::default());
+        let first = slabs.allocate(40, 3).unwrap();
+        assert_eq!(slabs.made_stripes().count(), 1, "one stripe in use, one made");
+        slabs.in_use.store(4, Ordering::Relaxed);
+        let second = slabs.allocate(40, 2).unwrap();
+        let made: Vec<*const Stripe> = slabs.made_stripes().map(std::ptr::from_ref).collect();
+        assert_eq!(made.len(), 2, "only the stripes picked are made");
+        assert_eq!(made[1], std::ptr::from_ref(slabs.stripe(2).unwrap()), "stripe 2 is the one key 2 picked");
+        assert_ne!(slab_of(first), slab_of(second));
+        for block in [first, second] {
+            // SAFETY: each block freed once.
+            unsafe { free(block) };
+        }
+    }
+
+    #[test]
     fn contention_brings_another_stripe_into_use() {
         let slabs = Slabs::try_with_stripes(4).unwrap();
         let first = slabs.allocate(40, 1).unwrap();
         assert_eq!(slabs.in_use.load(Ordering::Relaxed), 1, "no contention, one stripe");
-        let class = &slabs.stripes[0].0[40 / CLASS_STEP];
+        let class = &slabs.stripe(0).unwrap().0[40 / CLASS_STEP];
         let second = std::thread::scope(|scope| {
             let guard = class.lock();
             let waiter = scope.spawn(|| slabs.allocate(40, 1).unwrap().as_ptr() as usize);

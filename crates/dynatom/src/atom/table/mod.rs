@@ -102,7 +102,8 @@ use crate::repr::str_word::{StrForm, StrWord};
 ///   mapping, [`MemoryReport::idle_slabs`], and is the next slab its size takes), unless it
 ///   is the last of its size with room, so the table holds its atoms' blocks plus at most one slab of free room
 ///   per block size (per *stripe*: the global table brings more sets of slabs into use,
-///   up to one per core and at most 16, when its threads contend for one), plus whatever free blocks sit in slabs that still hold an atom: in
+///   up to one per core and at most 16, when its threads contend for one, each made as
+///   it comes into use), plus whatever free blocks sit in slabs that still hold an atom: in
 ///   the worst case (one atom left in each slab after a mass drop) a whole slab per atom in
 ///   use, until the slab's other blocks are reused. [`MemoryReport::slab_spare_bytes`]
 ///   reports that room. Atoms of a dropped table that are still held keep their slabs

@@ -21,9 +21,11 @@
 //!   array takes a run of them as long as itself, aligned to its length, so arrays of
 //!   every size share a page (one size per page would leave a page per size mostly
 //!   empty in a small table whose shards sit at different sizes). A page whose arrays
-//!   are all free is handed back (`MADV_DONTNEED`). The region's first [`META_PAGES`]
-//!   pages hold a word per page (its granules in use) and the list of idle large arrays,
-//!   touched as they are used.
+//!   are all free is handed back (`MADV_DONTNEED`). A word per page says which of its
+//!   granules are in use: the first [`INLINE_PAGES`] pages' words live in the pool
+//!   itself, the others' in the region's first [`META_PAGES`] pages beside the list of
+//!   idle large arrays, touched only when a table's small arrays outgrow those pages or
+//!   a large one goes idle (so a small table maps no metadata page).
 //! * **Large arrays** (1,024 slots, 8 KiB, and more) are mappings of their own. A freed
 //!   one is handed back and kept, idle, for the next array of its capacity.
 //! * **The global allocator** serves what the kernel refuses (a full region, a mapping
@@ -76,10 +78,20 @@ const IDLE_LISTED: usize = (META_PAGES * PAGE - std::mem::size_of::<[u64; REGION
 #[cfg(test)]
 const IDLE_LISTED: usize = 2;
 
+/// Array pages whose granule words the pool keeps itself (128 bytes), so that a table
+/// whose small arrays fit in them (eight shards' arrays of up to 512 slots, with their
+/// predecessors while they migrate) touches no metadata page.
+#[cfg(not(test))]
+const INLINE_PAGES: usize = 16;
+/// Fewer in tests, so that they reach the pages whose words are in the metadata.
+#[cfg(test)]
+const INLINE_PAGES: usize = 2;
+
 /// What the region's metadata pages hold.
 #[repr(C)]
 struct Meta {
-    /// A bit per granule of each page, set while an array holds it.
+    /// A bit per granule of each page, set while an array holds it (the words of the
+    /// metadata pages and of the first [`INLINE_PAGES`] array pages go unused).
     pages: [u64; REGION_PAGES],
     idle_len: usize,
     idle: [usize; IDLE_LISTED],
@@ -150,6 +162,10 @@ struct PoolState {
     /// The first idle large array past those the metadata lists, chained through the
     /// first slot of each (null: none).
     idle_chain: *mut u8,
+    /// The granule words of the region's first [`INLINE_PAGES`] array pages.
+    first_pages: [u64; INLINE_PAGES],
+    /// Whether the region's metadata has been written (it is resident from then on).
+    meta_written: bool,
 }
 
 // SAFETY: the raw pointers name mappings the pool owns, touched only under its lock.
@@ -172,6 +188,8 @@ impl Default for ArrayPool {
                 region: ptr::null_mut(),
                 region_refused: false,
                 idle_chain: ptr::null_mut(),
+                first_pages: [0; INLINE_PAGES],
+                meta_written: false,
             }),
         }
     }
@@ -230,24 +248,61 @@ impl ArrayPool {
         if state.region.is_null() {
             return 0;
         }
-        state.meta().map_or(0, |meta| meta.pages[META_PAGES..].iter().filter(|&&used| used != 0).count())
+        (META_PAGES..REGION_PAGES).filter(|&page| state.used_word(page).is_some_and(|used| *used != 0)).count()
     }
 }
 
 impl PoolState {
-    /// The region's metadata, mapping the region on first use; `None` if the kernel
-    /// refused it.
-    fn meta(&mut self) -> Option<&mut Meta> {
+    /// The region, mapped on first use; `None` if the kernel refused it.
+    fn region(&mut self) -> Option<*mut u8> {
         if self.region.is_null() && !self.region_refused {
             match pages::map(REGION_PAGES * PAGE) {
                 Some(region) => self.region = region.as_ptr(),
                 None => self.region_refused = true,
             }
         }
+        (!self.region.is_null()).then_some(self.region)
+    }
+
+    /// The region's metadata (mapping the region on first use), to write; `None` if the
+    /// kernel refused the region.
+    fn meta(&mut self) -> Option<&mut Meta> {
+        let region = self.region()?;
+        self.meta_written = true;
         // SAFETY: the region's first pages hold its `Meta` (zero at mapping: no page in
         // use, no idle array listed), touched only under the pool's lock, which `&mut
         // self` stands for.
-        (!self.region.is_null()).then(|| unsafe { &mut *self.region.cast::<Meta>() })
+        Some(unsafe { &mut *region.cast::<Meta>() })
+    }
+
+    /// The region's metadata as it stands, if the region is mapped (reading it makes no
+    /// page resident that was not).
+    fn peek_meta(&self) -> Option<&Meta> {
+        // SAFETY: as in `meta`; `&self` stands for the pool's lock, held.
+        (!self.region.is_null()).then(|| unsafe { &*self.region.cast::<Meta>() })
+    }
+
+    /// The word of array page `page` (from [`META_PAGES`]): a bit per granule in use.
+    /// Maps the region on first use; `None` if the kernel refused it.
+    fn used_word(&mut self, page: usize) -> Option<&mut u64> {
+        debug_assert!((META_PAGES..REGION_PAGES).contains(&page));
+        match page - META_PAGES {
+            inline if inline < INLINE_PAGES => {
+                self.region()?;
+                Some(&mut self.first_pages[inline])
+            }
+            _ => Some(&mut self.meta()?.pages[page]),
+        }
+    }
+
+    /// The word of array page `page`, read without touching a metadata page that no
+    /// write has touched (0 while the region is unmapped).
+    fn peek_used(&self, page: usize) -> u64 {
+        match page - META_PAGES {
+            inline if inline < INLINE_PAGES => self.first_pages[inline],
+            _ if self.meta_written => self.peek_meta().map_or(0, |meta| meta.pages[page]),
+            _ => 0,
+        }
     }
 
     /// A free small array of `bytes` (a power of two from [`SMALL_MIN`] to [`SMALL_MAX`]):
@@ -256,16 +311,16 @@ impl PoolState {
     fn small(&mut self, bytes: usize) -> Option<NonNull<u8>> {
         let granules = bytes / GRANULE;
         let run = run_mask(granules);
-        let meta = self.meta()?;
+        let region = self.region()?;
         let (page, first) = (META_PAGES..REGION_PAGES).find_map(|page| {
-            let used = meta.pages[page];
+            let used = self.peek_used(page);
             (0..64).step_by(granules).find(|&first| used & (run << first) == 0).map(|first| (page, first))
         })?;
-        meta.pages[page] |= run << first;
-        // SAFETY: the page and the run are within the region, which `meta` mapped. A free
-        // run's slots are zero: never touched, or handed back with its page, or zeroed
-        // when its array was freed.
-        NonNull::new(unsafe { self.region.add(page * PAGE + first * GRANULE) })
+        *self.used_word(page)? |= run << first;
+        // SAFETY: the page and the run are within the region, mapped. A free run's slots
+        // are zero: never touched, or handed back with its page, or zeroed when its array
+        // was freed.
+        NonNull::new(unsafe { region.add(page * PAGE + first * GRANULE) })
     }
 
     /// # Safety
@@ -276,11 +331,11 @@ impl PoolState {
         let offset = base.addr() - region.addr();
         let (page, first) = (offset / PAGE, offset % PAGE / GRANULE);
         let run = run_mask(bytes / GRANULE) << first;
-        let meta = self.meta().expect("a small array lies in the region");
-        debug_assert_eq!(meta.pages[page] & run, run, "an array is freed once");
-        meta.pages[page] &= !run;
+        let used = self.used_word(page).expect("a small array lies in the region");
+        debug_assert_eq!(*used & run, run, "an array is freed once");
+        *used &= !run;
         // SAFETY: the whole page is the region's; with no array in it, nothing uses it.
-        if meta.pages[page] == 0 && unsafe { pages::hand_back(region.add(page * PAGE), PAGE) } {
+        if *used == 0 && unsafe { pages::hand_back(region.add(page * PAGE), PAGE) } {
             return;
         }
         // SAFETY: the caller's array, which nothing references any more: zeroed so that
@@ -306,6 +361,9 @@ impl PoolState {
     }
 
     fn take_listed(&mut self, matches: impl Fn(usize) -> bool) -> Option<NonNull<u8>> {
+        if !self.meta_written {
+            return None; // Nothing was ever listed; don't touch the page to find that out.
+        }
         let meta = self.meta()?;
         let position = meta.idle[..meta.idle_len].iter().position(|&word| matches(word))?;
         let word = meta.idle[position];
@@ -365,7 +423,7 @@ impl PoolState {
         self.idle_chain = array.as_raw();
     }
 
-    fn usage(&mut self) -> PoolUsage {
+    fn usage(&self) -> PoolUsage {
         let mut usage = PoolUsage::default();
         let mut idle = |word: usize| usage.idle_bytes += (1 << (word & LOG_CAPACITY)) * SLOT;
         let mut link = self.idle_chain;
@@ -375,14 +433,20 @@ impl PoolState {
             link = unsafe { idle_base(link.addr()).as_ptr().cast::<*mut u8>().read() };
             usage.spare_bytes += PAGE;
         }
-        if self.region.is_null() {
-            return usage;
+        if !self.meta_written {
+            return self.add_free_granules(usage);
         }
-        let meta = self.meta().expect("the region is mapped");
+        let meta = self.peek_meta().expect("written metadata lies in the mapped region");
         meta.idle[..meta.idle_len].iter().for_each(|&word| idle(word));
         let listed_end = std::mem::offset_of!(Meta, idle) + meta.idle_len * SLOT;
         usage.spare_bytes += listed_end.div_ceil(PAGE) * PAGE;
-        for &used in &meta.pages[META_PAGES..] {
+        self.add_free_granules(usage)
+    }
+
+    /// `usage` with the free granules of the region's pages in use added.
+    fn add_free_granules(&self, mut usage: PoolUsage) -> PoolUsage {
+        for page in META_PAGES..REGION_PAGES {
+            let used = self.peek_used(page);
             if used != 0 {
                 usage.spare_bytes += used.count_zeros() as usize * GRANULE;
             }
@@ -426,9 +490,12 @@ impl Drop for ArrayPool {
             return;
         }
         let region = state.region;
-        let meta = state.meta().expect("the region is mapped");
-        debug_assert!(meta.pages[META_PAGES..].iter().all(|&used| used == 0), "every array was freed first");
-        for &word in &meta.idle[..meta.idle_len] {
+        debug_assert!((META_PAGES..REGION_PAGES).all(|page| state.peek_used(page) == 0), "every array was freed first");
+        let idle: &[usize] = match state.peek_meta() {
+            Some(meta) if state.meta_written => &meta.idle[..meta.idle_len],
+            _ => &[],
+        };
+        for &word in idle {
             // SAFETY: an idle large array, a mapping of its own that no reader can reach.
             unsafe { unmap(idle_base(word).as_ptr(), (1 << (word & LOG_CAPACITY)) * SLOT) };
         }
@@ -596,7 +663,36 @@ mod tests {
         for array in arrays {
             free(&pool, array);
         }
-        assert_eq!(pool.usage(), PoolUsage { spare_bytes: PAGE, idle_bytes: 0 }, "only the page list is left");
+        assert_eq!(
+            pool.usage(),
+            PoolUsage { spare_bytes: 0, idle_bytes: 0 },
+            "two pages, their words the pool's own: no metadata page written"
+        );
+    }
+
+    #[test]
+    fn the_metadata_page_is_written_only_past_the_pools_own_page_words() {
+        let pool = ArrayPool::default();
+        let page_arrays: Vec<_> =
+            (0..INLINE_PAGES).map(|_| ArrayPool::allocate(Some(&pool), PAGE / SLOT).unwrap()).collect();
+        page_arrays.iter().for_each(|&array| fill(array, 8));
+        let region = page_arrays[0].base().cast::<u8>().wrapping_sub(META_PAGES * PAGE);
+        let meta_page = NonNull::new(region).unwrap();
+        assert_eq!(pages::resident(meta_page, PAGE), Some(vec![false]), "the pool's own words serve the first pages");
+        assert_eq!(pool.usage(), PoolUsage::default(), "full pages, no metadata: nothing spare");
+
+        let past = ArrayPool::allocate(Some(&pool), 8).unwrap();
+        assert_eq!(past.base().cast::<u8>(), region.wrapping_add((META_PAGES + INLINE_PAGES) * PAGE), "the next page");
+        assert_eq!(pages::resident(meta_page, PAGE), Some(vec![true]), "its word is in the metadata");
+        assert_eq!(pool.usage().spare_bytes, PAGE + PAGE - 64, "the metadata page, and the rest of the new page");
+
+        free(&pool, past);
+        free(&pool, page_arrays[0]);
+        let again = ArrayPool::allocate(Some(&pool), PAGE / SLOT).unwrap();
+        assert_eq!(again, page_arrays[0], "an inline page, handed back, serves again");
+        free(&pool, again);
+        page_arrays[1..].iter().for_each(|&array| free(&pool, array));
+        assert_eq!(pool.usage(), PoolUsage { spare_bytes: PAGE, idle_bytes: 0 }, "only the metadata page is left");
     }
 
     #[test]
@@ -607,9 +703,9 @@ mod tests {
         assert!(arrays.iter().all(|array| array.base().addr() & !(PAGE - 1) == page), "one page holds them all");
         arrays.iter().for_each(|&array| fill(array, 8));
         assert_eq!(resident(arrays[0]), Some(vec![true]));
-        assert_eq!(pool.usage().spare_bytes, PAGE, "a full page has no spare array");
+        assert_eq!(pool.usage().spare_bytes, 0, "a full page has no spare array");
         free(&pool, arrays[1]);
-        assert_eq!(pool.usage().spare_bytes, PAGE + 64, "a free array of a page in use is spare");
+        assert_eq!(pool.usage().spare_bytes, 64, "a free array of a page in use is spare");
         for &array in arrays.iter().filter(|&&array| array != arrays[1]) {
             free(&pool, array);
         }
@@ -633,7 +729,7 @@ mod tests {
             arrays.iter().all(|array| array.base().addr().is_multiple_of(array.bytes())),
             "each aligned to its length"
         );
-        assert_eq!(pool.usage().spare_bytes, PAGE, "the page is full: only the page list is spare");
+        assert_eq!(pool.usage().spare_bytes, 0, "the page is full, its word the pool's own: nothing spare");
         arrays.into_iter().for_each(|array| free(&pool, array));
     }
 
