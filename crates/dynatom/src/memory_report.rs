@@ -124,7 +124,8 @@ pub struct MemoryReport {
     pub max_compared: u64,
     /// The most slot words one step of a shard's growth read or wrote in an insert: the
     /// old slots it copied to the new array, with their probes there (a growing shard
-    /// copies a few slots per insert, never all at once; a new array is zeroed memory that
+    /// copies a few slots per insert, never a large array at once, though one of up to 256
+    /// slots goes whole in the insert that outgrows it; a new array is zeroed memory that
     /// no insert clears; an insert's own probe is in `max_probe`). With `max_insert_bytes`, a bound on
     /// one insert's work that a machine's load cannot move.
     pub max_insert_slots: u64,

@@ -49,7 +49,8 @@ use crate::repr::str_word::{StrForm, StrWord};
 ///   which grows a few slots per write rather than all at once: the next array is
 ///   allocated at the load limit, zeroed memory that no write has to clear (a large one is
 ///   faulted in by one call as it is made), and the old array is copied into it 32 or more
-///   slots per write, so no single intern rewrites a large shard
+///   slots per write (one of up to 256 slots, 2 KiB, whole, by the write that grows it),
+///   so no single intern rewrites a large shard
 ///   ([`MemoryReport::max_insert_slots`] reports the most one insert touched). Slot
 ///   arrays come from the table's own pool (on Linux): arrays up to 4 KiB share the pages
 ///   of one region per table, larger ones are mappings of their own; a page whose arrays

@@ -7,7 +7,7 @@ use std::ptr::{self, NonNull};
 use super::array::{Array, store_in_free_slot};
 use super::array_pool::{self, ArrayPool, MAX_CAPACITY};
 use super::slot_word::{TOMBSTONE, tag};
-use super::{COLLECT_EVERY, MAX_LOAD, MIGRATE_STEP, MIN_CAPACITY, SlotsGuard, within_max_load};
+use super::{COLLECT_EVERY, COPY_WHOLE_UP_TO, MAX_LOAD, MIGRATE_STEP, MIN_CAPACITY, SlotsGuard, within_max_load};
 use crate::error::StrError;
 use crate::sync::Ordering;
 
@@ -84,7 +84,11 @@ impl<S> SlotsGuard<'_, S> {
             // Copy `old_capacity` slots before the new array can reach its load limit:
             // at most `room` inserts can come first.
             let room = (capacity * MAX_LOAD.0 / MAX_LOAD.1).saturating_sub(locked.len + 1).max(1);
-            locked.step = old_capacity.div_ceil(room).max(MIGRATE_STEP);
+            locked.step = if old_capacity <= COPY_WHOLE_UP_TO {
+                old_capacity
+            } else {
+                old_capacity.div_ceil(room).max(MIGRATE_STEP)
+            };
             locked.cursor = 0;
             // Release (both): a reader that sees the new `current` sees its empty slots
             // and, when it loads `previous` next, the old array (or something later).

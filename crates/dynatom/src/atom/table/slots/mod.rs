@@ -49,7 +49,9 @@
 //! (twice as large, or the same size if tombstones are the reason) becomes current and the
 //! old one stays as `previous`. Every later write copies a bounded number of the old
 //! array's slots (a few, scaled so the copy always ends before the new array fills); a
-//! writer never rehashes everything at once. Entries are copied, never taken out of the
+//! writer never rehashes a large array at once. (An old array of up to
+//! [`COPY_WHOLE_UP_TO`] slots is copied whole by the write that grows it: otherwise a set
+//! that stops taking writes mid-copy would keep both arrays for good.) Entries are copied, never taken out of the
 //! old array, so a reader looking in both finds every entry present throughout its probe.
 //! New entries go only to the current array; a removal tombstones the entry in both. When
 //! the last old slot is copied, `previous` is cleared and the old array is retired through
@@ -122,6 +124,16 @@ const MIN_CAPACITY: usize = 4;
 const MIGRATE_STEP: usize = 32;
 #[cfg(loom)]
 const MIGRATE_STEP: usize = 1;
+
+/// Old arrays of up to this many slots (2 KiB) are copied whole by the write that grows
+/// them: a few hundred slot copies, which cost that write well under a microsecond, where
+/// copying them a step a write leaves the old array allocated until enough writes come,
+/// which a table that stops filing (a fill followed only by hits) never sends.
+#[cfg(not(loom))]
+const COPY_WHOLE_UP_TO: usize = 256;
+/// None in the models, which explore the migration a slot at a time.
+#[cfg(loom)]
+const COPY_WHOLE_UP_TO: usize = 0;
 
 /// The most an array is filled, entries and tombstones together, as a fraction
 /// `MAX_LOAD.0 / MAX_LOAD.1`: 7/8.

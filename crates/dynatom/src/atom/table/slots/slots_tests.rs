@@ -161,19 +161,35 @@ fn no_insert_copies_a_large_array_at_once_and_no_array_is_held_ahead_of_need() {
     let slots = Slots::new((), mixed_hash_of);
     let mut guard = slots.lock();
     let mut most_slots = 0;
+    let mut most_slots_while_small = 0;
     let mut extra_bytes_between_migrations = 0;
     for key in 0..100_000u64 {
+        let small = guard.capacity() <= COPY_WHOLE_UP_TO;
         guard.insert(mixed_hash(key), fake(key, false), Reach::Unpinned).unwrap();
-        most_slots = most_slots.max(guard.most_insert().slots);
+        if small {
+            assert!(!guard.is_migrating(), "growing past {} slots copies the old array at once", guard.capacity() / 2);
+            most_slots_while_small = guard.most_insert().slots;
+            if guard.capacity() > COPY_WHOLE_UP_TO {
+                // The last whole copy: `most_insert` counts the large arrays' steps from here.
+                guard.locked.most_insert.slots = 0;
+            }
+        } else {
+            most_slots = most_slots.max(guard.most_insert().slots);
+        }
         if !guard.is_migrating() {
             let current = guard.capacity() * std::mem::size_of::<usize>();
             let held = guard.memory_size() - guard.locked.retired_bytes;
             extra_bytes_between_migrations = extra_bytes_between_migrations.max(held - current);
         }
     }
-    // A migration step (8 old slots here), each copy with its probe in the new array: a
-    // few dozen slots, against the 131,072 of the last array.
+    // Past the small arrays, a migration step (32 old slots or more), each copy with its
+    // probe in the new array: a few dozen slots, against the 131,072 of the last array.
     assert!(most_slots <= 8 * MIGRATE_STEP, "most slots one insert touched: {most_slots}");
+    // A small array's whole copy: its slots, and a probe for each of its entries.
+    assert!(
+        (COPY_WHOLE_UP_TO..=4 * COPY_WHOLE_UP_TO).contains(&most_slots_while_small),
+        "most slots one insert touched while the arrays were small: {most_slots_while_small}"
+    );
     assert!(guard.capacity() >= 131_072);
     assert_eq!(extra_bytes_between_migrations, 0, "only the current array, outside a migration");
     for key in (0..100_000u64).step_by(97) {
