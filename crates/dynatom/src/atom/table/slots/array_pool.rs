@@ -244,11 +244,8 @@ impl ArrayPool {
     /// Pages of the region that hold some array.
     #[cfg(test)]
     pub(super) fn pages_in_use(&self) -> usize {
-        let mut state = lock(&self.state);
-        if state.region.is_null() {
-            return 0;
-        }
-        (META_PAGES..REGION_PAGES).filter(|&page| state.used_word(page).is_some_and(|used| *used != 0)).count()
+        let state = lock(&self.state);
+        (META_PAGES..REGION_PAGES).filter(|&page| state.peek_used(page) != 0).count()
     }
 }
 
