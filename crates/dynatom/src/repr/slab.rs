@@ -412,6 +412,12 @@ impl Slabs {
         Some(unsafe { &*published })
     }
 
+    /// The stripes made so far, read by their owner outright: no synchronising load, since
+    /// loom drops the global table among its statics.
+    fn made_stripes_owned(&mut self) -> impl Iterator<Item = NonNull<Stripe>> + use<'_> {
+        self.stripes[..self.stripe_count].iter_mut().filter_map(|stripe| NonNull::new(exclusive_ptr(stripe)))
+    }
+
     /// The stripes made so far.
     fn made_stripes(&self) -> impl Iterator<Item = &Stripe> {
         self.stripes[..self.stripe_count].iter().filter_map(|stripe| {
@@ -462,12 +468,9 @@ impl Slabs {
     /// last block is freed. Must come before the table gives up its entries' counts (see
     /// the module's docs); later calls find nothing.
     pub(crate) fn disown(&mut self) {
-        // No synchronising load: loom drops the global table among its statics.
-        let made =
-            self.stripes[..self.stripe_count].iter_mut().filter_map(|stripe| NonNull::new(exclusive_ptr(stripe)));
         // SAFETY: published stripes stay allocated until `self` drops, and `&mut self`
         // leaves no other reference to them.
-        for lock in made.flat_map(|stripe| unsafe { &mut (*stripe.as_ptr()).0 }.iter_mut()) {
+        for lock in self.made_stripes_owned().flat_map(|stripe| unsafe { &mut (*stripe.as_ptr()).0 }.iter_mut()) {
             let class = lock.get_mut();
             let mut slab = class.all;
             while let Some(current) = NonNull::new(slab) {
@@ -492,12 +495,10 @@ impl Slabs {
 impl Drop for Slabs {
     fn drop(&mut self) {
         self.disown();
-        for stripe in &mut self.stripes {
-            if let Some(made) = NonNull::new(exclusive_ptr(stripe)) {
-                // SAFETY: made by `make_stripe` from a `Box<[Stripe; 1]>`, and disowned
-                // above: no slab points at its classes any more.
-                drop(unsafe { Box::from_raw(made.as_ptr().cast::<[Stripe; 1]>()) });
-            }
+        for made in self.made_stripes_owned() {
+            // SAFETY: made by `make_stripe` from a `Box<[Stripe; 1]>`, and disowned above:
+            // no slab points at its classes any more.
+            drop(unsafe { Box::from_raw(made.as_ptr().cast::<[Stripe; 1]>()) });
         }
     }
 }
