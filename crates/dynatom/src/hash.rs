@@ -164,6 +164,14 @@ fn fold_mul(x: u64, y: u64) -> u64 {
 /// both would be slower for both, each tuned to its callers' lengths.
 #[inline]
 pub(crate) fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    bytes_eq_in_line(a, b)
+}
+
+/// [`bytes_eq`], always in line: for the atom table's lock-free hit, which must call
+/// nothing to save no registers (see `TableShared::intern_short_copy`). Elsewhere in
+/// line it made callers with more live values slower (a `contains_text` look, a lookup).
+#[inline(always)]
+pub(crate) fn bytes_eq_in_line(a: &[u8], b: &[u8]) -> bool {
     let len = a.len();
     if len != b.len() {
         return false;

@@ -147,8 +147,10 @@
 //!   byte handle as machine words, for the C ABI, and what its bytes promise to
 //!   `utf8.rs`).
 //! * The atom table's shard code, which reads entries under their shard's lock:
-//!   `atom/table/shared/mod.rs` with its parts `atom/table/shared/filing.rs` (hits,
-//!   misses and lookups), `atom/table/shared/static_entries.rs` (static and declared
+//!   `atom/table/shared/mod.rs` with its parts `atom/table/shared/lock_free_hit.rs` (the
+//!   hit with no pin, which raises a count before it reads an entry),
+//!   `atom/table/shared/filing.rs` (pinned hits, misses and lookups),
+//!   `atom/table/shared/static_entries.rs` (static and declared
 //!   texts), `atom/table/shared/sweeps.rs` (checks and sweeps),
 //!   `atom/table/shared/late_registration.rs` (static sets registered at run time, checked
 //!   against every live table), `atom/table/shared/process_hooks.rs` (the exit-time sweep,

@@ -420,7 +420,7 @@ impl RawAtom {
     /// # Safety
     /// The entry is alive for `'a`: it is static, or the caller's table holds its count and
     /// neither gives it up nor frees it while the slice is used.
-    #[inline]
+    #[inline(always)]
     pub(crate) unsafe fn bytes<'a>(self) -> &'a [u8] {
         match self.block_ptr() {
             // SAFETY: forwarded from this function's contract.
@@ -432,7 +432,7 @@ impl RawAtom {
 
     /// # Safety
     /// As for [`RawAtom::bytes`].
-    #[inline]
+    #[inline(always)]
     pub(crate) unsafe fn hash(self) -> u64 {
         match self.block_ptr() {
             // SAFETY: forwarded from this function's contract.

@@ -86,6 +86,15 @@ impl HitSigns {
         self.0 |= Self::REVIVED;
     }
 
+    /// [`HitSigns::note_revived`] on a path a hit seldom takes: a branch, not a
+    /// conditional move, so that a hit of an atom in use (the usual one) spends no
+    /// instructions on the sign.
+    #[cold]
+    #[inline]
+    pub(crate) fn note_revived_unlikely(&mut self) {
+        self.note_revived();
+    }
+
     /// Whether the hit saw either sign.
     #[inline]
     pub(crate) fn any(self) -> bool {
@@ -686,7 +695,7 @@ impl Block {
             match count.compare_exchange_weak(now, now + 1, Ordering::Acquire, Ordering::Acquire) {
                 Ok(_) => {
                     if now == 1 {
-                        signs.note_revived();
+                        signs.note_revived_unlikely();
                     }
                     return Some(Block { ptr });
                 }

@@ -296,7 +296,7 @@ impl ByteStr {
 
     /// [`ByteStr::share`] of `part`, which is `self[start..start + part.len()]`: the
     /// caller has read the bytes once already, and an inline part copies from them.
-    #[inline]
+    #[inline(always)]
     fn share_part(&self, start: usize, part: &[u8]) -> ByteStr {
         if let Some(word) = StrWord::inline(part) {
             return ByteStr { word };

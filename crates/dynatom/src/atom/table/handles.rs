@@ -23,10 +23,10 @@ impl AtomTable {
     /// ```
     #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
     pub fn intern(&self, text: &str) -> Atom {
-        match self.try_intern_with(text, Fallibility::Infallible) {
-            Ok(atom) => atom,
-            Err(err) => panic!("{err}"),
-        }
+        // The table's atom for these bytes holds exactly these bytes.
+        let Ok(atom) =
+            Utf8::from_text(text, |bytes| Ok::<_, Infallible>(ByteAtom::from_word(self.intern_bytes_word(bytes))));
+        Atom::from_utf8_handle(atom)
     }
 
     /// Like [`AtomTable::intern`], but reports over-long input and allocation failure.
@@ -130,10 +130,7 @@ impl AtomTable {
     /// ```
     #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
     pub fn intern_bytes(&self, bytes: &[u8]) -> ByteAtom {
-        match self.try_intern_bytes_with(bytes, Fallibility::Infallible) {
-            Ok(atom) => atom,
-            Err(err) => panic!("{err}"),
-        }
+        ByteAtom::from_word(self.intern_bytes_word(bytes))
     }
 
     /// Like [`AtomTable::intern_bytes`], but reports over-long input and allocation

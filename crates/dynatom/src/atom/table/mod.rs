@@ -14,6 +14,7 @@ mod slots;
 mod store_count_tests;
 
 use crate::memory_report::MemoryReport;
+use shared::HASHED_IN_LINE_UP_TO;
 use shared::SharedRef;
 use shared::TableKind;
 pub(crate) use shared::TableShared;
@@ -240,6 +241,7 @@ impl AtomTable {
     ///
     /// assert_eq!(AtomTable::global().intern("shared by everyone"), Atom::from("shared by everyone"));
     /// ```
+    #[inline]
     pub fn global() -> &'static AtomTable {
         #[cfg(not(loom))]
         return match GLOBAL.get() {
@@ -353,8 +355,40 @@ impl AtomTable {
         global_table_if_made().is_some_and(|global| global.shared.make_permanent(word))
     }
 
+    /// The atom for `bytes`, filing a copy of them if they are new, aborting if memory runs
+    /// out: what the handles' `intern` and `intern_bytes` come to. In line, with the hit of
+    /// a short text (see [`TableShared::intern_short_copy`]); the rest out of line.
+    ///
+    /// # Panics
+    /// If `bytes` is longer than [`MAX_LEN`].
+    #[inline(always)]
+    pub(crate) fn intern_bytes_word(&self, bytes: &[u8]) -> AtomWord {
+        if let Some(word) = AtomWord::inline(bytes) {
+            return word;
+        }
+        self.intern_copied_word(bytes)
+    }
+
+    /// [`AtomTable::intern_bytes_word`] of a text longer than an inline atom. Out of line,
+    /// so that an inline atom's path saves no registers.
+    #[inline(never)]
+    fn intern_copied_word(&self, bytes: &[u8]) -> AtomWord {
+        if bytes.len() <= HASHED_IN_LINE_UP_TO {
+            return self.shared.intern_short_copy(bytes);
+        }
+        self.intern_long_bytes_word(bytes)
+    }
+
+    #[inline(never)]
+    fn intern_long_bytes_word(&self, bytes: &[u8]) -> AtomWord {
+        match self.try_intern_bytes_word(bytes, Fallibility::Infallible) {
+            Ok(word) => word,
+            Err(err) => panic!("{err}"),
+        }
+    }
+
     /// The atom for `bytes`, filing a copy of them if they are new: what the handles'
-    /// `intern` and `intern_bytes` come to.
+    /// `try_intern` and `try_intern_bytes` come to.
     pub(crate) fn try_intern_bytes_word(&self, bytes: &[u8], fallibility: Fallibility) -> Result<AtomWord, StrError> {
         // Before hashing: an over-long text would be read whole only to be refused.
         if bytes.len() > MAX_LEN {

@@ -1,19 +1,56 @@
-//! Finding and filing atoms: the lock-free probe of a hit, the locked path of a miss that
+//! Finding and filing atoms: the pinned probe when the lock-free one
+//! ([`lock_free_hit`](super::lock_free_hit)) cannot answer, the locked path of a miss that
 //! files a new atom (or revives an unused one), the lookups that take no count, and the
 //! interning of copies and of `Str` blocks that go through them. "A hit" in the module
 //! docs of [`super`] says what a hit writes.
 
+use super::lock_free_hit::UnpinnedHit;
 use super::sweeps::Check;
 use super::{PaddedShard, TableKind, TableShared, is_entry_for, probe_hash};
 use crate::atom::table::reclaim;
 use crate::atom::table::slots::Reach;
-#[cfg(not(loom))]
-use crate::atom::table::slots::Unpinned;
 use crate::error::StrError;
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::declared;
 use crate::repr::heap::{Block, Fallibility, HitSigns, INTERNED, LOCAL, OWN_SEED};
 use crate::sync::Ordering;
+
+/// The longest text whose hash and compare a hit computes in line (see
+/// [`TableShared::intern_short_copy`]); longer ones call rapidhash and `memcmp`.
+pub(crate) const HASHED_IN_LINE_UP_TO: usize = 32;
+
+/// A lock-free probe's outcome other than a hit, in one word, so that the call that
+/// finishes the intern takes all its arguments in registers (see
+/// [`TableShared::intern_short_copy`]): the slots a miss read, shifted up one, with
+/// the low bit set; or the raw word of a candidate that was not the atom (a heap or
+/// static atom's word: even); or 0.
+#[derive(Clone, Copy)]
+struct ProbeOutcome(usize);
+
+impl ProbeOutcome {
+    #[inline(always)]
+    fn missed(probes: u64) -> ProbeOutcome {
+        ProbeOutcome(((probes as usize) << 1) | 1)
+    }
+
+    #[inline(always)]
+    fn unanswered(candidate: Option<AtomWord>) -> ProbeOutcome {
+        let word = candidate.map_or(0, AtomWord::into_raw_word);
+        debug_assert!(word & 1 == 0, "a table entry's word is not an inline atom's");
+        ProbeOutcome(word)
+    }
+
+    /// The slots a miss read, or the candidate to drop.
+    #[inline]
+    fn open(self) -> Result<u64, Option<AtomWord>> {
+        if self.0 & 1 != 0 {
+            return Ok((self.0 >> 1) as u64);
+        }
+        // SAFETY: a non-zero even word here came from `into_raw_word` in `unanswered`, and
+        // this (the one `open` of a by-value outcome) takes its count back once.
+        Err((self.0 != 0).then(|| unsafe { AtomWord::from_raw_word(self.0) }))
+    }
+}
 
 /// What a lock-free probe that found nothing saw.
 struct Missed {
@@ -33,45 +70,35 @@ impl TableShared {
         &self,
         bytes: &[u8],
         hash: u64,
-        make: impl FnOnce() -> Result<(AtomWord, RawAtom), StrError>,
+        make: impl FnOnce(&Self, &[u8], u64) -> Result<(AtomWord, RawAtom), StrError>,
     ) -> Result<AtomWord, StrError> {
         let padded = self.shard_of(hash);
         // Read before the lock-free probe: unchanged under the lock, it says that no entry
         // came or went since, so a miss here is a miss there and the locked probe is
         // skipped (the usual case for a new atom on one thread).
         let version = padded.slots.version();
-        let mut compared = 0;
-        // The hit with no pin (see "A hit" in the module docs of `super`): the probe reads
-        // slot words of type-stable arrays, and takes its first candidate by raising its
-        // count from a live value before it reads the atom's hash and bytes. A candidate
-        // that is not the atom (another text under the same tag, or an address reused
-        // since the probe read it) sends the hit to the pinned probe, which looks further.
-        // Under loom every hit pins.
-        #[cfg(not(loom))]
-        match padded.slots.find_unpinned(probe_hash(hash)) {
-            (Unpinned::Candidate(entry), _) => {
-                let raw = RawAtom::from_slot(entry);
-                let mut signs = HitSigns::default();
-                // SAFETY: filed in this table (alive: `self` is borrowed) as reachable with
-                // no pin.
-                if let Some(atom) = unsafe { raw.raise_unpinned(&mut signs) } {
-                    // The handle keeps the block this table's while its text is compared;
-                    // one for other text is dropped, which never frees it (the table holds
-                    // the count it held when the raise read it).
-                    if is_entry_for(raw, hash, bytes) {
-                        if signs.any() {
-                            self.promote_hot(&atom, signs);
-                        }
-                        self.after_read();
-                        return Ok(atom);
-                    }
-                }
-            }
-            (Unpinned::Missed, probes) => {
+        match self.hit_unpinned(padded, bytes, hash) {
+            UnpinnedHit::Hit(atom, signs) => return Ok(self.after_hit(atom, signs)),
+            UnpinnedHit::Missed(probes) => {
                 return self.file_locked(padded, bytes, hash, Missed { version, probes, compared: 0 }, make);
             }
-            (Unpinned::NeedsPin, _) => {}
+            UnpinnedHit::Unanswered(candidate) => drop(candidate),
         }
+        self.find_pinned_or_file(padded, bytes, hash, version, make)
+    }
+
+    /// [`TableShared::find_or_file`] when its lock-free probe could not answer: the same
+    /// probe pinned, which looks past a candidate that is not the atom, then the locked
+    /// path.
+    fn find_pinned_or_file(
+        &self,
+        padded: &PaddedShard,
+        bytes: &[u8],
+        hash: u64,
+        version: usize,
+        make: impl FnOnce(&Self, &[u8], u64) -> Result<(AtomWord, RawAtom), StrError>,
+    ) -> Result<AtomWord, StrError> {
+        let mut compared = 0;
         let probes = {
             let guard = reclaim::pin();
             let (found, probes) = padded.slots.find_counting(&guard, probe_hash(hash), |entry| {
@@ -86,11 +113,7 @@ impl TableShared {
             });
             if let Some(atom) = hit {
                 drop(guard);
-                if signs.any() {
-                    self.promote_hot(&atom, signs);
-                }
-                self.after_read();
-                return Ok(atom);
+                return Ok(self.after_hit(atom, signs));
             }
             probes
         };
@@ -107,7 +130,7 @@ impl TableShared {
         bytes: &[u8],
         hash: u64,
         missed: Missed,
-        make: impl FnOnce() -> Result<(AtomWord, RawAtom), StrError>,
+        make: impl FnOnce(&Self, &[u8], u64) -> Result<(AtomWord, RawAtom), StrError>,
     ) -> Result<AtomWord, StrError> {
         // Declared atoms are values, the same in every table, asked for on a miss before
         // any lock (the global table files them when it is made, so it never asks).
@@ -152,7 +175,7 @@ impl TableShared {
             if self.unfiled_published.load(Ordering::Relaxed) { self.late_declared_entry(bytes, hash) } else { None };
         let (atom, raw) = match late {
             Some(declared) => declared,
-            None => make()?,
+            None => make(self, bytes, hash)?,
         };
         // SAFETY: just made: the table holds its count, under the lock.
         let reach = if unsafe { raw.reachable_unpinned() } { Reach::Unpinned } else { Reach::Pinned };
@@ -236,7 +259,47 @@ impl TableShared {
             reclaim::ensure_registered()?;
         }
         let hash = self.hash_inlined(bytes);
-        self.find_or_file(bytes, hash, move || self.file_copy(bytes, hash, fallibility))
+        self.find_or_file(bytes, hash, move |table, bytes, hash| table.file_copy(bytes, hash, fallibility))
+    }
+
+    /// [`TableShared::intern_copy`] of a text of at most [`HASHED_IN_LINE_UP_TO`] bytes
+    /// (longer than an inline atom) for a caller that aborts on allocation failure,
+    /// returning the atom in a register: in line in the handles' `intern`, where a hit
+    /// calls nothing. Every call it may make (the pinned probe, the locked path, a
+    /// promotion, a collection) is out of line, last, and takes its arguments in
+    /// registers, so the hit saves no registers and keeps nothing in memory.
+    #[inline(always)]
+    pub(crate) fn intern_short_copy(&self, bytes: &[u8]) -> AtomWord {
+        debug_assert!(bytes.len() <= HASHED_IN_LINE_UP_TO);
+        let hash = self.hash_inlined(bytes);
+        let padded = self.shard_of(hash);
+        // As in `find_or_file`: read before the lock-free probe.
+        let version = padded.slots.version();
+        let outcome = match self.hit_unpinned(padded, bytes, hash) {
+            UnpinnedHit::Hit(atom, signs) => return self.after_hit(atom, signs),
+            UnpinnedHit::Missed(probes) => ProbeOutcome::missed(probes),
+            UnpinnedHit::Unanswered(candidate) => ProbeOutcome::unanswered(candidate),
+        };
+        self.intern_copy_after_probe(bytes, hash, version, outcome)
+    }
+
+    /// [`TableShared::intern_short_copy`] after its lock-free probe: the pinned probe if
+    /// that one could not answer, then the locked path.
+    #[inline(never)]
+    fn intern_copy_after_probe(&self, bytes: &[u8], hash: u64, version: usize, outcome: ProbeOutcome) -> AtomWord {
+        let padded = self.shard_of(hash);
+        let make = move |table: &Self, bytes: &[u8], hash| table.file_copy(bytes, hash, Fallibility::Infallible);
+        let filed = match outcome.open() {
+            Ok(probes) => self.file_locked(padded, bytes, hash, Missed { version, probes, compared: 0 }, make),
+            Err(candidate) => {
+                drop(candidate);
+                self.find_pinned_or_file(padded, bytes, hash, version, make)
+            }
+        };
+        match filed {
+            Ok(atom) => atom,
+            Err(err) => panic!("{err}"),
+        }
     }
 
     fn file_copy(&self, bytes: &[u8], hash: u64, fallibility: Fallibility) -> Result<(AtomWord, RawAtom), StrError> {
@@ -282,13 +345,13 @@ impl TableShared {
             block.cache_hash(hash);
             hash
         });
-        self.find_or_file(bytes, hash, || {
-            if block.flags() & INTERNED == 0 && block.try_claim(self.claim_flags()) {
+        self.find_or_file(bytes, hash, |table, bytes, hash| {
+            if block.flags() & INTERNED == 0 && block.try_claim(table.claim_flags()) {
                 let atom = AtomWord::from_block(block.clone());
                 let entry = atom.counted_entry();
                 Ok((atom, entry))
             } else {
-                self.file_copy(bytes, hash, fallibility)
+                table.file_copy(bytes, hash, fallibility)
             }
         })
     }

@@ -113,6 +113,8 @@ use crate::repr::slab::{MAX_STRIPES, SlabUsage, Slabs};
 use crate::sync::{AtomicBool, AtomicU64, AtomicUsize, Mutex, Ordering};
 
 mod filing;
+mod lock_free_hit;
+pub(super) use filing::HASHED_IN_LINE_UP_TO;
 mod late_registration;
 mod process_hooks;
 mod retired_memory;
@@ -453,6 +455,19 @@ fn is_entry_for(raw: RawAtom, hash: u64, bytes: &[u8]) -> bool {
     // SAFETY: called on entries found in a shard by a pinned reader or the lock's holder,
     // which keep them allocated.
     unsafe { raw.hash() == hash && hash::bytes_eq(raw.bytes(), bytes) }
+}
+
+/// [`is_entry_for`] always in line, for the lock-free hit (see
+/// [`hash::bytes_eq_in_line`]).
+///
+/// # Safety
+/// The caller holds a count of the entry (its raise succeeded), which keeps it allocated
+/// and its text unchanged.
+#[cfg(not(loom))]
+#[inline(always)]
+unsafe fn is_raised_entry_for(raw: RawAtom, hash: u64, bytes: &[u8]) -> bool {
+    // SAFETY: forwarded from the caller.
+    unsafe { raw.hash() == hash && hash::bytes_eq_in_line(raw.bytes(), bytes) }
 }
 
 /// The slots' hash of an entry they hold (the one it was inserted with).

@@ -19,9 +19,16 @@ impl TableShared {
     /// first, so that the reader's own pin holds nothing back.
     #[inline(always)]
     pub(super) fn after_read(&self) {
-        if self.waiting_shards.load(Ordering::Relaxed) != 0 {
+        if self.has_retired_waiting() {
             self.collect_after_reads();
         }
+    }
+
+    /// Whether some shard holds retired memory: one relaxed load, for a hit to test before
+    /// it calls anything.
+    #[inline(always)]
+    pub(super) fn has_retired_waiting(&self) -> bool {
+        self.waiting_shards.load(Ordering::Relaxed) != 0
     }
 
     /// [`TableShared::after_read`]'s collection, on one in [`READS_PER_COLLECTION`] of the

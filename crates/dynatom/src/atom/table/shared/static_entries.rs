@@ -20,7 +20,7 @@ impl TableShared {
             return self.intern_copy(bytes, Fallibility::Infallible).expect("a static text fits in a block");
         }
         let hash = self.hash(bytes);
-        let filed = self.find_or_file(bytes, hash, || {
+        let filed = self.find_or_file(bytes, hash, |_, _, _| {
             // Refused here, under the lock, as an error rather than a panic (the callers
             // check the length before hashing, so this is not reached).
             if bytes.len() > MAX_LEN {
@@ -52,7 +52,7 @@ impl TableShared {
             let entry = NonNull::from(entry);
             // SAFETY: just leaked: immortal.
             let hash = unsafe { StaticEntry::hash(entry) };
-            let filed = self.find_or_file(text.bytes(), hash, || {
+            let filed = self.find_or_file(text.bytes(), hash, |_, _, _| {
                 let raw = AtomWord::from_static(entry).raw();
                 Ok((AtomWord::from_declared_bits(text.bits()), raw))
             });
