@@ -60,10 +60,10 @@ impl Str {
     #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
     #[inline]
     pub fn intern_in(&self, table: &AtomTable) -> Atom {
-        match self.intern_with(table, Fallibility::Infallible) {
-            Ok(atom) => atom,
-            Err(err) => panic!("{err}"),
-        }
+        // Interning a string is interning its bytes: the atom for them holds exactly
+        // those bytes, so it is the same text.
+        let Ok(atom) = self.utf8_handle().same_bytes(|bytes| Ok::<_, Infallible>(bytes.intern_in(table)));
+        Atom::from_utf8_handle(atom)
     }
 
     /// Like [`Str::intern_in`], but reports allocation failure.
@@ -137,10 +137,7 @@ impl ByteStr {
     #[must_use = "an atom nobody holds is freed again at once; keep it or use `lookup`"]
     #[inline]
     pub fn intern_in(&self, table: &AtomTable) -> ByteAtom {
-        match self.intern_with(table, Fallibility::Infallible) {
-            Ok(atom) => atom,
-            Err(err) => panic!("{err}"),
-        }
+        ByteAtom::from_word(table.intern_str_word(self.word()))
     }
 
     /// Like [`ByteStr::intern_in`], but reports allocation failure.

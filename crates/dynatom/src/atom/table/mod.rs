@@ -21,7 +21,7 @@ pub(crate) use shared::TableShared;
 
 use crate::atom::static_set_error::StaticSetError;
 use crate::error::{Fallibility, MAX_LEN, StrError};
-use crate::repr::atom_word::AtomWord;
+use crate::repr::atom_word::{AtomWord, INLINE_ATOM_CAPACITY};
 use crate::repr::declared::{DeclaredSet, LateRegistration, StaticText};
 use crate::repr::str_word::{StrForm, StrWord};
 
@@ -369,19 +369,31 @@ impl AtomTable {
         self.intern_copied_word(bytes)
     }
 
-    /// [`AtomTable::intern_bytes_word`] of a text longer than an inline atom. Out of line,
-    /// so that an inline atom's path saves no registers.
-    #[inline(never)]
+    /// [`AtomTable::intern_bytes_word`] of a text longer than an inline atom.
+    #[inline(always)]
     fn intern_copied_word(&self, bytes: &[u8]) -> AtomWord {
         if bytes.len() <= HASHED_IN_LINE_UP_TO {
-            return self.shared.intern_short_copy(bytes);
+            return self.intern_short_word(bytes);
         }
-        self.intern_long_bytes_word(bytes)
+        self.intern_long_word(bytes)
     }
 
+    /// [`AtomTable::intern_bytes_word`] of a text longer than an inline atom and of at
+    /// most [`HASHED_IN_LINE_UP_TO`] bytes. Out of line, so that an inline atom's path
+    /// saves no registers.
     #[inline(never)]
-    fn intern_long_bytes_word(&self, bytes: &[u8]) -> AtomWord {
-        match self.try_intern_bytes_word(bytes, Fallibility::Infallible) {
+    fn intern_short_word(&self, bytes: &[u8]) -> AtomWord {
+        self.shared.intern_short_copy(bytes)
+    }
+
+    /// [`AtomTable::intern_bytes_word`] of a text longer than [`HASHED_IN_LINE_UP_TO`]
+    /// bytes.
+    #[inline(never)]
+    fn intern_long_word(&self, bytes: &[u8]) -> AtomWord {
+        if bytes.len() > MAX_LEN {
+            panic!("{}", StrError::TooLong { len: bytes.len() });
+        }
+        match self.shared.intern_copy(bytes, Fallibility::Infallible) {
             Ok(word) => word,
             Err(err) => panic!("{err}"),
         }
@@ -398,6 +410,28 @@ impl AtomTable {
             return Ok(word);
         }
         self.shared.intern_copy(bytes, fallibility)
+    }
+
+    /// [`AtomTable::try_intern_str_word`] for a caller that aborts on allocation failure:
+    /// a string whose block cannot be adopted takes the path of
+    /// [`AtomTable::intern_bytes_word`], whose hit returns in a register.
+    #[inline]
+    pub(crate) fn intern_str_word(&self, s: &StrWord) -> AtomWord {
+        let bytes = match s.form() {
+            StrForm::Heap { block, offset: 0, len } if len == block.len() && len > INLINE_ATOM_CAPACITY => {
+                return match self.shared.intern_block(block, Fallibility::Infallible) {
+                    Ok(word) => word,
+                    Err(err) => panic!("{err}"),
+                };
+            }
+            StrForm::Static(bytes) => {
+                return AtomWord::inline(bytes).unwrap_or_else(|| self.shared.intern_static(bytes));
+            }
+            StrForm::Inline(bytes) => bytes,
+            StrForm::Heap { block, offset, len } => &block.bytes()[offset..offset + len],
+            StrForm::Owned { block, offset, len } => &block.bytes()[offset..offset + len],
+        };
+        self.intern_bytes_word(bytes)
     }
 
     /// The atom for the bytes of a string: adopts its block (a heap string spanning its
