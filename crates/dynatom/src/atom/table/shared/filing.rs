@@ -23,8 +23,8 @@ pub(crate) const HASHED_IN_LINE_UP_TO: usize = 32;
 /// finishes the intern takes all its arguments in registers (see
 /// [`TableShared::intern_short_copy`]): the slots a miss read, shifted up one, with
 /// the low bit set; or the raw word of a candidate that was not the atom (a heap or
-/// static atom's word: even); or 0.
-#[derive(Clone, Copy)]
+/// static atom's word: even); or 0. Not `Copy`: a candidate's count is taken back by the
+/// one [`ProbeOutcome::open`].
 struct ProbeOutcome(usize);
 
 impl ProbeOutcome {
