@@ -175,6 +175,7 @@ fn targets(run: &CountedRun, baseline: Option<&CountedRun>, rep: &mut Report) {
     churn_target(run, rep);
     owned_intern_target(run, rep);
     look_target(run, rep);
+    global_hit_target(run, rep);
     static_atoms_targets(run, rep);
     undeclared_intern_target(run, baseline, rep);
 }
@@ -329,6 +330,28 @@ fn owned_intern_target(run: &CountedRun, rep: &mut Report) {
             Some(owned <= 1.05 * bytes),
         ),
         _ => rep.target(&what, "not counted in this run".into(), None),
+    }
+}
+
+/// A global intern hit (a handle made and dropped, as the peers' hits are timed) costs no
+/// more instructions than ustr's, which takes a lock and keeps no count.
+fn global_hit_target(run: &CountedRun, rep: &mut Report) {
+    use super::interners::{GLOBAL_CORPUS, GLOBAL_SUITE};
+    let what = "counted global intern hit of identifiers (`Atom::new`, then drop): no more instructions than ustr's";
+    let row = |peer: &str| run.find(GLOBAL_SUITE, "intern hit", GLOBAL_CORPUS, peer);
+    match (row("dynatom Atom"), row("ustr")) {
+        (Some(ours), Some(ustr)) => rep.target(
+            what,
+            format!(
+                "{} vs {} instructions ({} vs {} est. cycles)",
+                fmt(ours.instructions),
+                fmt(ustr.instructions),
+                fmt(ours.estimated_cycles),
+                fmt(ustr.estimated_cycles)
+            ),
+            Some(ours.instructions <= ustr.instructions),
+        ),
+        _ => rep.target(what, "not counted in this run".into(), None),
     }
 }
 
