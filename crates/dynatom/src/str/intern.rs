@@ -75,13 +75,9 @@ impl Str {
     /// ```
     #[inline]
     pub fn try_intern_in(&self, table: &AtomTable) -> Result<Atom, StrError> {
-        self.intern_with(table, Fallibility::Fallible)
-    }
-
-    /// Interning a string is interning its bytes: the atom for them holds exactly those
-    /// bytes, so it is the same text.
-    fn intern_with(&self, table: &AtomTable, fallibility: Fallibility) -> Result<Atom, StrError> {
-        self.utf8_handle().same_bytes(|bytes| bytes.intern_with(table, fallibility)).map(Atom::from_utf8_handle)
+        // Interning a string is interning its bytes: the atom for them holds exactly
+        // those bytes, so it is the same text.
+        self.utf8_handle().same_bytes(|bytes| bytes.try_intern_in(table)).map(Atom::from_utf8_handle)
     }
 
     /// What `Str::from(&atom)` returns: the atom's text as a string sharing its bytes.
@@ -149,13 +145,8 @@ impl ByteStr {
     /// ```
     #[inline]
     pub fn try_intern_in(&self, table: &AtomTable) -> Result<ByteAtom, StrError> {
-        self.intern_with(table, Fallibility::Fallible)
-    }
-
-    /// The table adopts, finds or copies the string's block (see [`ByteStr::intern_in`]).
-    #[inline]
-    fn intern_with(&self, table: &AtomTable, fallibility: Fallibility) -> Result<ByteAtom, StrError> {
-        table.try_intern_str_word(self.word(), fallibility).map(ByteAtom::from_word)
+        // The table adopts, finds or copies the string's block (see `ByteStr::intern_in`).
+        table.try_intern_str_word(self.word(), Fallibility::Fallible).map(ByteAtom::from_word)
     }
 
     /// What `ByteStr::from(&atom)` returns: the atom's bytes, shared, in O(1) for every

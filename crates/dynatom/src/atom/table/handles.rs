@@ -36,12 +36,8 @@ impl AtomTable {
     /// assert!(table.try_intern("fits").is_ok());
     /// ```
     pub fn try_intern(&self, text: &str) -> Result<Atom, StrError> {
-        self.try_intern_with(text, Fallibility::Fallible)
-    }
-
-    fn try_intern_with(&self, text: &str, fallibility: Fallibility) -> Result<Atom, StrError> {
         // The table's atom for these bytes holds exactly these bytes.
-        Utf8::from_text(text, |bytes| self.try_intern_bytes_with(bytes, fallibility)).map(Atom::from_utf8_handle)
+        Utf8::from_text(text, |bytes| self.try_intern_bytes_fallibly(bytes)).map(Atom::from_utf8_handle)
     }
 
     /// The atom for `text`, keeping the bytes in the binary if the text is new. Only the
@@ -141,12 +137,12 @@ impl AtomTable {
     /// assert!(table.try_intern_bytes(b"\xff fits").is_ok());
     /// ```
     pub fn try_intern_bytes(&self, bytes: &[u8]) -> Result<ByteAtom, StrError> {
-        self.try_intern_bytes_with(bytes, Fallibility::Fallible)
+        self.try_intern_bytes_fallibly(bytes)
     }
 
     #[inline]
-    pub(crate) fn try_intern_bytes_with(&self, bytes: &[u8], fallibility: Fallibility) -> Result<ByteAtom, StrError> {
-        self.try_intern_bytes_word(bytes, fallibility).map(ByteAtom::from_word)
+    fn try_intern_bytes_fallibly(&self, bytes: &[u8]) -> Result<ByteAtom, StrError> {
+        self.try_intern_bytes_word(bytes, Fallibility::Fallible).map(ByteAtom::from_word)
     }
 
     /// The atom for `bytes`, keeping them in the binary if they are new:

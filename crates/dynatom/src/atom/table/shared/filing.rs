@@ -9,7 +9,7 @@ use super::sweeps::Check;
 use super::{PaddedShard, TableKind, TableShared, is_entry_for, probe_hash};
 use crate::atom::table::reclaim;
 use crate::atom::table::slots::Reach;
-use crate::error::StrError;
+use crate::error::{StrError, or_panic};
 use crate::repr::atom_word::{AtomWord, RawAtom};
 use crate::repr::declared;
 use crate::repr::heap::{Block, Fallibility, HitSigns, INTERNED, LOCAL, OWN_SEED};
@@ -296,10 +296,7 @@ impl TableShared {
                 self.find_pinned_or_file(padded, bytes, hash, version, make)
             }
         };
-        match filed {
-            Ok(atom) => atom,
-            Err(err) => panic!("{err}"),
-        }
+        or_panic(filed)
     }
 
     fn file_copy(&self, bytes: &[u8], hash: u64, fallibility: Fallibility) -> Result<(AtomWord, RawAtom), StrError> {
