@@ -73,6 +73,11 @@ impl Atom {
         self.text.get().word()
     }
 
+    #[inline]
+    pub(crate) fn into_word(self) -> AtomWord {
+        self.text.into_inner().into_word()
+    }
+
     /// The same atom seen as a byte atom: free.
     ///
     /// ```

@@ -367,6 +367,21 @@ impl Clone for AtomWord {
     }
 }
 
+impl AtomWord {
+    /// Drops this handle, returning the cached hash and bytes of a global atom it left
+    /// unused instead of reporting it (see [`Block::release_noting_unused`]).
+    #[inline]
+    pub(crate) fn release_noting_unused(self) -> Option<(u64, usize)> {
+        let this = std::mem::ManuallyDrop::new(self);
+        if this.bits() & TAG_MASK != 0 {
+            return None;
+        }
+        // SAFETY: a heap atom owns one count of its block, given up here once (`this` is
+        // never dropped).
+        unsafe { Block::from_raw(this.pointer().cast()) }.release_noting_unused()
+    }
+}
+
 impl Drop for AtomWord {
     #[inline]
     fn drop(&mut self) {

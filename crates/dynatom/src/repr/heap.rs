@@ -749,11 +749,14 @@ impl Clone for Block {
     }
 }
 
-impl Drop for Block {
-    #[inline]
-    fn drop(&mut self) {
+impl Block {
+    /// Gives up this handle's count, freeing the block if it was the last; returns the
+    /// state and length of a global atom that only its table holds now (it just became
+    /// unused), for the caller to tell the table.
+    #[inline(always)]
+    fn give_up_count(&self) -> Option<(u64, u32)> {
         if self.is_permanent() {
-            return;
+            return None;
         }
         // Read before the decrement: once the count is down to the table's one, a sweep may
         // take the block back and free it at once (this thread is not a pinned reader).
@@ -764,6 +767,25 @@ impl Drop for Block {
         if old == 1 {
             free_last(self.ptr);
         } else if old == 2 && state & (INTERNED | LOCAL) == INTERNED {
+            return Some((state, len));
+        }
+        None
+    }
+
+    /// Drops this handle as `drop` does, except that a global atom left unused is not
+    /// reported through the hook but returned, as its cached hash and its bytes (header and
+    /// text): a caller that drops many atoms reports them to the table together.
+    #[inline]
+    pub(crate) fn release_noting_unused(self) -> Option<(u64, usize)> {
+        let this = std::mem::ManuallyDrop::new(self);
+        this.give_up_count().map(|(state, len)| (state & !FLAGS, HEADER_SIZE + len as usize))
+    }
+}
+
+impl Drop for Block {
+    #[inline]
+    fn drop(&mut self) {
+        if let Some((state, len)) = self.give_up_count() {
             became_unused(state, len);
         }
     }

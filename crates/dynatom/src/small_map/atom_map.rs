@@ -393,7 +393,7 @@ impl<V> AtomMap<V> {
     /// assert!(map.is_empty());
     /// ```
     pub fn clear(&mut self) {
-        self.map.clear();
+        crate::atom::table::drop_together(std::mem::take(&mut self.map).into_iter().map(|(key, _)| key.into_word()));
     }
 
     /// The entries in insertion order.
@@ -469,8 +469,17 @@ impl<V> AtomMap<V> {
     /// assert_eq!(map.into_small_map().get(&Atom::from("a")), Some(&1));
     /// ```
     #[must_use]
-    pub fn into_small_map(self) -> SmallMap<Atom, V> {
-        self.map
+    pub fn into_small_map(mut self) -> SmallMap<Atom, V> {
+        std::mem::take(&mut self.map)
+    }
+}
+
+/// Dropping a map tells the atom table about the keys it leaves unused together, one add
+/// per shard instead of one per key: a large map's keys are then freed in one sweep of
+/// each shard (see `drop_together`), not two or more.
+impl<V> Drop for AtomMap<V> {
+    fn drop(&mut self) {
+        self.clear();
     }
 }
 
@@ -530,8 +539,8 @@ impl<V> IntoIterator for AtomMap<V> {
     type Item = (Atom, V);
     type IntoIter = IntoIter<Atom, V>;
 
-    fn into_iter(self) -> IntoIter<Atom, V> {
-        self.map.into_iter()
+    fn into_iter(mut self) -> IntoIter<Atom, V> {
+        std::mem::take(&mut self.map).into_iter()
     }
 }
 

@@ -121,11 +121,13 @@ mod retired_memory;
 mod shared_ref;
 mod static_entries;
 mod sweeps;
+mod unused_batch;
 
 pub(crate) use late_registration::register_late_set;
 pub(crate) use process_hooks::note_global_unused;
 pub(crate) use shared_ref::SharedRef;
 use sweeps::mark_word;
+pub(crate) use unused_batch::drop_together;
 
 use super::permanent::Permanent;
 use super::reclaim::Retired;

@@ -24,14 +24,24 @@ const GUARDS: u64 = (1 << 63) | (1 << (DROPS_SHIFT - 1));
 /// The most drops and bytes a check leaves as room: a dropper checks once either count
 /// passes its room, and each field holds more than four times that below its guard bit
 /// (65,536 drops; 1 TiB).
-const MAX_DROPS_ROOM: usize = 1 << (60 - DROPS_SHIFT);
-const MAX_BYTES_ROOM: usize = 1 << (DROPS_SHIFT - 4);
+pub(super) const MAX_DROPS_ROOM: usize = 1 << (60 - DROPS_SHIFT);
+pub(super) const MAX_BYTES_ROOM: usize = 1 << (DROPS_SHIFT - 4);
 
 /// What one drop of an atom of `bytes` (header and text, at most 4 GiB and a header) adds
 /// to its shard's pressure.
 #[inline]
-fn one_drop(bytes: usize) -> u64 {
+pub(super) fn one_drop(bytes: usize) -> u64 {
     (1 << DROPS_SHIFT) | bytes as u64
+}
+
+/// The drops a pressure (or a sum of [`one_drop`]s) counts.
+pub(super) fn pressure_drops(pressure: u64) -> usize {
+    (pressure >> DROPS_SHIFT) as usize
+}
+
+/// The bytes a pressure (or a sum of [`one_drop`]s) counts.
+pub(super) fn pressure_bytes(pressure: u64) -> usize {
+    (pressure & ((1 << DROPS_SHIFT) - 1)) as usize
 }
 
 /// The mark for a room of `drops` and `bytes`, guard bits set.
@@ -163,7 +173,7 @@ impl TableShared {
         if sweep_while_counting {
             // Room for the atoms the drops turned unused, so that the pass does not grow
             // the list one reallocation at a time (a tenth of a mass drop's instructions).
-            let drops = (pressure_seen >> DROPS_SHIFT) as usize;
+            let drops = pressure_drops(pressure_seen);
             let _ = dead.try_reserve_exact(drops.min(shard.len()));
             shard.retain(
                 sweep_into(&mut dead, &mut dead_bytes, |raw| {
@@ -256,9 +266,15 @@ impl TableShared {
     /// saves no registers and sets up no stack frame.
     #[inline]
     pub(super) fn note_unused(&self, hash: u64, bytes: usize) {
-        let padded = self.shard_of(hash);
-        let added = one_drop(bytes);
-        let pressure = padded.pressure.fetch_add(added, Ordering::Relaxed).wrapping_add(added);
+        self.note_unused_in(self.shard_index(hash), one_drop(bytes));
+    }
+
+    /// Drops that left atoms of shard `index` unused, summed (see
+    /// [`unused_batch`](super::unused_batch)): one add, and the check if it is due.
+    #[inline]
+    pub(super) fn note_unused_in(&self, index: usize, drops: u64) {
+        let padded = &self.shards[index];
+        let pressure = padded.pressure.fetch_add(drops, Ordering::Relaxed).wrapping_add(drops);
         if passes(pressure, padded.check_after.load(Ordering::Relaxed)) {
             self.check_shard_after_drop(padded);
         }
