@@ -148,7 +148,7 @@ impl TableShared {
         {
             return Ok(atom);
         }
-        if shard.version() != version {
+        let probes = if shard.version() != version {
             // The probe length is the slots read, not the entries compared: the tags keep
             // the latter near zero, whatever the keys.
             compared = 0;
@@ -165,11 +165,15 @@ impl TableShared {
                 let atom = unsafe { RawAtom::from_slot(entry).acquire(true) };
                 return Ok(atom.expect("a listed entry holds the table's count"));
             }
+            probes
         } else {
             // The lock-free probe read what a locked one would have.
             shard.counters.record_lookup(probes);
             shard.counters.record_compared(compared);
-        }
+            probes
+        };
+        // What the probe that missed read; the slots stay so while this lock is held.
+        let probed_at = shard.version();
         shard.counters.misses += 1;
         let late =
             if self.unfiled_published.load(Ordering::Relaxed) { self.late_declared_entry(bytes, hash) } else { None };
@@ -184,7 +188,12 @@ impl TableShared {
         // misses it, must never see it unpublished, which reads as absent.
         // SAFETY: made under this lock, and listed right after (the insert cannot fail
         // once it publishes).
-        let listed = shard.insert_publishing(probe_hash(hash), raw.as_slot(), reach, || unsafe { raw.publish() });
+        let publish = || unsafe { raw.publish() };
+        let listed = if shard.version() == probed_at {
+            shard.insert_after_miss(probe_hash(hash), probes, raw.as_slot(), reach, publish)
+        } else {
+            shard.insert_publishing(probe_hash(hash), raw.as_slot(), reach, publish)
+        };
         if let Err(err) = listed {
             // SAFETY: the entry was never listed; made under this lock.
             unsafe {

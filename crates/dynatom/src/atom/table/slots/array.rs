@@ -109,6 +109,20 @@ pub(super) fn next_slot(index: usize, stride: usize, mask: usize) -> usize {
     (index + stride) & mask
 }
 
+/// The slot a probe for `hash` that read `probes` slots of `array` read last, if it is
+/// empty: where that probe, finding nothing, stopped.
+///
+/// # Safety
+/// As for [`store_in_free_slot`].
+pub(super) unsafe fn empty_slot_where_probe_ended(array: Array, hash: u64, probes: u64) -> Option<usize> {
+    // SAFETY: forwarded from the caller.
+    let slots = unsafe { array.slots() };
+    let read = usize::try_from(probes).ok().filter(|read| (1..=slots.len()).contains(read))?;
+    // The `read`-th slot of the sequence: home + 1 + 2 + ... + (read - 1) (`next_slot`).
+    let index = (hash as usize).wrapping_add(read * (read - 1) / 2) & (slots.len() - 1);
+    (slots[index].load(Ordering::Relaxed).addr() == 0).then_some(index)
+}
+
 /// Stores `word` in the first empty or tombstone slot of `hash`'s probe sequence; returns
 /// whether it was a tombstone, and the slots read.
 ///

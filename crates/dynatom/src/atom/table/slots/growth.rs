@@ -97,6 +97,7 @@ impl<S> SlotsGuard<'_, S> {
         self.slots.current.store(fresh.as_raw(), Ordering::Release);
         locked.occupied = 0;
         locked.tombstones = 0;
+        self.raise_version();
         if current.is_none() {
             return Ok(fresh);
         }
@@ -116,15 +117,20 @@ impl<S> SlotsGuard<'_, S> {
     }
 
     /// Copies the next `step` old slots, if migrating.
+    #[inline]
     pub(super) fn migrate_some(&mut self) {
-        let step = self.locked.step;
-        self.migrate(step);
+        // Most writes find no migration under way: they make no call.
+        if self.slots.arrays().1.is_some() {
+            let step = self.locked.step;
+            self.migrate(step);
+        }
     }
 
     pub(super) fn finish_migration(&mut self) {
         self.migrate(usize::MAX);
     }
 
+    #[inline(never)]
     fn migrate(&mut self, budget: usize) {
         let (Some(current), Some(old)) = self.slots.arrays() else { return };
         // SAFETY: under the lock both arrays are allocated.
@@ -164,6 +170,7 @@ impl<S> SlotsGuard<'_, S> {
         locked.most_insert.slots = locked.most_insert.slots.max(touched);
         locked.cursor = end;
         if end < old_slots.len() {
+            self.raise_version();
             return;
         }
         // Every entry is in the new array: readers need the old one no more, except
@@ -178,6 +185,7 @@ impl<S> SlotsGuard<'_, S> {
         unsafe { locked.retired.retire(word, array_pool::free_retired) };
         locked.retired_bytes += bytes;
         locked.cursor = 0;
+        self.raise_version();
         // A shard that stops growing here would otherwise keep the old array until
         // `COLLECT_EVERY` more writes: with no reader pinned, two epoch steps free it now.
         for _ in 0..2 {

@@ -77,9 +77,11 @@
 //! hit:     let guard = reclaim::pin();
 //!          slots.find(&guard, hash, |entry| bytes of entry == text)
 //!          then take a count unless it is 0 (never revive); drop the guard.
-//! miss:    let version = slots.version() before the lock-free probe; then
-//!          let mut shard = slots.lock(); shard.find(..) again only if
-//!          shard.version() != version; else shard.insert(hash, entry).
+//! miss:    let version = slots.version() before the lock-free probe (which read
+//!          `probes` slots); then let mut shard = slots.lock(); shard.find_counting(..)
+//!          again only if shard.version() != version; then
+//!          shard.insert_after_miss(hash, probes, entry, ..): no slot was written since
+//!          the probe that missed, so the entry goes where it stopped.
 //! sweep:   shard.retain(|entry| keep unless its count goes 1 -> 0,
 //!                       |entry| unsafe { shard_retired.retire(entry, free_block) });
 //!          (collect the retired list from time to time, e.g. at each sweep and write.)
@@ -100,7 +102,7 @@ mod growth;
 mod removal;
 mod slot_word;
 
-use array::{Array, store_in_free_slot};
+use array::{Array, empty_slot_where_probe_ended, store_in_free_slot};
 use array_pool::PoolRef;
 pub(crate) use array_pool::{ArrayPool, PoolUsage};
 pub(crate) use slot_word::Reach;
@@ -368,8 +370,10 @@ impl<S> Slots<S> {
     }
 
     /// The set's write version, to read before a lock-free probe: if
-    /// [`SlotsGuard::version`] still equals it once the lock is taken, no entry was
-    /// inserted or removed since, so an entry the probe did not find is not in the set.
+    /// [`SlotsGuard::version`] still equals it once the lock is taken, no slot was written
+    /// since (no entry inserted, removed or copied, no array made current or dropped), so
+    /// an entry the probe did not find is not in the set, and the probe's last slot is
+    /// still where it stopped.
     #[inline]
     pub(crate) fn version(&self) -> usize {
         // Acquire: pairs with the Release that raised it after a write, so the probe that
@@ -442,7 +446,7 @@ impl<S> SlotsGuard<'_, S> {
         self.slots.version.load(Ordering::Relaxed)
     }
 
-    /// Marks an insert or removal, after its slot stores.
+    /// Marks a write to the slots (see [`Slots::version`]), after its stores.
     fn raise_version(&self) {
         let next = self.version().wrapping_add(1);
         // Release: a reader that reads this version sees the slot stores before it.
@@ -539,6 +543,41 @@ impl<S> SlotsGuard<'_, S> {
         self.raise_version();
         self.collect_now_and_then();
         Ok(())
+    }
+
+    /// As [`SlotsGuard::insert_publishing`], for an entry that a probe of this set for
+    /// `hash` missed after reading `probes` slots, with the write version unchanged since
+    /// before that probe ([`Slots::version`]): no slot was written since, so the empty
+    /// slot where the probe stopped is the first one of the sequence, and the entry goes
+    /// there with no second probe (one mispredicted loop exit less per new atom). When
+    /// there is a migration to step or a growth due, it takes the ordinary path.
+    pub(crate) fn insert_after_miss(
+        &mut self,
+        hash: u64,
+        probes: u64,
+        entry: NonNull<u8>,
+        reach: Reach,
+        publish: impl FnOnce(),
+    ) -> Result<(), StrError> {
+        if let (Some(current), None) = self.slots.arrays()
+            && within_max_load(self.locked.occupied + self.locked.tombstones + 1, current.capacity())
+            // SAFETY: under the lock the current array is allocated.
+            && let Some(index) = unsafe { empty_slot_where_probe_ended(current, hash, probes) }
+        {
+            assert_eq!(entry.as_ptr().addr() & TAGGED, 0, "slot entries point to 8-aligned blocks");
+            publish();
+            // SAFETY: as above; `index` is in bounds.
+            let slot = unsafe { &current.slots()[index] };
+            // Release: as in `store_in_free_slot`.
+            slot.store(tag::pack(entry, hash, reach), Ordering::Release);
+            let locked = &mut *self.locked;
+            locked.occupied += 1;
+            locked.len += 1;
+            self.raise_version();
+            self.collect_now_and_then();
+            return Ok(());
+        }
+        self.insert_publishing(hash, entry, reach, publish)
     }
 
     /// Visits every entry once, changing nothing (a memory report, say). Unlike

@@ -302,9 +302,36 @@ fn the_write_that_ends_a_migration_frees_the_old_array() {
     assert!(freed_at_once > 0, "none of {ended} ended migrations freed the old array at once");
 }
 
+#[test]
+fn an_insert_after_a_miss_goes_where_the_probe_stopped() {
+    let slots = Slots::new((), colliding_hash_of);
+    let mut guard = slots.lock();
+    // Keys 0, 39 and 78 share a tag and a home slot (colliding_hash: key % 3, key % 13).
+    for key in [0, 39] {
+        guard.insert(colliding_hash(key), fake(key, false), Reach::Unpinned).unwrap();
+    }
+    assert!(guard.remove(colliding_hash(0), fake(0, false)), "a tombstone at the home slot");
+    let (found, probes) = guard.find_counting(colliding_hash(78), |e| key_of(e) == 78);
+    assert_eq!((found, probes), (None, 3), "past the tombstone and key 39, to an empty slot");
+    guard.insert_after_miss(colliding_hash(78), probes, fake(78, false), Reach::Unpinned, || {}).unwrap();
+    // An ordinary insert would have taken the tombstone (found after one slot).
+    assert_eq!(guard.find_counting(colliding_hash(78), |e| key_of(e) == 78), (Some(fake(78, false)), 3));
+    // A count that does not end at an empty slot (or is out of range) takes the ordinary
+    // path: key 117 goes into the tombstone.
+    guard.insert_after_miss(colliding_hash(117), 2, fake(117, false), Reach::Unpinned, || {}).unwrap();
+    assert_eq!(guard.find_counting(colliding_hash(117), |e| key_of(e) == 117), (Some(fake(117, false)), 1));
+    guard.insert_after_miss(colliding_hash(156), 0, fake(156, false), Reach::Unpinned, || {}).unwrap();
+    for key in [39, 78, 117, 156] {
+        assert_eq!(guard.find(colliding_hash(key), |e| key_of(e) == key), Some(fake(key, false)));
+    }
+    assert_eq!(guard.len(), 4);
+}
+
 #[derive(Debug, Clone)]
 enum Op {
     Insert(u64, bool),
+    /// A locked probe that misses, then the insert that goes where it stopped.
+    InsertAfterMiss(u64, bool),
     Remove(u64),
     Find(u64),
     RetainMultiplesOf(u64),
@@ -313,7 +340,8 @@ enum Op {
 fn op() -> impl Strategy<Value = Op> {
     let key = 0..200u64;
     prop_oneof![
-        4 => (key.clone(), any::<bool>()).prop_map(|(k, high)| Op::Insert(k, high)),
+        2 => (key.clone(), any::<bool>()).prop_map(|(k, high)| Op::Insert(k, high)),
+        2 => (key.clone(), any::<bool>()).prop_map(|(k, high)| Op::InsertAfterMiss(k, high)),
         2 => key.clone().prop_map(Op::Remove),
         2 => key.prop_map(Op::Find),
         1 => (2..6u64).prop_map(Op::RetainMultiplesOf),
@@ -344,6 +372,14 @@ proptest! {
                     if let std::collections::hash_map::Entry::Vacant(vacant) = model.entry(key) {
                         guard.insert(hash(key), fake(key, high), Reach::Unpinned).unwrap();
                         vacant.insert(high);
+                    }
+                }
+                Op::InsertAfterMiss(key, high) => {
+                    let (found, probes) = guard.find_counting(hash(key), |e| key_of(e) == key);
+                    prop_assert_eq!(found.is_some(), model.contains_key(&key));
+                    if found.is_none() {
+                        guard.insert_after_miss(hash(key), probes, fake(key, high), Reach::Unpinned, || {}).unwrap();
+                        model.insert(key, high);
                     }
                 }
                 Op::Remove(key) => {
