@@ -132,6 +132,21 @@ impl TableShared {
         missed: Missed,
         make: impl FnOnce(&Self, &[u8], u64) -> Result<(AtomWord, RawAtom), StrError>,
     ) -> Result<AtomWord, StrError> {
+        self.file_locked_in_line(padded, bytes, hash, missed, make)
+    }
+
+    /// [`TableShared::file_locked`] in line, for a caller already out of the hit's line
+    /// ([`TableShared::intern_copy_after_probe`]): one call and one register save fewer
+    /// per new atom.
+    #[inline(always)]
+    fn file_locked_in_line(
+        &self,
+        padded: &PaddedShard,
+        bytes: &[u8],
+        hash: u64,
+        missed: Missed,
+        make: impl FnOnce(&Self, &[u8], u64) -> Result<(AtomWord, RawAtom), StrError>,
+    ) -> Result<AtomWord, StrError> {
         // Declared atoms are values, the same in every table, asked for on a miss before
         // any lock (the global table files them when it is made, so it never asks).
         let generation = declared::late_generation();
@@ -299,7 +314,7 @@ impl TableShared {
         let padded = self.shard_of(hash);
         let make = move |table: &Self, bytes: &[u8], hash| table.file_copy(bytes, hash, Fallibility::Infallible);
         let filed = match outcome.open() {
-            Ok(probes) => self.file_locked(padded, bytes, hash, Missed { version, probes, compared: 0 }, make),
+            Ok(probes) => self.file_locked_in_line(padded, bytes, hash, Missed { version, probes, compared: 0 }, make),
             Err(candidate) => {
                 drop(candidate);
                 self.find_pinned_or_file(padded, bytes, hash, version, make)
