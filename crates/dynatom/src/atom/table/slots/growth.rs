@@ -139,21 +139,22 @@ impl<S> SlotsGuard<'_, S> {
         let end = locked.cursor.saturating_add(budget).min(old_slots.len());
         let mut touched = end.saturating_sub(locked.cursor);
         // A batch's entries are asked for at once: reading their cached hashes then waits
-        // for about one cache miss, not one per entry.
+        // for about one cache miss, not one per entry. The pass that asks keeps each word
+        // with its entry, so that the copies read no slot twice.
         for batch in old_slots[locked.cursor..end].chunks(PREFETCH_BATCH) {
-            for slot in batch {
-                let word = slot.load(Ordering::Relaxed);
-                if word.addr() != 0 && word.addr() != TOMBSTONE {
-                    prefetch(tag::unpack(word));
-                }
-            }
+            let mut found = [(ptr::null_mut(), NonNull::dangling()); PREFETCH_BATCH];
+            let mut count = 0;
             for slot in batch {
                 let word = slot.load(Ordering::Relaxed);
                 let bits = word.addr();
-                if bits == 0 || bits == TOMBSTONE {
-                    continue;
+                if bits != 0 && bits != TOMBSTONE {
+                    let entry = NonNull::new(tag::unpack(word)).expect("an entry is not null");
+                    prefetch(entry.as_ptr());
+                    found[count] = (word, entry);
+                    count += 1;
                 }
-                let entry = NonNull::new(tag::unpack(word)).expect("an entry is not null");
+            }
+            for &(word, entry) in &found[..count] {
                 let hash = (locked.hash_of)(entry);
                 // SAFETY: under the lock the current array is allocated. The copy keeps the
                 // old word (tag and all); the old slot keeps it too, for readers still
