@@ -82,6 +82,17 @@ fn atom_bytes(a: &dt_atom) -> Vec<u8> {
     unsafe { std::slice::from_raw_parts(data, len) }.to_vec()
 }
 
+/// A string that a few ops feed back into themselves (concatenating, appending a string
+/// made from the builder or the piece list to it again) doubles with each round: past
+/// this size such an op is skipped, so that an input cannot grow the models until the
+/// fuzzer runs out of memory.
+const MAX_GROWN: usize = 1 << 16;
+
+/// Whether appending `more` to `model` would pass [`MAX_GROWN`].
+fn grown_past_cap(model: &[u8], more: &Option<Vec<u8>>) -> bool {
+    model.len() + more.as_ref().map_or(0, Vec::len) > MAX_GROWN
+}
+
 struct State {
     strs: Vec<Held<dt_str>>,
     atoms: Vec<Held<dt_atom>>,
@@ -190,9 +201,8 @@ impl State {
             }
             Op::Concat(picks) => {
                 let chosen: Vec<usize> = picks.iter().filter_map(|&p| pick(&self.strs, p)).collect();
-                // Repeated concatenation grows exponentially: stop at 64 KiB.
                 let total: usize = chosen.iter().map(|&i| self.strs[i].bytes.as_ref().map_or(0, Vec::len)).sum();
-                if total > 1 << 16 {
+                if total > MAX_GROWN {
                     return;
                 }
                 let parts: Vec<dt_str> = chosen.iter().map(|&i| self.strs[i].handle).collect();
@@ -281,6 +291,9 @@ impl State {
             }
             Op::BuilderAppendStr(at) => {
                 let Some(i) = pick(&self.strs, at) else { return };
+                if grown_past_cap(&self.builder_model, &self.strs[i].bytes) {
+                    return;
+                }
                 let status = dt_builder_append_str(self.builder, &self.strs[i].handle);
                 match &self.strs[i].bytes {
                     Some(bytes) => {
@@ -305,6 +318,9 @@ impl State {
             }
             Op::PiecesAppendStr(at) => {
                 let Some(i) = pick(&self.strs, at) else { return };
+                if grown_past_cap(&self.pieces_model, &self.strs[i].bytes) {
+                    return;
+                }
                 let status = dt_pieces_append_str(self.pieces, &self.strs[i].handle);
                 match &self.strs[i].bytes {
                     Some(bytes) => {
@@ -317,6 +333,9 @@ impl State {
             }
             Op::PiecesAppendAtom(at) => {
                 let Some(i) = pick(&self.atoms, at) else { return };
+                if grown_past_cap(&self.pieces_model, &self.atoms[i].bytes) {
+                    return;
+                }
                 let status = dt_pieces_append_atom(self.pieces, &self.atoms[i].handle);
                 match &self.atoms[i].bytes {
                     Some(bytes) => {
