@@ -156,8 +156,10 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
              max. *Faults* are the process's minor page faults during the fill per 1,000 interns \
              (`/proc/self/stat`; the loop's own buffers are touched before it starts): an intern \
              that takes one pays the kernel's fault and zeroing of a fresh page, which on a virtual \
-             machine costs microseconds, so every interner's p99 and p99.9 are mostly the interns \
-             that fault. string_cache is left out: its fixed 4,096-bucket chained set makes a fill this size \
+             machine costs microseconds, so an interner that faults its pages in one at a time has \
+             mostly those interns in its p99 and p99.9. dynatom faults a large table's slabs in by \
+             groups (one system call per group, the faults counted all the same): its p99 and p99.9 \
+             are the interns that copy a step of a growing shard's old slots. string_cache is left out: its fixed 4,096-bucket chained set makes a fill this size \
              quadratic (about 100 s per repetition)."
         ),
     );
