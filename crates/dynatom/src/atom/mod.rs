@@ -73,6 +73,7 @@ impl Atom {
         self.text.get().word()
     }
 
+    #[cfg(feature = "small-map")]
     #[inline]
     pub(crate) fn into_word(self) -> AtomWord {
         self.text.into_inner().into_word()

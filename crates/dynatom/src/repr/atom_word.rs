@@ -370,6 +370,7 @@ impl Clone for AtomWord {
 impl AtomWord {
     /// Drops this handle, returning the cached hash and bytes of a global atom it left
     /// unused instead of reporting it (see [`Block::release_noting_unused`]).
+    #[cfg(feature = "small-map")]
     #[inline]
     pub(crate) fn release_noting_unused(self) -> Option<(u64, usize)> {
         let this = std::mem::ManuallyDrop::new(self);

@@ -775,6 +775,7 @@ impl Block {
     /// Drops this handle as `drop` does, except that a global atom left unused is not
     /// reported through the hook but returned, as its cached hash and its bytes (header and
     /// text): a caller that drops many atoms reports them to the table together.
+    #[cfg(feature = "small-map")]
     #[inline]
     pub(crate) fn release_noting_unused(self) -> Option<(u64, usize)> {
         let this = std::mem::ManuallyDrop::new(self);

@@ -18,6 +18,7 @@ use shared::HASHED_IN_LINE_UP_TO;
 use shared::SharedRef;
 use shared::TableKind;
 pub(crate) use shared::TableShared;
+#[cfg(feature = "small-map")]
 pub(crate) use shared::drop_together;
 
 use crate::atom::static_set_error::StaticSetError;

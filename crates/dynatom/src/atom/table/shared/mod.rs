@@ -121,12 +121,14 @@ mod retired_memory;
 mod shared_ref;
 mod static_entries;
 mod sweeps;
+#[cfg(feature = "small-map")]
 mod unused_batch;
 
 pub(crate) use late_registration::register_late_set;
 pub(crate) use process_hooks::note_global_unused;
 pub(crate) use shared_ref::SharedRef;
 use sweeps::mark_word;
+#[cfg(feature = "small-map")]
 pub(crate) use unused_batch::drop_together;
 
 use super::permanent::Permanent;

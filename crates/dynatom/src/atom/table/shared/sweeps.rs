@@ -40,6 +40,7 @@ pub(super) fn pressure_drops(pressure: u64) -> usize {
 }
 
 /// The bytes a pressure (or a sum of [`one_drop`]s) counts.
+#[cfg(feature = "small-map")]
 pub(super) fn pressure_bytes(pressure: u64) -> usize {
     (pressure & ((1 << DROPS_SHIFT) - 1)) as usize
 }
