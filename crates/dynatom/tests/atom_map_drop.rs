@@ -2,6 +2,8 @@
 //! so every shard is swept once, after all of them went unused, and none is left unused;
 //! keys held elsewhere, inline keys and values are dropped as a map's should be.
 
+mod valgrind;
+
 use std::rc::Rc;
 
 use dynatom::{Atom, AtomMap, AtomTable};
@@ -9,7 +11,7 @@ use dynatom::{Atom, AtomMap, AtomTable};
 /// Fewer keys under valgrind (~50x slower), still more than four times the unused floor
 /// in each of up to 64 shards.
 fn keys() -> usize {
-    if std::env::var("LD_PRELOAD").is_ok_and(|preload| preload.contains("vgpreload")) { 40_000 } else { 200_000 }
+    if valgrind::running() { 40_000 } else { 200_000 }
 }
 
 /// Only this test uses the global table in this binary, so its report is this test's.

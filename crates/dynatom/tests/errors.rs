@@ -1,6 +1,8 @@
 //! Every former panic behind a signature that promises a `Result` is now an error, and
 //! the panics that remain (behind signatures that do not) say what went wrong.
 
+mod valgrind;
+
 use std::sync::OnceLock;
 
 use dynatom::interner::{Interner, InternerError, Limits, Symbol, SyncInterner};
@@ -9,7 +11,7 @@ use dynatom::{Atom, AtomTable, Str, StrError};
 /// Valgrind cannot shadow the 4 GiB text below; its run skips the tests that need it
 /// (they run in every other `cargo test`).
 fn under_valgrind() -> bool {
-    std::env::var("LD_PRELOAD").is_ok_and(|preload| preload.contains("vgpreload"))
+    valgrind::running()
 }
 
 /// A `'static` text one byte longer than `Str::MAX_LEN`. It is made of zero bytes

@@ -7,6 +7,8 @@
 //! deadline; one that does not is killed and counted as hung.
 #![cfg(unix)]
 
+mod valgrind;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
@@ -72,7 +74,7 @@ impl Drop for Busy {
 /// parent's threads vanish mid-work in the child) and take seconds: the fork tests are
 /// skipped there, as they test locks, not memory.
 fn under_valgrind() -> bool {
-    std::env::var("LD_PRELOAD").is_ok_and(|preload| preload.contains("vgpreload"))
+    valgrind::running()
 }
 
 /// Forks `CHILDREN` children that run `child` and then `exit(0)` (which runs the exit-time

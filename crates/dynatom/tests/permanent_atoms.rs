@@ -2,6 +2,8 @@
 //! atom's count at once, or when an atom keeps coming back from unused; never swept or
 //! freed, shown in the memory report, and kept to the table's budget.
 
+mod valgrind;
+
 use std::sync::Barrier;
 
 use dynatom::{Atom, AtomTable, ByteAtom, Str};
@@ -9,7 +11,7 @@ use dynatom::{Atom, AtomTable, ByteAtom, Str};
 /// Valgrind runs one thread at a time: two threads never raise a count at the same moment
 /// there, so the contention test has nothing to see.
 fn under_valgrind() -> bool {
-    std::env::var("LD_PRELOAD").is_ok_and(|preload| preload.contains("vgpreload"))
+    valgrind::running()
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! cleared): the drops themselves sweep the shards as they pass their bounds, so what is
 //! left unused afterwards is within the table's floor, and every text interns again.
 
+mod valgrind;
+
 use dynatom::{Atom, AtomTable};
 
 /// The default unused-atom floor of the whole table (4,096 atoms).
@@ -10,7 +12,7 @@ const FLOOR: usize = 4096;
 /// Fewer atoms under valgrind (~50x slower), still large shards (the floor is 64 atoms a
 /// shard; this is well past four floors a shard).
 fn atoms() -> usize {
-    if std::env::var("LD_PRELOAD").is_ok_and(|preload| preload.contains("vgpreload")) { 40_000 } else { 200_000 }
+    if valgrind::running() { 40_000 } else { 200_000 }
 }
 
 /// Only this test uses the global table in this binary, so its report is this test's.

@@ -8,6 +8,8 @@
 //! loop left 180 to 468 MiB resident, with the report's unused bytes at 0.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
+mod valgrind;
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -57,8 +59,7 @@ fn mib(bytes: usize) -> f64 {
 /// The checkers' builds keep freed memory in quarantine (ASan) or run one thread at a
 /// time (valgrind): resident figures mean nothing there, and 768 MiB of text is slow.
 fn scale() -> (usize, usize, bool) {
-    let checked = cfg!(any(dynatom_asan, dynatom_valgrind))
-        || std::env::var("LD_PRELOAD").is_ok_and(|preload| preload.contains("vgpreload"));
+    let checked = cfg!(any(dynatom_asan, dynatom_valgrind)) || valgrind::running();
     if checked { (4, 1 << 20, false) } else { (ATOMS, ATOM_BYTES, true) }
 }
 

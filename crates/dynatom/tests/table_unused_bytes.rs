@@ -2,6 +2,8 @@
 //! dropped at once leave at most `max(byte floor, in-use bytes / 2)` bytes of unused
 //! atoms, as the memory report counts them, in the global table and in local ones.
 
+mod valgrind;
+
 use dynatom::{Atom, AtomTable, MemoryReport, Str};
 
 /// A distinct text of `len` bytes.
@@ -15,7 +17,7 @@ fn large_text(tag: &str, i: usize, len: usize) -> String {
 /// How many large texts each test interns: fewer under valgrind (~50x slower), still
 /// many times the byte floor.
 fn texts(n: usize) -> usize {
-    if std::env::var("LD_PRELOAD").is_ok_and(|preload| preload.contains("vgpreload")) { n / 6 } else { n }
+    if valgrind::running() { n / 6 } else { n }
 }
 
 fn assert_within_bound(report: &MemoryReport, step: usize) {

@@ -188,6 +188,7 @@ impl TableShared {
             probes
         };
         // What the probe that missed read; the slots stay so while this lock is held.
+        #[cfg(debug_assertions)]
         let probed_at = shard.version();
         shard.counters.misses += 1;
         let late =
@@ -204,11 +205,9 @@ impl TableShared {
         // SAFETY: made under this lock, and listed right after (the insert cannot fail
         // once it publishes).
         let publish = || unsafe { raw.publish() };
-        let listed = if shard.version() == probed_at {
-            shard.insert_after_miss(probe_hash(hash), probes, raw.as_slot(), reach, publish)
-        } else {
-            shard.insert_publishing(probe_hash(hash), raw.as_slot(), reach, publish)
-        };
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(shard.version(), probed_at, "making the atom writes no slot");
+        let listed = shard.insert_after_miss(probe_hash(hash), probes, raw.as_slot(), reach, publish);
         if let Err(err) = listed {
             // SAFETY: the entry was never listed; made under this lock.
             unsafe {

@@ -534,6 +534,13 @@ impl<S> SlotsGuard<'_, S> {
         let word = tag::pack(entry, hash, reach);
         // SAFETY: under the lock the current array is allocated.
         let (was_tombstone, _) = unsafe { store_in_free_slot(array, hash, word) };
+        self.note_listed(was_tombstone);
+        Ok(())
+    }
+
+    /// The bookkeeping of an entry just stored in the current array (in a tombstone's
+    /// slot, or an empty one): the counts, the version, and now and then a collection.
+    fn note_listed(&mut self, was_tombstone: bool) {
         let locked = &mut *self.locked;
         if was_tombstone {
             locked.tombstones -= 1;
@@ -542,7 +549,6 @@ impl<S> SlotsGuard<'_, S> {
         locked.len += 1;
         self.raise_version();
         self.collect_now_and_then();
-        Ok(())
     }
 
     /// As [`SlotsGuard::insert_publishing`], for an entry that a probe of this set for
@@ -570,11 +576,7 @@ impl<S> SlotsGuard<'_, S> {
             let slot = unsafe { &current.slots()[index] };
             // Release: as in `store_in_free_slot`.
             slot.store(tag::pack(entry, hash, reach), Ordering::Release);
-            let locked = &mut *self.locked;
-            locked.occupied += 1;
-            locked.len += 1;
-            self.raise_version();
-            self.collect_now_and_then();
+            self.note_listed(false);
             return Ok(());
         }
         self.insert_publishing(hash, entry, reach, publish)
