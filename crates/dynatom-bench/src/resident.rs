@@ -95,9 +95,14 @@ impl PackedTexts {
 /// reading and the pushes that follow fault nothing in (`Vec::with_capacity` alone maps
 /// pages the kernel has not backed yet).
 pub fn prefault_spare_capacity<T>(v: &mut Vec<T>) {
-    for slot in v.spare_capacity_mut() {
+    let spare = v.spare_capacity_mut();
+    for slot in spare.iter_mut() {
         *slot = MaybeUninit::zeroed();
     }
+    // The zeros are never read, so the optimizer may drop them as dead stores (it did,
+    // once this was inlined into a test that frees the vector unread): the pages must be
+    // touched all the same.
+    std::hint::black_box(spare.as_mut_ptr());
 }
 
 /// Resident bytes the loop added per atom beyond the atoms' characters, from the readings

@@ -45,8 +45,11 @@ fn jobs(ctx: &Ctx) -> Vec<Job> {
 
 struct Run<'a> {
     tokens: &'a [&'a str],
-    distinct: usize,
+    distinct: &'a [&'a str],
     threads: usize,
+    /// Intern (and hold) every distinct string before the clock starts, so that every
+    /// timed intern is a hit.
+    prefilled: bool,
 }
 
 impl GlobalVisitor for Run<'_> {
@@ -55,6 +58,8 @@ impl GlobalVisitor for Run<'_> {
         let mut out = ChildOutput::default();
         let g = G::create();
         let n = self.tokens.len();
+        let held: Vec<G::Handle> =
+            if self.prefilled { self.distinct.iter().map(|s| g.intern(s)).collect() } else { Vec::new() };
         let handles = if self.threads <= 1 {
             let mut handles = Vec::with_capacity(n);
             let ((), ns) = time_ns(|| {
@@ -93,8 +98,9 @@ impl GlobalVisitor for Run<'_> {
             out.fig("ns_per_token", ns / (n * self.threads) as f64);
             all.swap_remove(0).into_iter().map(|h| h.expect("every token interned")).collect()
         };
-        check(&g, &handles, self.tokens, self.distinct, &mut out);
+        check(&g, &handles, self.tokens, self.distinct.len(), &mut out);
         drop(handles);
+        drop(held);
         out
     }
 }
@@ -112,12 +118,18 @@ pub fn check<G: GlobalInterner>(g: &G, handles: &[G::Handle], tokens: &[&str], d
 }
 
 /// One cell: `job.peer` (any global interner, the never-freeing ones included, which the
-/// `scaling` suite runs too) on `job.corpus` at `job.param` = `threads=N`.
+/// `scaling` suite runs too) on `job.corpus` at `job.param` = `threads=N`, or
+/// `threads=N,prefilled` for a table that holds every distinct string before the clock starts.
 pub fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
     let corpus = ctx.load_corpus(&job.corpus);
     let tokens = corpus.token_strs();
-    let threads = job.param.trim_start_matches("threads=").parse().unwrap_or(1);
-    let run = Run { tokens: &tokens, distinct: corpus.distinct.len(), threads };
+    let distinct: Vec<&str> = corpus.distinct.iter().map(String::as_str).collect();
+    let (threads, prefilled) = match job.param.strip_suffix(",prefilled") {
+        Some(threads) => (threads, true),
+        None => (job.param.as_str(), false),
+    };
+    let threads = threads.trim_start_matches("threads=").parse().unwrap_or(1);
+    let run = Run { tokens: &tokens, distinct: &distinct, threads, prefilled };
     peers::visit_any_global(&job.peer, run).unwrap_or_else(|| panic!("unknown peer {}", job.peer))
 }
 
@@ -172,7 +184,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
 }
 
 /// For each corpus, fastest peer ÷ dynatom; met when every ratio clears `need`.
-fn best_peer_ratios(r: &Results, ctx: &Ctx, param: &str, need: f64, strict: bool) -> (String, Option<bool>) {
+pub fn best_peer_ratios(r: &Results, ctx: &Ctx, param: &str, need: f64, strict: bool) -> (String, Option<bool>) {
     let mut parts = Vec::new();
     let mut met = Some(true);
     for corpus in ctx.corpora() {

@@ -2,7 +2,9 @@
 //! 8 and 16 threads against every global interner, whatever the machine's core count:
 //! thread counts above the available cores still run, marked oversubscribed. Writes
 //! `scaling.md` (the machine and the table) and one `scaling-<corpus>.svg` chart per corpus
-//! beside the report.
+//! beside the report. A second sweep times hits alone: the `keys` corpus interned into a
+//! table that already holds (and keeps alive) every distinct key, the case that shows
+//! whether a hit writes to shared cache lines.
 
 use super::{intern_global, ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::charts::{self, LineChart, Series};
@@ -23,8 +25,18 @@ pub const SUITE: SuiteDef = SuiteDef {
 
 pub const THREADS: &[usize] = &[1, 2, 4, 8, 16];
 
+/// The corpus of the hits sweep: 100 k distinct keys, a million Zipf-skewed lookups.
+const HITS_CORPUS: &str = "keys";
+
+/// 16-thread throughput of hits on a pre-filled table ÷ 1-thread throughput, at least.
+const HITS_SPEEDUP_NEEDED: f64 = 12.0;
+
 fn param(threads: usize) -> String {
     format!("threads={threads}")
+}
+
+fn prefilled(threads: usize) -> String {
+    format!("threads={threads},prefilled")
 }
 
 fn jobs(ctx: &Ctx) -> Vec<Job> {
@@ -34,6 +46,11 @@ fn jobs(ctx: &Ctx) -> Vec<Job> {
             for peer in peers::all_global() {
                 v.push(Job::new(peer, &corpus, &param(t)));
             }
+        }
+    }
+    for &t in THREADS {
+        for peer in peers::all_global() {
+            v.push(Job::new(peer, HITS_CORPUS, &prefilled(t)));
         }
     }
     v
@@ -71,6 +88,55 @@ pub fn machine(cpuinfo: &str, available: usize) -> String {
     format!("{model}, {logical} logical processors, {physical}, {available} available to this run")
 }
 
+/// ns/token by thread count, one row per corpus and peer, with each peer's ratio to dynatom.
+fn thread_table(r: &Results, ctx: &Ctx, corpora: &[String], param: fn(usize) -> String) -> Table {
+    let mut headers = vec!["corpus".to_string(), "peer".to_string()];
+    headers.extend(THREADS.iter().map(|&t| threads_header(t, ctx.cores)));
+    let mut table = Table::new(&headers);
+    let dynatom = peers::GLOBAL[0];
+    for corpus in corpora {
+        for peer in peers::all_global() {
+            let mut row = vec![corpus.clone(), peer.to_string()];
+            for &t in THREADS {
+                let job = Job::new(peer, corpus, &param(t));
+                let ours = r.median(&Job::new(dynatom, corpus, &param(t)), "ns_per_token");
+                row.push(match (r.error(&job), r.median(&job, "ns_per_token")) {
+                    (Some(_), _) => "wrong ✗".into(),
+                    (None, v) if peer == dynatom => format!("**{}**", fmt_num(v)),
+                    (None, v) => format!("{} ({})", fmt_num(v), fmt_ratio(v, ours)),
+                });
+            }
+            table.row(row);
+        }
+    }
+    table
+}
+
+/// dynatom's hits speed-up from 1 to 16 threads, beside each peer's. Not judged on a machine
+/// with fewer than 16 cores, where 16 threads share cores.
+fn hits_speedup(r: &Results, cores: usize) -> (String, Option<bool>) {
+    let speedup = |peer: &str| {
+        let one = r.median(&Job::new(peer, HITS_CORPUS, &prefilled(1)), "ns_per_token")?;
+        let sixteen = r.median(&Job::new(peer, HITS_CORPUS, &prefilled(16)), "ns_per_token")?;
+        Some(one / sixteen)
+    };
+    let parts: Vec<String> = peers::all_global()
+        .into_iter()
+        .map(|peer| match speedup(peer) {
+            Some(x) => format!("{peer} {x:.1}×"),
+            None => format!("{peer} not measured"),
+        })
+        .collect();
+    let ours = speedup(peers::GLOBAL[0]);
+    let figure = if cores < 16 {
+        format!("{}; not judged: {cores} cores, so 16 threads share them", parts.join(", "))
+    } else {
+        parts.join(", ")
+    };
+    let met = if cores < 16 { None } else { ours.map(|x| x >= HITS_SPEEDUP_NEEDED) };
+    (figure, met)
+}
+
 fn threads_header(t: usize, cores: usize) -> String {
     let threads = if t == 1 { "1 thread".to_string() } else { format!("{t} threads") };
     let oversubscribed = if t > cores { "*" } else { "" };
@@ -90,59 +156,84 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
         ctx.cores
     );
     rep.begin_suite(SUITE.name, "Global interners by thread count", &intro);
-    let mut headers = vec!["corpus".to_string(), "peer".to_string()];
-    headers.extend(THREADS.iter().map(|&t| threads_header(t, ctx.cores)));
-    let mut table = Table::new(&headers);
-    let dynatom = peers::GLOBAL[0];
-    for corpus in ctx.corpora() {
-        for peer in peers::all_global() {
-            let mut row = vec![corpus.clone(), peer.to_string()];
-            for &t in THREADS {
-                let job = Job::new(peer, &corpus, &param(t));
-                let ours = r.median(&Job::new(dynatom, &corpus, &param(t)), "ns_per_token");
-                row.push(match (r.error(&job), r.median(&job, "ns_per_token")) {
-                    (Some(_), _) => "wrong ✗".into(),
-                    (None, v) if peer == dynatom => format!("**{}**", fmt_num(v)),
-                    (None, v) => format!("{} ({})", fmt_num(v), fmt_ratio(v, ours)),
-                });
-            }
-            table.row(row);
-        }
-    }
+    let table = thread_table(r, ctx, &ctx.corpora(), param);
     rep.table(&table);
-    let markdown = format!("# Global interning by thread count\n\n{intro}\n\n{}", table.to_markdown());
+    let (sixteen_figure, met) = intern_global::best_peer_ratios(r, ctx, &param(16), 1.5, false);
+    rep.target(
+        "16 threads, every corpus: dynatom ≥1.5× faster than the fastest global peer",
+        sixteen_figure.clone(),
+        met,
+    );
+    let hits_intro = format!(
+        "Hits alone: the `{HITS_CORPUS}` corpus interned into a table that already holds every distinct \
+         key (interned and kept alive before the clock starts), so every timed intern finds its string. \
+         Same threads, offsets and units as above. Speed-up = 16-thread throughput ÷ 1-thread \
+         throughput (the 1-thread ns/token ÷ the 16-thread one); {HITS_SPEEDUP_NEEDED}× or more means hits \
+         scale across cores."
+    );
+    rep.para(&hits_intro);
+    let hits = thread_table(r, ctx, &[HITS_CORPUS.to_string()], prefilled);
+    rep.table(&hits);
+    let (speedup_figure, met) = hits_speedup(r, ctx.cores);
+    rep.target(
+        &format!("hits on a pre-filled table of keys: 16 threads ≥{HITS_SPEEDUP_NEEDED}× the 1-thread throughput"),
+        speedup_figure.clone(),
+        met,
+    );
+    let markdown = format!(
+        "# Global interning by thread count\n\n{intro}\n\n{}\n\n16 threads, fastest peer ÷ dynatom: \
+         {sixteen_figure}.\n\n## Hits on a pre-filled table\n\n{hits_intro}\n\n{}\n\nSpeed-up from 1 to 16 \
+         threads: {speedup_figure}.\n",
+        table.to_markdown(),
+        hits.to_markdown()
+    );
     let path = ctx.out_dir.join("scaling.md");
     if let Err(e) = std::fs::write(&path, markdown) {
         eprintln!("{}: {e}", path.display());
     }
     for corpus in ctx.corpora() {
-        let series: Vec<Series> = peers::all_global()
-            .into_iter()
-            .map(|peer| Series {
-                name: peer.to_string(),
-                points: THREADS
-                    .iter()
-                    .filter_map(|&t| {
-                        let ns = r.median(&Job::new(peer, &corpus, &param(t)), "ns_per_token")?;
-                        Some((t as f64, 1e3 / ns))
-                    })
-                    .collect(),
-            })
-            .filter(|s| !s.points.is_empty())
-            .collect();
         let title = format!("{corpus}: tokens interned per second, all threads together ({} cores)", ctx.cores);
-        let spec = LineChart {
-            title: &title,
-            x_desc: "threads",
-            y_desc: "million tokens / s (higher is better)",
-            log_x: true,
-            log_y: false,
-        };
-        let file = format!("scaling-{corpus}.svg");
-        match charts::lines(&ctx.out_dir.join(&file), &spec, &series) {
-            Ok(()) => rep.chart(&file, &title),
-            Err(e) => eprintln!("chart {file}: {e}"),
-        }
+        throughput_chart(r, ctx, rep, &corpus, param, &format!("scaling-{corpus}.svg"), &title);
+    }
+    let title = format!("{HITS_CORPUS}, pre-filled table: hits per second, all threads together ({} cores)", ctx.cores);
+    let file = format!("scaling-{HITS_CORPUS}-prefilled.svg");
+    throughput_chart(r, ctx, rep, HITS_CORPUS, prefilled, &file, &title);
+}
+
+/// Million tokens per second (all threads together) against threads, one line per peer.
+fn throughput_chart(
+    r: &Results,
+    ctx: &Ctx,
+    rep: &mut Report,
+    corpus: &str,
+    param: fn(usize) -> String,
+    file: &str,
+    title: &str,
+) {
+    let series: Vec<Series> = peers::all_global()
+        .into_iter()
+        .map(|peer| Series {
+            name: peer.to_string(),
+            points: THREADS
+                .iter()
+                .filter_map(|&t| {
+                    let ns = r.median(&Job::new(peer, corpus, &param(t)), "ns_per_token")?;
+                    Some((t as f64, 1e3 / ns))
+                })
+                .collect(),
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+    let spec = LineChart {
+        title,
+        x_desc: "threads",
+        y_desc: "million tokens / s (higher is better)",
+        log_x: true,
+        log_y: false,
+    };
+    match charts::lines(&ctx.out_dir.join(file), &spec, &series) {
+        Ok(()) => rep.chart(file, title),
+        Err(e) => eprintln!("chart {file}: {e}"),
     }
 }
 
@@ -177,7 +268,8 @@ mod tests {
         let ctx =
             Ctx { scale: crate::corpus::Scale::Quick, user_corpus: None, cores: 2, out_dir: std::env::temp_dir() };
         let jobs = jobs(&ctx);
-        assert_eq!(jobs.len(), ctx.corpora().len() * THREADS.len() * peers::all_global().len());
+        assert_eq!(jobs.len(), (ctx.corpora().len() + 1) * THREADS.len() * peers::all_global().len());
         assert!(jobs.iter().any(|j| j.param == "threads=16" && j.peer == peers::NEVER_FREE[0]));
+        assert!(jobs.iter().any(|j| j.param == "threads=16,prefilled" && j.corpus == HITS_CORPUS));
     }
 }
