@@ -5,6 +5,7 @@
 mod valgrind;
 
 use std::sync::Barrier;
+use std::time::{Duration, Instant};
 
 use dynatom::{Atom, AtomTable, ByteAtom, Str};
 
@@ -74,19 +75,24 @@ fn two_threads_hitting_one_atom_make_it_permanent() {
     let text = "an atom two threads intern at once, over and over";
     let atom = Atom::from(text);
     let barrier = Barrier::new(2);
+    // Until a deadline rather than for a number of hits: on a loaded machine the two
+    // threads may run in turns for a while, and only hits at the same moment contend.
+    let deadline = Instant::now() + Duration::from_secs(20);
     std::thread::scope(|scope| {
         for _ in 0..2 {
             scope.spawn(|| {
                 barrier.wait();
-                for _ in 0..2_000_000 {
-                    if Atom::from(text).is_permanent() {
-                        return;
+                while Instant::now() < deadline {
+                    for _ in 0..10_000 {
+                        if Atom::from(text).is_permanent() {
+                            return;
+                        }
                     }
                 }
             });
         }
     });
-    assert!(atom.is_permanent(), "two million contended hits per thread and no promotion");
+    assert!(atom.is_permanent(), "20 s of hits from two threads and no promotion");
 }
 
 /// The reuse rule, on a fresh thread (whose count of returns starts afresh): with it off,
