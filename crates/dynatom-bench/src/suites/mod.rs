@@ -16,6 +16,7 @@ pub mod luajit;
 pub mod memory;
 pub mod openresty;
 pub mod owned_buffers;
+pub mod prefilled_looks;
 pub mod scaling;
 pub mod small_map;
 pub mod static_atoms;

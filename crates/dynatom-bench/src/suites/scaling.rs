@@ -4,9 +4,11 @@
 //! `scaling.md` (the machine and the table) and one `scaling-<corpus>.svg` chart per corpus
 //! beside the report. A second sweep times hits alone: the `keys` corpus interned into a
 //! table that already holds (and keeps alive) every distinct key, the case that shows
-//! whether a hit writes to shared cache lines.
+//! whether a hit writes to shared cache lines; and looks of the same table (is the text
+//! interned? no handle made), by the peers that can ask, for the part of a hit that writes
+//! nothing.
 
-use super::{intern_global, ChildOutput, Ctx, Job, Results, SuiteDef};
+use super::{intern_global, prefilled_looks, ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::charts::{self, LineChart, Series};
 use crate::peers;
 use crate::report::{fmt_num, fmt_ratio, Report, Table};
@@ -39,6 +41,10 @@ fn prefilled(threads: usize) -> String {
     format!("threads={threads},prefilled")
 }
 
+fn looks(threads: usize) -> String {
+    format!("threads={threads},prefilled,looks")
+}
+
 fn jobs(ctx: &Ctx) -> Vec<Job> {
     let mut v = Vec::new();
     for corpus in ctx.corpora() {
@@ -52,14 +58,26 @@ fn jobs(ctx: &Ctx) -> Vec<Job> {
         for peer in peers::all_global() {
             v.push(Job::new(peer, HITS_CORPUS, &prefilled(t)));
         }
+        for peer in prefilled_looks::peers_that_look() {
+            v.push(Job::new(peer, HITS_CORPUS, &looks(t)));
+        }
     }
     v
 }
 
-/// The same cell as `intern-global`'s: every thread interns the whole stream from its own
-/// offset into a table that starts empty; ns per token = wall time ÷ (tokens × threads).
+/// The same cell as `intern-global`'s (every thread interns the whole stream from its own
+/// offset into a table that starts empty, or that holds every string already; ns per token
+/// = wall time ÷ (tokens × threads)), or a cell of looks.
 fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
-    intern_global::child(job, ctx)
+    let Some(threads) = job.param.strip_suffix(",prefilled,looks") else {
+        return intern_global::child(job, ctx);
+    };
+    let corpus = ctx.load_corpus(&job.corpus);
+    let tokens = corpus.token_strs();
+    let distinct: Vec<&str> = corpus.distinct.iter().map(String::as_str).collect();
+    let threads = threads.trim_start_matches("threads=").parse().unwrap_or(1);
+    let run = prefilled_looks::Looks { tokens: &tokens, distinct: &distinct, threads };
+    peers::visit_any_global(&job.peer, run).unwrap_or_else(|| panic!("unknown peer {}", job.peer))
 }
 
 /// The machine, from `/proc/cpuinfo`: its CPU model, logical processors and physical
@@ -89,13 +107,13 @@ pub fn machine(cpuinfo: &str, available: usize) -> String {
 }
 
 /// ns/token by thread count, one row per corpus and peer, with each peer's ratio to dynatom.
-fn thread_table(r: &Results, ctx: &Ctx, corpora: &[String], param: fn(usize) -> String) -> Table {
+fn thread_table(r: &Results, ctx: &Ctx, corpora: &[String], peers: &[&str], param: fn(usize) -> String) -> Table {
     let mut headers = vec!["corpus".to_string(), "peer".to_string()];
     headers.extend(THREADS.iter().map(|&t| threads_header(t, ctx.cores)));
     let mut table = Table::new(&headers);
     let dynatom = peers::GLOBAL[0];
     for corpus in corpora {
-        for peer in peers::all_global() {
+        for &peer in peers {
             let mut row = vec![corpus.clone(), peer.to_string()];
             for &t in THREADS {
                 let job = Job::new(peer, corpus, &param(t));
@@ -156,7 +174,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
         ctx.cores
     );
     rep.begin_suite(SUITE.name, "Global interners by thread count", &intro);
-    let table = thread_table(r, ctx, &ctx.corpora(), param);
+    let table = thread_table(r, ctx, &ctx.corpora(), &peers::all_global(), param);
     rep.table(&table);
     let (sixteen_figure, met) = intern_global::best_peer_ratios(r, ctx, &param(16), 1.5, false);
     rep.target(
@@ -172,7 +190,7 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
          scale across cores."
     );
     rep.para(&hits_intro);
-    let hits = thread_table(r, ctx, &[HITS_CORPUS.to_string()], prefilled);
+    let hits = thread_table(r, ctx, &[HITS_CORPUS.to_string()], &peers::all_global(), prefilled);
     rep.table(&hits);
     let (speedup_figure, met) = hits_speedup(r, ctx.cores);
     rep.target(
@@ -180,12 +198,22 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
         speedup_figure.clone(),
         met,
     );
+    let looks_intro = "Looks of the same pre-filled table: whether each token is interned, asked without \
+         making a handle, by the peers that can ask (dynatom's `AtomTable::contains_text`, ustr's \
+         `existing_ustr`, lasso's `contains`). A look probes and compares like a hit but makes no handle: \
+         dynatom's writes no memory that other threads share (no count raised), so the gap between its hits \
+         and its looks as threads are added is what the hits' count writes cost. The peers' looks may take \
+         the locks their hits take.";
+    rep.para(looks_intro);
+    let look_table = thread_table(r, ctx, &[HITS_CORPUS.to_string()], &prefilled_looks::peers_that_look(), looks);
+    rep.table(&look_table);
     let markdown = format!(
         "# Global interning by thread count\n\n{intro}\n\n{}\n\n16 threads, fastest peer ÷ dynatom: \
          {sixteen_figure}.\n\n## Hits on a pre-filled table\n\n{hits_intro}\n\n{}\n\nSpeed-up from 1 to 16 \
-         threads: {speedup_figure}.\n",
+         threads: {speedup_figure}.\n\n## Looks on a pre-filled table\n\n{looks_intro}\n\n{}\n",
         table.to_markdown(),
-        hits.to_markdown()
+        hits.to_markdown(),
+        look_table.to_markdown()
     );
     let path = ctx.out_dir.join("scaling.md");
     if let Err(e) = std::fs::write(&path, markdown) {
@@ -268,7 +296,12 @@ mod tests {
         let ctx =
             Ctx { scale: crate::corpus::Scale::Quick, user_corpus: None, cores: 2, out_dir: std::env::temp_dir() };
         let jobs = jobs(&ctx);
-        assert_eq!(jobs.len(), (ctx.corpora().len() + 1) * THREADS.len() * peers::all_global().len());
+        let looking = prefilled_looks::peers_that_look().len();
+        assert_eq!(
+            jobs.len(),
+            (ctx.corpora().len() + 1) * THREADS.len() * peers::all_global().len() + THREADS.len() * looking
+        );
+        assert!(jobs.iter().any(|j| j.param == "threads=16,prefilled,looks" && j.peer == peers::GLOBAL[0]));
         assert!(jobs.iter().any(|j| j.param == "threads=16" && j.peer == peers::NEVER_FREE[0]));
         assert!(jobs.iter().any(|j| j.param == "threads=16,prefilled" && j.corpus == HITS_CORPUS));
     }
