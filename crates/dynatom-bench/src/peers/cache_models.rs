@@ -31,6 +31,11 @@ impl CacheModel for InternOnInsert {
     fn create(&mut self, s: &str) -> dynatom::Atom {
         dynatom::Str::from(s).intern()
     }
+    fn create_timing_step(&mut self, s: &str) -> (dynatom::Atom, Option<f64>) {
+        let copy = dynatom::Str::from(s);
+        let (atom, ns) = crate::suites::time_ns(|| copy.intern());
+        (atom, Some(ns))
+    }
     fn text<'a>(&'a self, o: &'a dynatom::Atom) -> &'a [u8] {
         o.as_bytes()
     }

@@ -130,6 +130,12 @@ pub trait CacheModel: Default {
     /// over the same values beside it).
     const HASHES_CONTENT: bool = false;
     fn create(&mut self, s: &str) -> Self::Obj;
+    /// `create`, with the ns of the step that makes the model more than a copy (the intern
+    /// of a model that hashes content), timed on its own; `None` for a model with no such
+    /// step.
+    fn create_timing_step(&mut self, s: &str) -> (Self::Obj, Option<f64>) {
+        (self.create(s), None)
+    }
     fn cached(&mut self, _obj: &Self::Obj) {}
     fn evict(&mut self, _obj: Self::Obj) {}
     fn text<'a>(&'a self, obj: &'a Self::Obj) -> &'a [u8];
