@@ -53,9 +53,8 @@ use crate::str::byte_str::ByteStr;
 ///   ([`SmallMap::heap_bytes`]) was 11,010,120 bytes, 36.7 bytes per entry; the keys'
 ///   atoms live in the atom table, counted apart (see `memory_report`).
 /// * Speed: counting the 1,683,862 identifiers of real Rust sources into 99,590 keys (the
-///   `count-identifiers` workload in BENCHMARKS.md) ran 1.24× as fast with
-///   `AtomMap::entry` than with `HashMap<String, u32>`, drop included; dropping the map took
-///   3.27 ms against 3.80 ms. A map's drop (and [`AtomMap::clear`]) gives up every key's
+///   `count-identifiers` workload in BENCHMARKS.md) ran 1.16× and 1.24× as fast (two full
+///   runs) with `AtomMap::entry` than with `HashMap<String, u32>`, drop included. A map's drop (and [`AtomMap::clear`]) gives up every key's
 ///   count first and then tells the atom table about the keys it left unused, one shard at
 ///   a time, so each shard is swept once.
 ///
