@@ -3,7 +3,7 @@
 //! ns per token of the whole token stream, starting from an empty table (a fresh process per
 //! repetition).
 
-use super::{time_ns, ChildOutput, Ctx, Job, Results, SuiteDef};
+use super::{prefilled_looks, time_ns, ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::peers::{self, GlobalInterner, GlobalVisitor};
 use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
 use std::collections::HashSet;
@@ -118,19 +118,28 @@ pub fn check<G: GlobalInterner>(g: &G, handles: &[G::Handle], tokens: &[&str], d
 }
 
 /// One cell: `job.peer` (any global interner, the never-freeing ones included, which the
-/// `scaling` suite runs too) on `job.corpus` at `job.param` = `threads=N`, or
-/// `threads=N,prefilled` for a table that holds every distinct string before the clock starts.
+/// `scaling` suite runs too) on `job.corpus` at `job.param` = `threads=N`; with
+/// `,prefilled` the table holds every distinct string before the clock starts, and with
+/// `,prefilled,looks` the threads look the tokens up instead of interning them (see
+/// [`prefilled_looks`]).
 pub fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
     let corpus = ctx.load_corpus(&job.corpus);
     let tokens = corpus.token_strs();
     let distinct: Vec<&str> = corpus.distinct.iter().map(String::as_str).collect();
-    let (threads, prefilled) = match job.param.strip_suffix(",prefilled") {
-        Some(threads) => (threads, true),
-        None => (job.param.as_str(), false),
-    };
+    let (threads, mode) = job.param.split_once(',').unwrap_or((job.param.as_str(), ""));
     let threads = threads.trim_start_matches("threads=").parse().unwrap_or(1);
-    let run = Run { tokens: &tokens, distinct: &distinct, threads, prefilled };
-    peers::visit_any_global(&job.peer, run).unwrap_or_else(|| panic!("unknown peer {}", job.peer))
+    let unknown = || panic!("unknown peer {}", job.peer);
+    match mode {
+        "prefilled,looks" => {
+            let looks = prefilled_looks::Looks { tokens: &tokens, distinct: &distinct, threads };
+            peers::visit_any_global(&job.peer, looks).unwrap_or_else(unknown)
+        }
+        "prefilled" | "" => {
+            let run = Run { tokens: &tokens, distinct: &distinct, threads, prefilled: mode == "prefilled" };
+            peers::visit_any_global(&job.peer, run).unwrap_or_else(unknown)
+        }
+        other => panic!("unknown cell mode {other:?} in {}", job.param),
+    }
 }
 
 fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {

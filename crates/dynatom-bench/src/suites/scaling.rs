@@ -66,19 +66,11 @@ fn jobs(ctx: &Ctx) -> Vec<Job> {
     v
 }
 
-/// The same cell as `intern-global`'s (every thread interns the whole stream from its own
+/// `intern-global`'s cell (every thread interns, or looks up, the whole stream from its own
 /// offset into a table that starts empty, or that holds every string already; ns per token
-/// = wall time ÷ (tokens × threads)), or a cell of looks.
+/// = wall time ÷ (tokens × threads)).
 fn child(job: &Job, ctx: &Ctx) -> ChildOutput {
-    let Some(threads) = job.param.strip_suffix(",prefilled,looks") else {
-        return intern_global::child(job, ctx);
-    };
-    let corpus = ctx.load_corpus(&job.corpus);
-    let tokens = corpus.token_strs();
-    let distinct: Vec<&str> = corpus.distinct.iter().map(String::as_str).collect();
-    let threads = threads.trim_start_matches("threads=").parse().unwrap_or(1);
-    let run = prefilled_looks::Looks { tokens: &tokens, distinct: &distinct, threads };
-    peers::visit_any_global(&job.peer, run).unwrap_or_else(|| panic!("unknown peer {}", job.peer))
+    intern_global::child(job, ctx)
 }
 
 /// The machine, from `/proc/cpuinfo`: its CPU model, logical processors and physical
@@ -146,14 +138,18 @@ fn hits_speedup(r: &Results, cores: usize) -> (String, Option<bool>) {
             None => format!("{peer} not measured"),
         })
         .collect();
-    let ours = speedup(peers::GLOBAL[0]);
-    let figure = if cores < 16 {
-        format!("{}; not judged: {cores} cores, so 16 threads share them", parts.join(", "))
+    let met = speedup(peers::GLOBAL[0]).map(|x| x >= HITS_SPEEDUP_NEEDED);
+    judged_on_16_cores(parts.join(", "), met, cores)
+}
+
+/// A 16-thread target's verdict, kept only on a machine of 16 cores or more: on fewer, 16
+/// threads share cores and the figure shows preemption, not parallel speed.
+fn judged_on_16_cores(figure: String, met: Option<bool>, cores: usize) -> (String, Option<bool>) {
+    if cores < 16 {
+        (format!("{figure}; not judged: {cores} cores, so 16 threads share them"), None)
     } else {
-        parts.join(", ")
-    };
-    let met = if cores < 16 { None } else { ours.map(|x| x >= HITS_SPEEDUP_NEEDED) };
-    (figure, met)
+        (figure, met)
+    }
 }
 
 fn threads_header(t: usize, cores: usize) -> String {
@@ -177,11 +173,8 @@ fn report(r: &Results, ctx: &Ctx, rep: &mut Report) {
     rep.begin_suite(SUITE.name, "Global interners by thread count", &intro);
     let table = thread_table(r, ctx, &ctx.corpora(), &peers::all_global(), param);
     rep.table(&table);
-    let (mut sixteen_figure, mut met) = intern_global::best_peer_ratios(r, ctx, &param(16), 1.5, false);
-    if ctx.cores < 16 {
-        sixteen_figure = format!("{sixteen_figure}; not judged: {} cores, so 16 threads share them", ctx.cores);
-        met = None;
-    }
+    let (figure, met) = intern_global::best_peer_ratios(r, ctx, &param(16), 1.5, false);
+    let (sixteen_figure, met) = judged_on_16_cores(figure, met, ctx.cores);
     rep.target(
         "16 threads, every corpus: dynatom ≥1.5× faster than the fastest global peer",
         sixteen_figure.clone(),

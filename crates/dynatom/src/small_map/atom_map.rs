@@ -54,9 +54,9 @@ use crate::str::byte_str::ByteStr;
 ///   atoms live in the atom table, counted apart (see `memory_report`).
 /// * Speed: counting the 1,683,862 identifiers of real Rust sources into 99,590 keys (the
 ///   `count-identifiers` workload in BENCHMARKS.md) ran 1.16× and 1.24× as fast (two full
-///   runs) with `AtomMap::entry` than with `HashMap<String, u32>`, drop included. A map's drop (and [`AtomMap::clear`]) gives up every key's
-///   count first and then tells the atom table about the keys it left unused, one shard at
-///   a time, so each shard is swept once.
+///   runs) with `AtomMap::entry` than with `HashMap<String, u32>`, drop included. A map's
+///   drop (and [`AtomMap::clear`]) gives up every key's count first and then tells the atom
+///   table about the keys it left unused, one shard at a time, so each shard is swept once.
 ///
 /// ```
 /// use dynatom::AtomMap;
