@@ -17,8 +17,9 @@ impl GlobalInterner for DynatomGlobal {
     fn resolve<'a>(&'a self, h: &'a dynatom::Atom) -> &'a str {
         h.as_str()
     }
-    fn look(&self, s: &str) -> Option<bool> {
-        Some(dynatom::AtomTable::global().contains_text(s))
+    const LOOKS: bool = true;
+    fn look(&self, s: &str) -> bool {
+        dynatom::AtomTable::global().contains_text(s)
     }
     fn mapped_bytes(&self) -> usize {
         dynatom::AtomTable::global().memory_report().mapped_bytes
@@ -39,8 +40,9 @@ impl GlobalInterner for UstrPeer {
     fn resolve<'a>(&'a self, h: &'a ustr::Ustr) -> &'a str {
         h.as_str()
     }
-    fn look(&self, s: &str) -> Option<bool> {
-        Some(ustr::existing_ustr(s).is_some())
+    const LOOKS: bool = true;
+    fn look(&self, s: &str) -> bool {
+        ustr::existing_ustr(s).is_some()
     }
 }
 
@@ -91,8 +93,9 @@ impl GlobalInterner for ThreadedRodeoPeer {
     fn resolve<'a>(&'a self, h: &'a lasso::Spur) -> &'a str {
         self.0.resolve(h)
     }
-    fn look(&self, s: &str) -> Option<bool> {
-        Some(self.0.contains(s))
+    const LOOKS: bool = true;
+    fn look(&self, s: &str) -> bool {
+        self.0.contains(s)
     }
 }
 

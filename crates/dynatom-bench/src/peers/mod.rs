@@ -24,10 +24,13 @@ pub trait GlobalInterner: Sync + Sized {
     fn create() -> Self;
     fn intern(&self, s: &str) -> Self::Handle;
     fn resolve<'a>(&'a self, h: &'a Self::Handle) -> &'a str;
-    /// Whether `s` is interned, asked without making a handle; `None` where the interner
-    /// has no such question.
-    fn look(&self, _s: &str) -> Option<bool> {
-        None
+    /// Whether the interner can say if a text is interned without making a handle
+    /// ([`GlobalInterner::look`]).
+    const LOOKS: bool = false;
+    /// Whether `s` is interned, asked without making a handle: called only where
+    /// [`GlobalInterner::LOOKS`] holds.
+    fn look(&self, _s: &str) -> bool {
+        unreachable!("{} cannot look without making a handle", Self::NAME)
     }
     /// Memory the interner maps from the OS itself, which the counting allocator does
     /// not see (dynatom's slabs on Linux).

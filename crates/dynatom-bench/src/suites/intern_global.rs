@@ -3,11 +3,10 @@
 //! ns per token of the whole token stream, starting from an empty table (a fresh process per
 //! repetition).
 
-use super::{prefilled_looks, time_ns, ChildOutput, Ctx, Job, Results, SuiteDef};
+use super::{from_own_offset, prefilled_looks, time_ns, time_threads, ChildOutput, Ctx, Job, Results, SuiteDef};
 use crate::peers::{self, GlobalInterner, GlobalVisitor};
 use crate::report::{cell, combine, fmt_num, fmt_ratio, Report, Table};
 use std::collections::HashSet;
-use std::sync::Barrier;
 
 pub const SUITE: SuiteDef = SuiteDef {
     name: "intern-global",
@@ -73,28 +72,17 @@ impl GlobalVisitor for Run<'_> {
             // Every thread interns the whole stream from its own starting point, so
             // they race to insert the same new strings; ns per token = wall time over
             // all tokens of all threads.
-            let barrier = Barrier::new(self.threads + 1);
-            let (mut all, ns) = std::thread::scope(|s| {
-                let workers: Vec<_> = (0..self.threads)
-                    .map(|i| {
-                        let (g, barrier, tokens) = (&g, &barrier, self.tokens);
-                        s.spawn(move || {
-                            let mut handles = vec![None; n];
-                            let start = i * n / self.threads;
-                            barrier.wait();
-                            for k in (start..n).chain(0..start) {
-                                handles[k] = Some(g.intern(tokens[k]));
-                            }
-                            handles
-                        })
-                    })
-                    .collect();
-                let (all, ns) = time_ns(|| {
-                    barrier.wait();
-                    workers.into_iter().map(|w| w.join().expect("worker")).collect::<Vec<_>>()
-                });
-                (all, ns)
-            });
+            let (g, tokens, threads) = (&g, self.tokens, self.threads);
+            let (mut all, ns) = time_threads(
+                threads,
+                |_| vec![None; n],
+                |i, mut handles| {
+                    for k in from_own_offset(i, threads, n) {
+                        handles[k] = Some(g.intern(tokens[k]));
+                    }
+                    handles
+                },
+            );
             out.fig("ns_per_token", ns / (n * self.threads) as f64);
             all.swap_remove(0).into_iter().map(|h| h.expect("every token interned")).collect()
         };

@@ -27,6 +27,7 @@ use crate::corpus::Scale;
 use crate::report::Report;
 pub use crate::results::{median, quantile, ChildOutput, Job, Results};
 use std::path::PathBuf;
+use std::sync::Barrier;
 use std::time::Instant;
 
 /// What every suite gets to know about the run.
@@ -102,6 +103,39 @@ pub fn time_ns<R>(f: impl FnOnce() -> R) -> (R, f64) {
     let t = Instant::now();
     let r = f();
     (r, t.elapsed().as_nanos() as f64)
+}
+
+/// Wall time of `threads` threads released together: thread `i` runs `prepare(i)` before
+/// the clock starts and `run(i, prepared)` after; their results in thread order.
+pub fn time_threads<P, R: Send>(
+    threads: usize,
+    prepare: impl Fn(usize) -> P + Sync,
+    run: impl Fn(usize, P) -> R + Sync,
+) -> (Vec<R>, f64) {
+    let barrier = Barrier::new(threads + 1);
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|i| {
+                let (barrier, prepare, run) = (&barrier, &prepare, &run);
+                s.spawn(move || {
+                    let prepared = prepare(i);
+                    barrier.wait();
+                    run(i, prepared)
+                })
+            })
+            .collect();
+        time_ns(|| {
+            barrier.wait();
+            workers.into_iter().map(|w| w.join().expect("worker")).collect()
+        })
+    })
+}
+
+/// The indices `0..n` as thread `i` of `threads` walks them: from its own offset, round to
+/// where it began, so that threads do not start on the same item.
+pub fn from_own_offset(i: usize, threads: usize, n: usize) -> impl Iterator<Item = usize> {
+    let start = i * n / threads;
+    (start..n).chain(0..start)
 }
 
 /// Runs `f` once per item of a batch until at least `min_ns` have passed (and at least

@@ -4,9 +4,8 @@
 //! count), the looks show what the probe and the text comparison cost by themselves as
 //! threads are added: the part of a hit that writes nothing.
 
-use super::{time_ns, ChildOutput};
+use super::{from_own_offset, time_threads, ChildOutput};
 use crate::peers::{self, GlobalInterner, GlobalVisitor};
-use std::sync::Barrier;
 
 /// The global peers that can ask whether a text is interned without making a handle.
 pub fn peers_that_look() -> Vec<&'static str> {
@@ -18,7 +17,7 @@ struct AnswersLook;
 impl GlobalVisitor for AnswersLook {
     type Out = bool;
     fn visit<G: GlobalInterner>(self) -> bool {
-        G::create().look("").is_some()
+        G::LOOKS
     }
 }
 
@@ -38,23 +37,13 @@ impl GlobalVisitor for Looks<'_> {
         let g = G::create();
         let held: Vec<G::Handle> = distinct.iter().map(|s| g.intern(s)).collect();
         let n = tokens.len();
-        let barrier = Barrier::new(threads + 1);
-        let (found, ns) = std::thread::scope(|s| {
-            let workers: Vec<_> = (0..threads)
-                .map(|i| {
-                    let (g, barrier) = (&g, &barrier);
-                    s.spawn(move || {
-                        let start = i * n / threads;
-                        barrier.wait();
-                        (start..n).chain(0..start).filter(|&k| g.look(tokens[k]) == Some(true)).count()
-                    })
-                })
-                .collect();
-            time_ns(|| {
-                barrier.wait();
-                workers.into_iter().map(|w| w.join().expect("worker")).sum::<usize>()
-            })
-        });
+        let g = &g;
+        let (found, ns) = time_threads(
+            threads,
+            |_| (),
+            |i, ()| from_own_offset(i, threads, n).filter(|&k| g.look(tokens[k])).count(),
+        );
+        let found: usize = found.into_iter().sum();
         out.fig("ns_per_token", ns / (n * threads) as f64);
         if found != n * threads {
             out.fail(format!("{found} of {} looks found their interned text", n * threads));
